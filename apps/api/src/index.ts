@@ -1,0 +1,2 @@
+export { createApp } from "./app.ts";
+export type { AppDeps } from "./app.ts";

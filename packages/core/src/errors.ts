@@ -1,0 +1,108 @@
+/**
+ * The one error vocabulary of rye: the registry API, the CLI and the MCP server all answer with
+ * `{ error: { code, message, hint, details? } }` using these codes.
+ */
+import { z } from "zod";
+
+interface CodeSpec {
+  /** HTTP status the registry answers with. */
+  readonly status: number;
+  /** Default hint shown when the thrower gives none. */
+  readonly hint: string;
+}
+
+export const ERROR_CODES = {
+  // generic request problems
+  BAD_REQUEST: { status: 400, hint: "Check the request against the API reference (GET /v1/openapi.json)." },
+  VALIDATION_FAILED: { status: 400, hint: "Fix the listed issues and try again." },
+  UNAUTHORIZED: { status: 401, hint: "Sign in with `rye login` or send a valid bearer token." },
+  FORBIDDEN: { status: 403, hint: "Your account lacks the permission for this action." },
+  NOT_FOUND: { status: 404, hint: "Check the spelling of the path or id." },
+  CONFLICT: { status: 409, hint: "The resource already exists or changed meanwhile." },
+  PAYLOAD_TOO_LARGE: { status: 413, hint: "Reduce the size of the request body or item." },
+  RATE_LIMITED: { status: 429, hint: "Wait and retry later; see the Retry-After header." },
+  INTERNAL: { status: 500, hint: "This is a bug in rye; please report it with the request id." },
+  UNAVAILABLE: { status: 503, hint: "A dependency is unavailable; retry shortly." },
+  // items and ids
+  INVALID_ITEM_TYPE: { status: 400, hint: "Use one of: directive, tool, knowledge." },
+  INVALID_ITEM_ID: { status: 400, hint: "Item ids are slash-separated names: letters, digits, '_', '-', '.', no '..'." },
+  ITEM_NOT_FOUND: { status: 404, hint: "Search for the item with `rye search` or check its id and type." },
+  ITEM_EXISTS: { status: 409, hint: "Pass --force (CLI) or overwrite: true to replace it." },
+  PARSE_FAILED: { status: 400, hint: "Check the item's format against `rye load knowledge rye/core/item-formats`." },
+  VERSION_EXISTS: { status: 409, hint: "Versions are immutable: bump the version and push again." },
+  VERSION_MISMATCH: { status: 400, hint: "The version you push must equal the version declared in the item." },
+  INVALID_VERSION: { status: 400, hint: "Use semantic versioning: MAJOR.MINOR.PATCH[-prerelease][+build]." },
+  // signatures and keys
+  UNSIGNED: { status: 400, hint: "Sign the item with `rye sign <file>`." },
+  INTEGRITY_MISMATCH: { status: 400, hint: "The content changed after signing: review the change and re-sign with `rye sign`." },
+  UNTRUSTED_KEY: { status: 400, hint: "Trust the signer's public key with `rye trust add <pem>` if you know it is genuine." },
+  BAD_SIGNATURE: { status: 400, hint: "The signature does not match the key: the item was forged or corrupted." },
+  MALFORMED_SIGNATURE: { status: 400, hint: "The rye:signed line is damaged: re-sign the item." },
+  INVALID_KEY: { status: 400, hint: "Keys are Ed25519: private keys PKCS#8 PEM, public keys SPKI PEM." },
+  KEY_NOT_FOUND: { status: 404, hint: "Create a key pair with `rye keygen`." },
+  // execution
+  EXECUTOR_NOT_FOUND: { status: 404, hint: "Install or create the runtime the tool names in its executor_id." },
+  CHAIN_CYCLE: { status: 400, hint: "Break the cycle in the executor_id references." },
+  CHAIN_TOO_DEEP: { status: 400, hint: "An executor chain may have at most 10 elements." },
+  CHAIN_INVALID: { status: 400, hint: "A chain element may only depend on items of the same or a lower-precedence space." },
+  UNKNOWN_PRIMITIVE: { status: 400, hint: "Chains must end in rye/core/primitives/subprocess or rye/core/primitives/http_client." },
+  LOCKFILE_MISMATCH: { status: 409, hint: "Review the change, then delete the stale lockfile (or run `rye lock --update`)." },
+  MISSING_INPUTS: { status: 400, hint: "Pass the required inputs in parameters." },
+  INPUT_INVALID: { status: 400, hint: "Fix the parameters so they match the item's input schema." },
+  TIMEOUT: { status: 504, hint: "Raise the timeout or make the work smaller." },
+  OUTPUT_TOO_LARGE: { status: 413, hint: "The process wrote more output than allowed; raise the cap or write less." },
+  PROCESS_FAILED: { status: 500, hint: "Read stderr in the error details." },
+  // bundles and paths
+  BUNDLE_INVALID: { status: 400, hint: "Rebuild the bundle with `rye bundle create`." },
+  BUNDLE_FILES_MISSING: { status: 400, hint: "Restore the missing files or rebuild the bundle." },
+  BUNDLE_FILES_TAMPERED: { status: 400, hint: "Files changed after the bundle was signed: rebuild and re-sign it." },
+  PATH_TRAVERSAL: { status: 400, hint: "Paths must stay inside their root: no '..', absolute paths or escaping symlinks." },
+} as const satisfies Record<string, CodeSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as ErrorCode[];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && Object.hasOwn(ERROR_CODES, value);
+}
+
+export const errorEnvelopeSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    hint: z.string(),
+    details: z.unknown().optional(),
+  }),
+});
+export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
+
+export class RyeError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string;
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, message: string, options: { hint?: string; details?: unknown; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "RyeError";
+    this.code = code;
+    this.hint = options.hint ?? ERROR_CODES[code].hint;
+    this.details = options.details;
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+
+  toEnvelope(): ErrorEnvelope {
+    const error: ErrorEnvelope["error"] = { code: this.code, message: this.message, hint: this.hint };
+    if (this.details !== undefined) error.details = this.details;
+    return { error };
+  }
+}
+
+/** Wraps anything thrown into the envelope without leaking stack traces. */
+export function toErrorEnvelope(err: unknown): ErrorEnvelope {
+  if (err instanceof RyeError) return err.toEnvelope();
+  const message = err instanceof Error ? err.message : String(err);
+  return new RyeError("INTERNAL", message).toEnvelope();
+}

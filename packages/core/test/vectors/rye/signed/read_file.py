@@ -1,0 +1,22 @@
+#!/usr/bin/env python3
+# rye:signed:2026-01-02T03:04:05Z:c41264fb1896bc35ffd10e7f9a6cf5a85aa4206120516beae07bfa96a67c5691:41r9dtiTmfQ_RXzK6ptVzaywf7ltEEKnPp2z_KPiKaiSv7sg9w_YmV6T0dBKzS0MU1dLComlYGMpGSHpPc1eDg==:75ac72533c07989d
+"""Read a file and print it as JSON."""
+import json
+import sys
+
+__version__ = "1.0.0"
+__tool_type__ = "python"
+__executor_id__ = "rye/core/runtimes/python_script"
+__category__ = "demo"
+__tool_description__ = "Read a file"
+CONFIG_SCHEMA = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+
+
+def main() -> None:
+    params = json.loads(sys.argv[sys.argv.index("--params") + 1])
+    with open(params["path"], encoding="utf-8") as fh:
+        print(json.dumps({"content": fh.read()}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+/** The `rye` command line. */
+import "@rye/core/node";
+import { Command, CommanderError } from "commander";
+import { registerKeygen } from "./commands/keygen.ts";
+import { registerSign } from "./commands/sign.ts";
+import { registerVerify } from "./commands/verify.ts";
+import { CliContext } from "./context.ts";
+import type { Io } from "./output.ts";
+import { EXIT, processIo } from "./output.ts";
+
+export const RYE_VERSION = "0.1.0";
+
+export function buildProgram(ctx: CliContext): Command {
+  const program = new Command("rye")
+    .description("rye: signed directives, tools and knowledge for AI agents")
+    .version(RYE_VERSION)
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => ctx.io.stdout(s), writeErr: (s) => ctx.io.stderr(s) });
+  registerKeygen(program, ctx);
+  registerSign(program, ctx);
+  registerVerify(program, ctx);
+  return program;
+}
+
+/** Runs the CLI and resolves to the exit code (never calls process.exit itself). */
+export async function runCli(argv: string[], options: { io?: Io; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<number> {
+  const ctx = new CliContext(options.io ?? processIo, options.env ?? process.env, options.cwd ?? process.cwd());
+  const program = buildProgram(ctx);
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+    }
+    throw err;
+  }
+  return ctx.exitCode;
+}
