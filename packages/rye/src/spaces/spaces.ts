@@ -1,0 +1,220 @@
+/**
+ * The three spaces items live in: project (`<project>/.ai`), user (`$USER_SPACE/.ai`, default home) and
+ * system (the bundle shipped with rye). Resolution order is project > user > system, and item ids are
+ * the same in every space: the path under `.ai/<type folder>/` without extension.
+ */
+import { lstat, readdir, realpath, stat } from "node:fs/promises";
+import { join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ItemType } from "@rye/core";
+import { assertItemId, extensionOf, extensionsFor, RyeError, TYPE_FOLDERS } from "@rye/core";
+import { userAiDir } from "./paths.ts";
+
+export const SPACE_NAMES = ["project", "user", "system"] as const;
+export type SpaceName = (typeof SPACE_NAMES)[number];
+
+/** Higher wins: a chain element may only depend on elements of the same or lower precedence. */
+export const SPACE_PRECEDENCE: Readonly<Record<SpaceName, number>> = { project: 3, user: 2, system: 1 };
+
+export function isSpaceName(value: unknown): value is SpaceName {
+  return typeof value === "string" && (SPACE_NAMES as readonly string[]).includes(value);
+}
+
+export interface Space {
+  name: SpaceName;
+  /** The `.ai` directory of the space. */
+  root: string;
+}
+
+const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * The system space: `$RYE_SYSTEM_SPACE` (a `.ai` directory) when set, else the bundle copied into the
+ * package at build (`system/.ai`), else the repository's top-level `.ai/` (development checkout).
+ */
+export function systemAiDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.RYE_SYSTEM_SPACE) return resolve(env.RYE_SYSTEM_SPACE);
+  return join(PACKAGE_ROOT, "system", ".ai");
+}
+
+export function repoSystemAiDir(): string {
+  return resolve(PACKAGE_ROOT, "..", "..", ".ai");
+}
+
+let systemDirCache: string | undefined;
+
+async function defaultSystemDir(env: NodeJS.ProcessEnv): Promise<string> {
+  if (env.RYE_SYSTEM_SPACE) return resolve(env.RYE_SYSTEM_SPACE);
+  if (systemDirCache) return systemDirCache;
+  const packaged = join(PACKAGE_ROOT, "system", ".ai");
+  systemDirCache = (await isDirectory(packaged)) ? packaged : repoSystemAiDir();
+  return systemDirCache;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export interface SpaceOptions {
+  /** Project directory (its `.ai` is the project space); omitted → no project space. */
+  projectPath?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Overrides the system `.ai` directory (tests). */
+  systemRoot?: string;
+}
+
+/** The spaces in precedence order. */
+export async function resolveSpaces(options: SpaceOptions = {}): Promise<Space[]> {
+  const env = options.env ?? process.env;
+  const spaces: Space[] = [];
+  if (options.projectPath) spaces.push({ name: "project", root: join(resolve(options.projectPath), ".ai") });
+  spaces.push({ name: "user", root: userAiDir(env) });
+  spaces.push({ name: "system", root: options.systemRoot ? resolve(options.systemRoot) : await defaultSystemDir(env) });
+  // A project whose .ai is the user's .ai (running in $HOME) is one space, not two.
+  return spaces.filter((s, i) => spaces.findIndex((o) => o.root === s.root) === i);
+}
+
+export function typeDir(space: Space, type: ItemType): string {
+  return join(space.root, TYPE_FOLDERS[type]);
+}
+
+function isInside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !rel.startsWith(sep) && rel !== "..");
+}
+
+/**
+ * Throws PATH_TRAVERSAL when `path` (after resolving symlinks) is outside `root`. Missing paths pass
+ * (callers handle ENOENT); a missing root means nothing can escape it.
+ */
+export async function assertInside(root: string, path: string): Promise<void> {
+  let realRoot: string;
+  try {
+    realRoot = await realpath(root);
+  } catch {
+    return;
+  }
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch {
+    return;
+  }
+  if (!isInside(realRoot, real)) {
+    throw new RyeError("PATH_TRAVERSAL", `${path} resolves outside its space (${root})`, {
+      hint: "Symlinks inside .ai/ must point inside the same .ai/ directory.",
+    });
+  }
+}
+
+export interface ItemFile {
+  space: Space;
+  type: ItemType;
+  itemId: string;
+  path: string;
+  extension: string;
+}
+
+/** The file of an item in one space (first existing extension in the documented order), or null. */
+export async function findItemFile(space: Space, type: ItemType, itemId: string): Promise<ItemFile | null> {
+  assertItemId(itemId);
+  const base = typeDir(space, type);
+  for (const extension of extensionsFor(type)) {
+    const path = join(base, `${itemId}${extension}`);
+    let info;
+    try {
+      info = await stat(path);
+    } catch {
+      continue;
+    }
+    if (!info.isFile()) continue;
+    await assertInside(space.root, path);
+    return { space, type, itemId, path, extension };
+  }
+  return null;
+}
+
+/** Resolves an item across spaces in precedence order; `only` restricts to one space. */
+export async function resolveItem(spaces: Space[], type: ItemType, itemId: string, only?: SpaceName): Promise<ItemFile | null> {
+  for (const space of spaces) {
+    if (only && space.name !== only) continue;
+    const found = await findItemFile(space, type, itemId);
+    if (found) return found;
+  }
+  return null;
+}
+
+export interface ListedItemFile extends ItemFile {
+  size: number;
+  mtimeMs: number;
+}
+
+const SKIP_DIRS = new Set(["node_modules", "__pycache__", ".venv", ".git", "lockfiles", "dist", "build"]);
+export const MAX_LIST_DEPTH = 16;
+
+/**
+ * Every item file of a type in a space. Names starting with `_` or `.` are skipped, as are symlinks
+ * leading outside the space; when several files share a stem the documented extension order decides.
+ */
+export async function listItemFiles(space: Space, type: ItemType): Promise<ListedItemFile[]> {
+  const base = typeDir(space, type);
+  const extensions = extensionsFor(type);
+  const byId = new Map<string, ListedItemFile>();
+  let realRoot: string;
+  try {
+    realRoot = await realpath(space.root);
+  } catch {
+    return [];
+  }
+  async function walk(dir: string, depth: number): Promise<void> {
+    if (depth > MAX_LIST_DEPTH) return;
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith("_") || entry.name.startsWith(".")) continue;
+      const path = join(dir, entry.name);
+      let isDir = entry.isDirectory();
+      let isFile = entry.isFile();
+      if (entry.isSymbolicLink()) {
+        try {
+          const real = await realpath(path);
+          if (!isInside(realRoot, real)) continue;
+          const info = await stat(real);
+          isDir = info.isDirectory();
+          isFile = info.isFile();
+        } catch {
+          continue;
+        }
+      }
+      if (isDir) {
+        if (!SKIP_DIRS.has(entry.name)) await walk(path, depth + 1);
+        continue;
+      }
+      if (!isFile) continue;
+      const extension = extensionOf(entry.name);
+      const rank = extensions.indexOf(extension);
+      if (rank < 0) continue;
+      const itemId = relative(base, path).split(sep).join("/").slice(0, -extension.length);
+      const existing = byId.get(itemId);
+      if (existing && extensions.indexOf(existing.extension) <= rank) continue;
+      let info;
+      try {
+        info = await lstat(path);
+      } catch {
+        continue;
+      }
+      byId.set(itemId, { space, type, itemId, path, extension, size: info.size, mtimeMs: info.mtimeMs });
+    }
+  }
+  await walk(base, 0);
+  return [...byId.values()].sort((a, b) => (a.itemId < b.itemId ? -1 : a.itemId > b.itemId ? 1 : 0));
+}
+
