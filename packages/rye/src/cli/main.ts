@@ -1,8 +1,15 @@
 /** The `rye` command line. */
 import "@rye/core/node";
 import { Command, CommanderError } from "commander";
+import { registerBundle } from "./commands/bundle.ts";
+import { registerExecute } from "./commands/execute.ts";
+import { registerInit } from "./commands/init.ts";
 import { registerKeygen } from "./commands/keygen.ts";
+import { registerLoad } from "./commands/load.ts";
+import { registerMcp } from "./commands/mcp.ts";
+import { registerSearch } from "./commands/search.ts";
 import { registerSign } from "./commands/sign.ts";
+import { registerTrust } from "./commands/trust.ts";
 import { registerVerify } from "./commands/verify.ts";
 import { CliContext } from "./context.ts";
 import type { Io } from "./output.ts";
@@ -15,11 +22,20 @@ export function buildProgram(ctx: CliContext): Command {
     .description("rye: signed directives, tools and knowledge for AI agents")
     .version(RYE_VERSION)
     .showHelpAfterError()
+    // Subcommand options such as `bundle create --version` must not be taken for the root --version.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({ writeOut: (s) => ctx.io.stdout(s), writeErr: (s) => ctx.io.stderr(s) });
-  registerKeygen(program, ctx);
+  registerSearch(program, ctx);
+  registerLoad(program, ctx);
+  registerExecute(program, ctx);
   registerSign(program, ctx);
   registerVerify(program, ctx);
+  registerKeygen(program, ctx);
+  registerTrust(program, ctx);
+  registerBundle(program, ctx);
+  registerInit(program, ctx);
+  registerMcp(program, ctx);
   return program;
 }
 

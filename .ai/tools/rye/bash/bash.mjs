@@ -1,0 +1,50 @@
+// rye:signed:2026-11-21T05:27:22Z:dc2edcd921ec5c4aa28c583134264e10ab3b4afae210b0a0aa7f2cfe42e7f8a5:FX95RzN9vCP_g0QDlAD8Lc_dM9DrSammuXfQLyjg0q_rfcB88qFQqrYDRSe6Kfnm-txLrY1xDryRhBE5n77SBg==:6c9625f32a325ff8
+export const __version__ = "1.0.0";
+export const __tool_type__ = "javascript";
+export const __executor_id__ = "rye/core/runtimes/node";
+export const __category__ = "rye/bash";
+export const __tool_description__ = "Run a bash command in the project directory (the command is bash source by design), with a timeout";
+export const CONFIG_SCHEMA = {
+  type: "object",
+  properties: {
+    command: { type: "string", maxLength: 100000, description: "Bash source to run" },
+    timeout_seconds: { type: "integer", minimum: 1, maximum: 3600, default: 120 },
+  },
+  required: ["command"],
+  additionalProperties: false,
+};
+
+import { spawn } from "node:child_process";
+
+const MAX_OUTPUT = 1024 * 1024;
+
+export function main(params, context) {
+  return new Promise((resolve, reject) => {
+    const child = spawn("bash", ["-c", params.command], { cwd: context.projectPath, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    let truncated = false;
+    const collect = (which) => (chunk) => {
+      const text = chunk.toString("utf8");
+      if (which === "out") stdout += text;
+      else stderr += text;
+      if (stdout.length + stderr.length > MAX_OUTPUT) {
+        truncated = true;
+        stdout = stdout.slice(0, MAX_OUTPUT);
+        stderr = stderr.slice(0, MAX_OUTPUT);
+        try { process.kill(-child.pid, "SIGKILL"); } catch {}
+      }
+    };
+    child.stdout.on("data", collect("out"));
+    child.stderr.on("data", collect("err"));
+    const timer = setTimeout(() => {
+      try { process.kill(-child.pid, "SIGKILL"); } catch {}
+      reject(new Error(`command timed out after ${params.timeout_seconds}s`));
+    }, params.timeout_seconds * 1000);
+    child.on("error", (err) => { clearTimeout(timer); reject(err); });
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ success: code === 0, exit_code: code, signal, stdout, stderr, truncated });
+    });
+  });
+}

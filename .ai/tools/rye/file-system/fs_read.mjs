@@ -1,0 +1,39 @@
+// rye:signed:2026-11-21T05:27:22Z:bd43ee7989ac017e0c45bfc8dfbeece17f82b34164b2d4f3febce5d6d0c95d5f:hxyUWq3akiOMWUnjXA67zvc808uTl1VoZWwWN7lqcAihgDGKaqMU05zZh3JneAc0AYbxvCd2ecUuk9fxDJUuBA==:6c9625f32a325ff8
+export const __version__ = "1.0.0";
+export const __tool_type__ = "javascript";
+export const __executor_id__ = "rye/core/runtimes/node";
+export const __category__ = "rye/file-system";
+export const __tool_description__ = "Read a text file inside the project (optionally a line range)";
+export const CONFIG_SCHEMA = {
+  type: "object",
+  properties: {
+    path: { type: "string", description: "File path, relative to the project" },
+    offset: { type: "integer", minimum: 1, description: "First line to return (1-based)" },
+    limit: { type: "integer", minimum: 1, maximum: 100000, default: 2000, description: "Number of lines" },
+  },
+  required: ["path"],
+  additionalProperties: false,
+};
+
+import { readFile, realpath } from "node:fs/promises";
+import { relative, resolve, sep } from "node:path";
+
+const MAX_BYTES = 5 * 1024 * 1024;
+
+async function insideProject(projectPath, path) {
+  const root = await realpath(projectPath);
+  const target = await realpath(resolve(root, path));
+  const rel = relative(root, target);
+  if (rel.startsWith("..") || rel.startsWith(sep)) throw new Error(`${path} is outside the project`);
+  return target;
+}
+
+export async function main(params, context) {
+  const file = await insideProject(context.projectPath, params.path);
+  const bytes = await readFile(file);
+  if (bytes.length > MAX_BYTES) throw new Error(`${params.path} is larger than ${MAX_BYTES} bytes`);
+  const lines = bytes.toString("utf8").split("\n");
+  const start = (params.offset ?? 1) - 1;
+  const slice = lines.slice(start, start + params.limit);
+  return { path: params.path, content: slice.join("\n"), first_line: start + 1, line_count: slice.length, total_lines: lines.length };
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// Runs one JavaScript/TypeScript tool: `node node-runner.mjs <tool_path>` with the parameters as JSON on stdin.
+// Calls the tool's `main(params, context)` (or its default export) and prints the result as one JSON document on
+// stdout. Anything the tool itself prints goes to stderr so that stdout stays parseable.
+import { extname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const TYPESCRIPT_EXTENSIONS = new Set([".ts", ".mts", ".cts", ".tsx"]);
+
+const resultOut = process.stdout.write.bind(process.stdout);
+process.stdout.write = process.stderr.write.bind(process.stderr);
+
+let finished = false;
+
+/** Prints the one JSON document and exits, even if the tool left timers or sockets open. */
+function finish(value, exitCode) {
+  const text = JSON.stringify(value) ?? "{}"; // undefined for functions and symbols
+  if (finished) return;
+  finished = true;
+  resultOut(`${text}\n`, () => process.exit(exitCode));
+}
+
+function fail(error) {
+  if (error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  const type = error instanceof Error ? error.name : typeof error;
+  finish({ success: false, error: { message, type } }, 1);
+}
+
+async function readStdin() {
+  let text = "";
+  process.stdin.setEncoding("utf8");
+  for await (const chunk of process.stdin) text += chunk;
+  return text;
+}
+
+async function readParams() {
+  const text = (await readStdin()).trim();
+  if (!text) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error("The parameters on stdin are not valid JSON");
+  }
+}
+
+async function loadEntryPoint(toolPath) {
+  // TypeScript goes through tsx (resolved from this package, never from the tool's directory). tsImport
+  // loads the tool as an ES module even where no package.json says "type": "module".
+  const module = TYPESCRIPT_EXTENSIONS.has(extname(toolPath))
+    ? await (await import("tsx/esm/api")).tsImport(pathToFileURL(toolPath).href, import.meta.url)
+    : await import(pathToFileURL(toolPath).href);
+  const entry = typeof module.main === "function" ? module.main : module.default;
+  if (typeof entry !== "function") {
+    throw new Error(`Tool ${toolPath} exports neither a main function nor a default function`);
+  }
+  return entry;
+}
+
+async function run() {
+  const arg = process.argv[2];
+  if (!arg) throw new Error("Usage: node-runner.mjs <tool_path> (parameters as JSON on stdin)");
+  const toolPath = resolve(arg);
+  const params = await readParams();
+  const entry = await loadEntryPoint(toolPath);
+  const result = await entry(params, { projectPath: process.env.RYE_PROJECT_PATH, toolPath });
+  finish(result === undefined ? {} : result, 0);
+}
+
+process.on("uncaughtException", fail);
+process.on("unhandledRejection", fail);
+run().catch(fail);

@@ -1,0 +1,57 @@
+/** Option parsing shared by the engine commands. */
+import type { ItemType } from "@rye/core";
+import { isItemType, RyeError } from "@rye/core";
+import type { SpaceName } from "../../spaces/spaces.ts";
+import { isSpaceName } from "../../spaces/spaces.ts";
+
+export function parseItemType(value: string): ItemType {
+  if (!isItemType(value)) throw new RyeError("BAD_REQUEST", `Item type must be directive, tool or knowledge, not ${JSON.stringify(value)}`);
+  return value;
+}
+
+export function parseSpace(value: string | undefined, allowed: readonly string[]): SpaceName | undefined {
+  if (value === undefined) return undefined;
+  if (!isSpaceName(value) || !allowed.includes(value)) {
+    throw new RyeError("BAD_REQUEST", `--source must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function parseInteger(name: string, value: string | undefined, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new RyeError("BAD_REQUEST", `--${name} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+/** `--params '{"a":1}'` and repeated `--param key=value` (value parsed as JSON when it is JSON). */
+export function parseParameters(json: string | undefined, pairs: string[] | undefined): Record<string, unknown> {
+  let params: Record<string, unknown> = {};
+  if (json !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      throw new RyeError("BAD_REQUEST", "--params must be a JSON object", { hint: `Example: --params '{"path": "README.md"}'` });
+    }
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new RyeError("BAD_REQUEST", "--params must be a JSON object");
+    params = parsed as Record<string, unknown>;
+  }
+  for (const pair of pairs ?? []) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0) throw new RyeError("BAD_REQUEST", `--param takes key=value, got ${JSON.stringify(pair)}`);
+    const raw = pair.slice(eq + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // plain string
+    }
+    params[pair.slice(0, eq)] = value;
+  }
+  return params;
+}
+
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}

@@ -1,0 +1,40 @@
+import type { Command } from "commander";
+import { Engine } from "../../engine/engine.ts";
+import type { CliContext } from "../context.ts";
+import { EXIT } from "../output.ts";
+import { collect, parseItemType, parseParameters } from "./common.ts";
+
+export function registerExecute(program: Command, ctx: CliContext): void {
+  program
+    .command("execute <type> <item_id>")
+    .alias("exec")
+    .description("run a tool through its verified chain, or resolve a directive/knowledge item for an LLM")
+    .option("--params <json>", "parameters as a JSON object")
+    .option("--param <key=value>", "one parameter (repeatable; JSON values accepted)", collect)
+    .option("--dry-run", "resolve, verify and validate without running")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (type: string, itemId: string, opts: { params?: string; param?: string[]; dryRun?: boolean; project?: string; json?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        const engine = await Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
+        const controller = new AbortController();
+        const onSignal = () => controller.abort();
+        process.once("SIGINT", onSignal);
+        try {
+          const result = (await engine.execute({
+            item_type: parseItemType(type),
+            item_id: itemId,
+            parameters: parseParameters(opts.params, opts.param),
+            ...(opts.dryRun ? { dry_run: true } : {}),
+            signal: controller.signal,
+          })) as Record<string, unknown>;
+          if (opts.json) ctx.json(result);
+          else if (result.status === "validation_passed") ctx.io.stdout(`OK (dry run): ${itemId} is valid${Array.isArray(result.chain) ? `; chain ${(result.chain as { item_id: string }[]).map((c) => c.item_id).join(" → ")}` : ""}`);
+          else if ("data" in result) ctx.io.stdout(typeof result.data === "string" ? result.data : JSON.stringify(result.data, null, 2));
+          return result.status === "error" ? EXIT.FAILURE : EXIT.OK;
+        } finally {
+          process.off("SIGINT", onSignal);
+        }
+      }),
+    );
+}

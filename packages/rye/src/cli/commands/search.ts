@@ -1,0 +1,48 @@
+import type { Command } from "commander";
+import { Engine } from "../../engine/engine.ts";
+import type { CliContext } from "../context.ts";
+import { parseInteger, parseItemType, parseSpace } from "./common.ts";
+
+export function registerSearch(program: Command, ctx: CliContext): void {
+  program
+    .command("search [query...]")
+    .description('search items across spaces (AND/OR/NOT, "phrases", wild*, field:value, fuzzy~, "near words"~3)')
+    .option("-t, --type <type>", "directive | tool | knowledge")
+    .option("-s, --source <space>", "project | user | system | all (default all)")
+    .option("-c, --category <prefix>", "category prefix, e.g. rye/core")
+    .option("-n, --limit <n>", "results per page (1-100, default 10)")
+    .option("--offset <n>", "results to skip")
+    .option("--fuzzy [distance]", "match every word within an edit distance (default 1)")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (words: string[], opts: Record<string, string | boolean | undefined>) =>
+      ctx.run(Boolean(opts.json), async () => {
+        const engine = await Engine.open({ projectPath: (opts.project as string | undefined) ?? ctx.cwd, env: ctx.env });
+        const fuzzy = opts.fuzzy === undefined ? undefined : { enabled: true, max_distance: opts.fuzzy === true ? 1 : parseInteger("fuzzy", opts.fuzzy as string, 1, 3)! };
+        const limit = parseInteger("limit", opts.limit as string | undefined, 1, 100);
+        const offset = parseInteger("offset", opts.offset as string | undefined, 0, 100000);
+        const source = opts.source === "all" ? "all" : parseSpace(opts.source as string | undefined, ["project", "user", "system"]);
+        const result = await engine.search({
+          query: words.join(" "),
+          ...(opts.type ? { item_type: parseItemType(opts.type as string) } : {}),
+          ...(source ? { source } : {}),
+          ...(opts.category ? { category: opts.category as string } : {}),
+          ...(limit !== undefined ? { limit } : {}),
+          ...(offset !== undefined ? { offset } : {}),
+          ...(fuzzy ? { fuzzy } : {}),
+        });
+        if (opts.json) return ctx.json(result);
+        if (result.results.length === 0) {
+          ctx.io.stdout("No items found.");
+          return;
+        }
+        for (const hit of result.results) {
+          const badge = hit.verified === true ? "✓" : hit.signed ? "!" : "·";
+          ctx.io.stdout(`${badge} ${hit.type.padEnd(9)} ${hit.id}${hit.version ? `@${hit.version}` : ""}  [${hit.space}${hit.shadowed ? ", shadowed" : ""}]  ${hit.score.toFixed(2)}`);
+          if (hit.description) ctx.io.stdout(`    ${hit.description.slice(0, 160)}`);
+        }
+        const shown = result.offset + result.results.length;
+        ctx.io.stdout(`\n${shown} of ${result.total} (✓ verified, ! signature fails, · unsigned)`);
+      }),
+    );
+}

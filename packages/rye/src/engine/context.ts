@@ -1,0 +1,46 @@
+/** What every engine operation needs: the spaces in precedence order and the verifier. */
+import { resolve } from "node:path";
+import type { PublicKey } from "@rye/core";
+import type { Space, SpaceName } from "../spaces/spaces.ts";
+import { resolveSpaces } from "../spaces/spaces.ts";
+import { userSpaceBase } from "../spaces/paths.ts";
+import type { Verifier } from "./verification.ts";
+import { createVerifier } from "./verification.ts";
+
+export interface EngineOptions {
+  /** Project directory (default: the current directory). */
+  projectPath?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Override of the system `.ai` directory (tests). */
+  systemRoot?: string;
+  /** Extra keys trusted for the system space (tests). */
+  extraSystemKeys?: PublicKey[];
+}
+
+export interface EngineContext {
+  projectPath: string;
+  env: NodeJS.ProcessEnv;
+  spaces: Space[];
+  verifier: Verifier;
+  userBase: string;
+  space(name: SpaceName): Space;
+}
+
+export async function createEngineContext(options: EngineOptions = {}): Promise<EngineContext> {
+  const env = options.env ?? process.env;
+  const projectPath = resolve(options.projectPath ?? process.cwd());
+  const spaces = await resolveSpaces({ projectPath, env, ...(options.systemRoot ? { systemRoot: options.systemRoot } : {}) });
+  const verifier = createVerifier({ env, ...(options.extraSystemKeys ? { extraSystemKeys: options.extraSystemKeys } : {}) });
+  return {
+    projectPath,
+    env,
+    spaces,
+    verifier,
+    userBase: userSpaceBase(env),
+    space(name) {
+      const found = spaces.find((s) => s.name === name);
+      // The project space is folded into the user space when both are the same directory.
+      return found ?? spaces.find((s) => s.name === "user")!;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/** `execute`: directives go back to the LLM with their inputs applied, knowledge is returned, tools run. */
+import type { ItemType } from "@rye/core";
+import { assertItemId, RyeError } from "@rye/core";
+import { DIRECTIVE_INSTRUCTIONS, interpolateDirective, resolveDirectiveInputs } from "../execute/directive.ts";
+import type { ToolExecuteResult } from "../execute/tool.ts";
+import { executeTool } from "../execute/tool.ts";
+import { resolveItem } from "../spaces/spaces.ts";
+import type { EngineContext } from "./context.ts";
+import { assertVerified, loadItemFile } from "./read.ts";
+
+export interface ExecuteParams {
+  item_type: ItemType;
+  item_id: string;
+  parameters?: Record<string, unknown>;
+  dry_run?: boolean;
+  signal?: AbortSignal;
+}
+
+export const KNOWLEDGE_INSTRUCTIONS = "Use this knowledge to inform your decisions.";
+
+export async function executeItem(ctx: EngineContext, params: ExecuteParams): Promise<Record<string, unknown> | ToolExecuteResult> {
+  assertItemId(params.item_id);
+  const parameters = params.parameters ?? {};
+  if (params.item_type === "tool") {
+    return executeTool(ctx, params.item_id, { parameters, ...(params.dry_run ? { dryRun: true } : {}), ...(params.signal ? { signal: params.signal } : {}) });
+  }
+  const started = performance.now();
+  const file = await resolveItem(ctx.spaces, params.item_type, params.item_id);
+  if (!file) {
+    throw new RyeError("ITEM_NOT_FOUND", `${params.item_type} ${params.item_id} not found`, {
+      hint: `Search for it: rye search "${params.item_id.split("/").pop()}" --type ${params.item_type}`,
+    });
+  }
+  const item = await loadItemFile(file, ctx.verifier);
+  assertVerified(item);
+  const meta = { duration_ms: 0, source: file.space.name };
+  if (item.parsed.type === "directive") {
+    if (item.parsed.issues.length > 0) {
+      throw new RyeError("VALIDATION_FAILED", `directive ${file.itemId} has invalid metadata`, { details: item.parsed.issues });
+    }
+    const inputs = resolveDirectiveInputs(item.parsed.metadata, parameters);
+    const data = interpolateDirective(item.parsed.metadata, inputs);
+    meta.duration_ms = Math.round(performance.now() - started);
+    if (params.dry_run) {
+      return { status: "validation_passed", type: "directive", item_id: file.itemId, inputs, message: "Directive is valid and its inputs are satisfied", metadata: meta };
+    }
+    return { status: "success", type: "directive", item_id: file.itemId, data, inputs, instructions: DIRECTIVE_INSTRUCTIONS, metadata: meta };
+  }
+  if (item.parsed.type === "knowledge") {
+    const data = { ...item.parsed.metadata.frontmatter, id: file.itemId, body: item.parsed.metadata.body, raw: item.content };
+    meta.duration_ms = Math.round(performance.now() - started);
+    if (params.dry_run) return { status: "validation_passed", type: "knowledge", item_id: file.itemId, metadata: meta };
+    return { status: "success", type: "knowledge", item_id: file.itemId, data, instructions: KNOWLEDGE_INSTRUCTIONS, metadata: meta };
+  }
+  throw new RyeError("INTERNAL", "unreachable item type");
+}

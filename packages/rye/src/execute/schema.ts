@@ -1,0 +1,43 @@
+/** JSON Schema enforcement of tool parameters (the original declared CONFIG_SCHEMA but never checked it). */
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { RyeError, sha256Hex } from "@rye/core";
+
+const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false });
+const compiled = new Map<string, ValidateFunction>();
+
+function compile(schema: Record<string, unknown>): ValidateFunction {
+  const key = sha256Hex(JSON.stringify(schema));
+  let fn = compiled.get(key);
+  if (!fn) {
+    try {
+      fn = ajv.compile(schema);
+    } catch (err) {
+      throw new RyeError("VALIDATION_FAILED", `The tool's parameter schema is not valid JSON Schema: ${(err as Error).message}`);
+    }
+    if (compiled.size > 500) compiled.clear();
+    compiled.set(key, fn);
+  }
+  return fn;
+}
+
+function describe(error: ErrorObject): { field: string; message: string } {
+  const field = error.instancePath.replace(/^\//, "").replace(/\//g, ".");
+  const missing = error.keyword === "required" ? (error.params as { missingProperty?: string }).missingProperty : undefined;
+  if (missing) return { field: field ? `${field}.${missing}` : missing, message: `${missing} is required` };
+  return { field, message: `${field || "parameters"} ${error.message ?? "is invalid"}` };
+}
+
+/** Validates (and fills schema defaults into a copy of) the parameters; throws INPUT_INVALID. */
+export function validateParameters(schema: unknown, parameters: Record<string, unknown>, toolId: string): Record<string, unknown> {
+  const copy = structuredClone(parameters);
+  if (!schema || typeof schema !== "object" || Array.isArray(schema)) return copy;
+  const validate = compile(schema as Record<string, unknown>);
+  if (!validate(copy)) {
+    const issues = (validate.errors ?? []).map(describe);
+    throw new RyeError("INPUT_INVALID", `Invalid parameters for ${toolId}: ${issues.map((i) => i.message).join("; ")}`, {
+      details: issues,
+      hint: "Pass parameters that match the tool's config_schema (see rye load tool <id>).",
+    });
+  }
+  return copy;
+}

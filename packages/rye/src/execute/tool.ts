@@ -1,0 +1,161 @@
+/** Executing a tool: build and verify the chain, check the lockfile, template the config, run the primitive. */
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { RyeError } from "@rye/core";
+import type { EngineContext } from "../engine/context.ts";
+import type { Chain, ChainElement } from "./chain.ts";
+import { buildChain } from "./chain.ts";
+import { mergeChainEnv, resolveChainEnv } from "./env.ts";
+import type { ChainElementLock } from "./lockfile.ts";
+import { buildLockfile, checkLockfile, readLockfile, writeLockfile } from "./lockfile.ts";
+import { runHttpClient } from "./primitives/http-client.ts";
+import { runSubprocess } from "./primitives/subprocess.ts";
+import { validateParameters } from "./schema.ts";
+import { expandPlaceholders, templateArgv } from "./templating.ts";
+
+export const RUNNERS_DIR = fileURLToPath(new URL("../../runners/", import.meta.url)).replace(/\/$/, "");
+
+export interface ToolExecuteOptions {
+  parameters: Record<string, unknown>;
+  dryRun?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ChainSummary {
+  item_id: string;
+  space: string;
+  tool_type: string;
+  executor_id: string | null;
+  integrity: string;
+}
+
+export interface ToolExecuteResult {
+  status: "success" | "error" | "validation_passed";
+  type: "tool";
+  item_id: string;
+  data?: unknown;
+  chain: ChainSummary[];
+  metadata: { duration_ms: number; lockfile_used: boolean; lockfile_created: boolean; resolved_env_keys?: string[]; primitive: string };
+}
+
+function lockElements(chain: Chain): ChainElementLock[] {
+  return chain.elements.map((e) => ({ item_id: e.itemId, space: e.space, tool_type: e.toolType, executor_id: e.executorId, integrity: e.integrity }));
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+/** The tool's own parameter schema: `config_schema`/`CONFIG_SCHEMA`, or an `input_schema` extra. */
+function parameterSchema(root: ChainElement): unknown {
+  return root.tool.config_schema ?? root.tool.extras.input_schema;
+}
+
+/** Config from the chain: primitive first, then runtimes, the tool's own config last. */
+function mergedConfig(chain: Chain): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  for (const element of [...chain.elements].reverse()) Object.assign(config, asRecord(element.tool.config));
+  return config;
+}
+
+export async function executeTool(ctx: EngineContext, toolId: string, options: ToolExecuteOptions): Promise<ToolExecuteResult> {
+  const started = performance.now();
+  const chain = await buildChain(ctx, toolId);
+  const root = chain.elements[0]!;
+  const version = String(root.tool.version);
+  const parameters = validateParameters(parameterSchema(root), options.parameters, toolId);
+  const summary = lockElements(chain);
+
+  const locked = await readLockfile(ctx.spaces, root.itemId, version);
+  if (locked) checkLockfile(locked.lockfile, locked.path, summary);
+
+  const metadata: ToolExecuteResult["metadata"] = { duration_ms: 0, lockfile_used: Boolean(locked), lockfile_created: false, primitive: chain.primitive };
+  if (options.dryRun) {
+    metadata.duration_ms = Math.round(performance.now() - started);
+    return { status: "validation_passed", type: "tool", item_id: root.itemId, chain: summary, metadata };
+  }
+
+  const baseEnv: Record<string, string | undefined> = {
+    ...ctx.env,
+    RYE_NODE: ctx.env.RYE_NODE ?? process.execPath,
+    RYE_PROJECT_PATH: ctx.projectPath,
+  };
+  const toolDir = dirname(root.file.path);
+  // Each layer (primitive → runtimes → tool) sees the variables of the layers below it.
+  const delta = await resolveChainEnv(
+    [...chain.elements].reverse().map((e) => e.tool.env_config ?? {}),
+    { baseEnv, projectPath: ctx.projectPath, toolDir },
+  );
+  const env = mergeChainEnv([baseEnv, delta]);
+
+  const builtins: Record<string, unknown> = {
+    tool_path: root.file.path,
+    tool_dir: toolDir,
+    project_path: ctx.projectPath,
+    user_space: ctx.userBase,
+    system_space: ctx.space("system").root,
+    runners_dir: RUNNERS_DIR,
+    params_json: JSON.stringify(parameters),
+  };
+  const config = mergedConfig(chain);
+  // `<key>_json` gives signed config values JSON-encoded (for JSON templates such as the MCP runtimes' stdin).
+  for (const [key, value] of Object.entries(config)) builtins[`${key}_json`] = JSON.stringify(value);
+  // Built-ins come last: a parameter named tool_path or runners_dir must never redirect what runs.
+  const vars = { ...parameters, ...builtins };
+  // `${VAR}` and `{name}` expand in one pass, so text that came from a variable is never expanded again.
+  const templating = { templateVars: config, env };
+  const templated = dropUnresolved(asRecord(expandPlaceholders(config, vars, templating)));
+
+  let data: unknown;
+  let success: boolean;
+  if (chain.primitive === "subprocess") {
+    if (typeof templated.command !== "string" || templated.command === "") {
+      throw new RyeError("VALIDATION_FAILED", `The chain of ${toolId} gives the subprocess primitive no command`);
+    }
+    const args = templateArgv(asArray(config.args), vars, templating);
+    const result = await runSubprocess(
+      {
+        command: templated.command,
+        args,
+        cwd: typeof templated.cwd === "string" ? templated.cwd : ctx.projectPath,
+        env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === "string")),
+        ...(typeof templated.timeout === "number" ? { timeout: templated.timeout } : {}),
+        ...(typeof templated.input_data === "string" ? { input_data: templated.input_data } : {}),
+      },
+      { baseEnv: {}, ...(options.signal ? { signal: options.signal } : {}) },
+    );
+    success = result.success;
+    data = result.data ?? { stdout: result.stdout, stderr: result.stderr, return_code: result.exitCode };
+    if (!result.success && result.data && typeof result.data === "object") data = { ...(result.data as object), stderr: result.stderr, return_code: result.exitCode };
+  } else {
+    const result = await runHttpClient(templated as unknown as Parameters<typeof runHttpClient>[0], options.signal ? { signal: options.signal } : {});
+    success = result.success;
+    data = { status_code: result.status, body: result.body, headers: result.headers };
+  }
+
+  if (success && !locked) {
+    const space = ctx.space("project");
+    await writeLockfile(space, buildLockfile(root.itemId, version, summary));
+    metadata.lockfile_created = true;
+  }
+  metadata.duration_ms = Math.round(performance.now() - started);
+  metadata.resolved_env_keys = Object.keys(delta).filter((k) => !(k in ctx.env));
+  return { status: success ? "success" : "error", type: "tool", item_id: root.itemId, data, chain: summary, metadata };
+}
+
+const LONE_PLACEHOLDER = /^\{[A-Za-z_][A-Za-z0-9_.]*\}$/;
+
+/** Optional values: a config entry that is still a lone `{name}` (no such parameter) is left out. */
+function dropUnresolved(value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v === "string" && LONE_PLACEHOLDER.test(v)) continue;
+    out[key] = v && typeof v === "object" && !Array.isArray(v) ? dropUnresolved(v as Record<string, unknown>) : v;
+  }
+  return out;
+}
+
+function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : value === undefined ? [] : [value];
+}
+

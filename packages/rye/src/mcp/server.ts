@@ -1,0 +1,92 @@
+/** `rye mcp`: the stdio MCP server with exactly four tools — search, load, execute, sign. */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { toErrorEnvelope } from "@rye/core";
+import { Engine } from "../engine/engine.ts";
+import { executeInput, loadInput, searchInput, signInput } from "./schemas.ts";
+
+export const SERVER_INFO = { name: "rye", version: "0.1.0" };
+
+export interface McpServerOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Default project_path (the server's working directory). */
+  cwd?: string;
+  systemRoot?: string;
+}
+
+function ok(value: unknown): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+}
+
+function failure(err: unknown): CallToolResult {
+  const body = { status: "error", ...toErrorEnvelope(err) };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
+}
+
+export function createMcpServer(options: McpServerOptions = {}): McpServer {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const engine = (projectPath: string | undefined) =>
+    Engine.open({ projectPath: projectPath ?? cwd, env, ...(options.systemRoot ? { systemRoot: options.systemRoot } : {}) });
+  const guard = async (body: () => Promise<unknown>): Promise<CallToolResult> => {
+    try {
+      return ok(await body());
+    } catch (err) {
+      return failure(err);
+    }
+  };
+
+  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
+  server.registerTool(
+    "search",
+    {
+      title: "Search rye items",
+      description: "Search directives, tools and knowledge across the project, user and system spaces. Ranked (BM25); each hit says its space, id, type, version and whether its signature verifies.",
+      inputSchema: searchInput,
+    },
+    async (args) => guard(async () => (await engine(args.project_path)).search(args)),
+  );
+  server.registerTool(
+    "load",
+    {
+      title: "Load a rye item",
+      description: "Return an item's content, parsed metadata and signature verification; optionally copy it into the project or user space.",
+      inputSchema: loadInput,
+    },
+    async (args) => guard(async () => (await engine(args.project_path)).load(args)),
+  );
+  server.registerTool(
+    "execute",
+    {
+      title: "Execute a rye item",
+      description: "Run a tool through its verified executor chain, or get a directive (with inputs applied) or knowledge entry to act on.",
+      inputSchema: executeInput,
+    },
+    async (args, extra) =>
+      guard(async () =>
+        (await engine(args.project_path)).execute({
+          item_type: args.item_type,
+          item_id: args.item_id,
+          parameters: args.parameters ?? {},
+          ...(args.dry_run ? { dry_run: true } : {}),
+          signal: extra.signal,
+        }),
+      ),
+  );
+  server.registerTool(
+    "sign",
+    {
+      title: "Sign rye items",
+      description: "Validate and sign an item (or every item matching a glob) in the project or user space with your key.",
+      inputSchema: signInput,
+    },
+    async (args) => guard(async () => (await engine(args.project_path)).sign(args)),
+  );
+  return server;
+}
+
+export async function runMcpStdio(options: McpServerOptions = {}): Promise<void> {
+  const server = createMcpServer(options);
+  await server.connect(new StdioServerTransport());
+}

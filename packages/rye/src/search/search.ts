@@ -1,0 +1,184 @@
+/**
+ * Local search over the items of the given spaces: parse the query, bring the cached indexes up to
+ * date, evaluate and rank, filter, paginate, then (optionally) verify the signatures of the page.
+ */
+import { join } from "node:path";
+import type { ItemType } from "@rye/core";
+import { assertItemType, ITEM_TYPES, RyeError } from "@rye/core";
+import type { Space, SpaceName } from "../spaces/spaces.ts";
+import { SPACE_PRECEDENCE } from "../spaces/spaces.ts";
+import type { IndexedDocument } from "./document.ts";
+import { evaluateQuery } from "./evaluate.ts";
+import type { SegmentIndex, VerifyFunction } from "./index.ts";
+import { segmentIndex } from "./index.ts";
+import { parseQuery, QUERY_LIMITS } from "./query.ts";
+import { compareRanked, firstK, normaliseScore } from "./rank.ts";
+import { loadSearchConfig, projectConfigPath } from "./weights.ts";
+
+export interface SearchOptions {
+  query: string;
+  /** Precedence order, from resolveSpaces. */
+  spaces: Space[];
+  /** Default: all three. */
+  itemTypes?: ItemType[];
+  /** Default "all". */
+  source?: SpaceName | "all";
+  /** "rye/core" matches category rye/core and rye/core/x, not rye/corex. */
+  categoryPrefix?: string;
+  /** Default 10, 1..100. */
+  limit?: number;
+  /** Default 0. */
+  offset?: number;
+  /** Makes every plain term fuzzy; maxDistance 0..3, default automatic (1 up to 5 characters, else 2). */
+  fuzzy?: { enabled: boolean; maxDistance?: number };
+  /** Where `.ai/config/search.yaml` is read from; default: the project space's `.ai/config/`. */
+  projectPath?: string;
+  /** Called only for the hits of the returned page; results are cached by (path, mtimeMs, size). */
+  verify?: VerifyFunction;
+}
+
+export interface SearchHit {
+  id: string;
+  type: ItemType;
+  space: SpaceName;
+  name: string;
+  title?: string;
+  description: string;
+  category: string;
+  version: string | null;
+  /** 0..1, relative to the best hit, 4 decimals. */
+  score: number;
+  /** The file carries a well-formed signature line (not necessarily a valid one). */
+  signed: boolean;
+  /** null when no verifier was given. */
+  verified: boolean | null;
+  verifyCode: string | null;
+  /** A higher-precedence space has an item of the same type and id. */
+  shadowed: boolean;
+  path: string;
+  preview: string;
+  parseError?: string;
+}
+
+export interface SearchResult {
+  results: SearchHit[];
+  total: number;
+  query: string;
+  limit: number;
+  offset: number;
+}
+
+const SOURCES = ["project", "user", "system", "all"] as const;
+export const DEFAULT_LIMIT = 10;
+export const MAX_LIMIT = 100;
+
+function badRequest(message: string, hint: string): RyeError {
+  return new RyeError("BAD_REQUEST", message, { hint });
+}
+
+interface CheckedOptions {
+  types: ItemType[];
+  source: SpaceName | "all";
+  limit: number;
+  offset: number;
+  categoryPrefix: string;
+  fuzzyAll?: { maxDistance?: number };
+}
+
+function checkOptions(options: SearchOptions): CheckedOptions {
+  if (typeof options.query !== "string") throw badRequest("query must be a string", "Pass an empty string to list everything.");
+  if (!Array.isArray(options.spaces)) throw badRequest("spaces must be a list of spaces", "Use resolveSpaces() to get them.");
+  const limit = options.limit ?? DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw badRequest(`limit must be an integer from 1 to ${MAX_LIMIT}, got ${String(limit)}`, `Page through more results with offset.`);
+  }
+  const offset = options.offset ?? 0;
+  if (!Number.isInteger(offset) || offset < 0) throw badRequest(`offset must be an integer ≥ 0, got ${String(offset)}`, "Start at offset 0.");
+  const source = options.source ?? "all";
+  if (!(SOURCES as readonly string[]).includes(source)) {
+    throw badRequest(`source must be one of ${SOURCES.join(", ")}, got ${JSON.stringify(source)}`, "Use all to search every space.");
+  }
+  const types = options.itemTypes ?? [...ITEM_TYPES];
+  if (types.length === 0) throw badRequest("itemTypes must name at least one item type", "Leave it out to search all three.");
+  types.forEach(assertItemType);
+  const checked: CheckedOptions = {
+    types: [...new Set(types)],
+    source,
+    limit,
+    offset,
+    categoryPrefix: (options.categoryPrefix ?? "").replace(/^\/+|\/+$/g, ""),
+  };
+  if (options.fuzzy?.enabled) {
+    const distance = options.fuzzy.maxDistance;
+    if (distance !== undefined && (!Number.isInteger(distance) || distance < 0 || distance > QUERY_LIMITS.maxFuzzy)) {
+      throw badRequest(`fuzzy.maxDistance must be an integer from 0 to ${QUERY_LIMITS.maxFuzzy}`, "Leave it out for the automatic distance.");
+    }
+    checked.fuzzyAll = distance === undefined ? {} : { maxDistance: distance };
+  }
+  return checked;
+}
+
+function inCategory(category: string, prefix: string): boolean {
+  return prefix === "" || category === prefix || category.startsWith(`${prefix}/`);
+}
+
+function isShadowed(doc: IndexedDocument, segment: SegmentIndex, all: SegmentIndex[]): boolean {
+  const precedence = SPACE_PRECEDENCE[segment.space.name];
+  return all.some((s) => s.type === segment.type && SPACE_PRECEDENCE[s.space.name] > precedence && s.byId.has(doc.id));
+}
+
+function configPath(options: SearchOptions): string | undefined {
+  if (options.projectPath) return projectConfigPath(options.projectPath);
+  const project = options.spaces.find((s) => s.name === "project");
+  return project ? join(project.root, "config", "search.yaml") : undefined;
+}
+
+export async function searchItems(options: SearchOptions): Promise<SearchResult> {
+  const checked = checkOptions(options);
+  const query = parseQuery(options.query);
+  // Every space is refreshed, also those filtered out by `source`, to tell which hits are shadowed.
+  const segments = options.spaces.flatMap((space) => checked.types.map((type) => segmentIndex(space, type)));
+  const [config] = await Promise.all([loadSearchConfig(configPath(options)), ...segments.map((s) => s.refresh())]);
+  const searched = segments.filter((s) => checked.source === "all" || s.space.name === checked.source);
+
+  const scores = evaluateQuery(query, {
+    segments: searched,
+    config,
+    ...(checked.fuzzyAll ? { fuzzyAll: checked.fuzzyAll } : {}),
+  });
+  const matches: { doc: IndexedDocument; raw: number; score: number; space: SpaceName; id: string; type: ItemType }[] = [];
+  let top = 0;
+  for (const [doc, raw] of scores) {
+    if (!inCategory(doc.category, checked.categoryPrefix)) continue;
+    matches.push({ doc, raw, score: 0, space: doc.space, id: doc.id, type: doc.type });
+    if (raw > top) top = raw;
+  }
+  for (const match of matches) match.score = normaliseScore(match.raw, top);
+  const page = firstK(matches, checked.offset + checked.limit, compareRanked).slice(checked.offset);
+  const results = await Promise.all(
+    page.map(async ({ doc, score }): Promise<SearchHit> => {
+      const segment = searched.find((s) => s.docs.get(doc.docId) === doc)!;
+      const outcome = options.verify ? await segment.verify(doc, options.verify) : null;
+      const hit: SearchHit = {
+        id: doc.id,
+        type: doc.type,
+        space: segment.space.name,
+        name: doc.name,
+        description: doc.description,
+        category: doc.category,
+        version: doc.version,
+        score,
+        signed: doc.signed,
+        verified: outcome ? outcome.verified : null,
+        verifyCode: outcome ? outcome.code : null,
+        shadowed: isShadowed(doc, segment, segments),
+        path: doc.path,
+        preview: doc.preview,
+      };
+      if (doc.title !== undefined) hit.title = doc.title;
+      if (doc.parseError !== undefined) hit.parseError = doc.parseError;
+      return hit;
+    }),
+  );
+  return { results, total: matches.length, query: options.query, limit: checked.limit, offset: checked.offset };
+}
