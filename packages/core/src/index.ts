@@ -15,3 +15,7 @@ export * from "./parsers/knowledge.ts";
 export * from "./parsers/tool.ts";
 export * from "./validate/item.ts";
 export * from "./bundle/manifest.ts";
+export * from "./canonical-json.ts";
+export * from "./registry/signed-document.ts";
+export * from "./registry/attestation.ts";
+export * from "./registry/log.ts";

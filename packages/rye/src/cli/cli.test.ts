@@ -1,21 +1,16 @@
 /** The CLI run as a real child process, the way users run it. */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, stat, writeFile, copyFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { runRye } from "../../test/cli.ts";
 
-const BIN = fileURLToPath(new URL("../../bin/rye.mjs", import.meta.url));
 const VECTORS = fileURLToPath(new URL("../../../core/test/vectors/", import.meta.url));
 
-function rye(args: string[], userSpace: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...process.env, USER_SPACE: userSpace } }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
-    });
-  });
+function rye(args: string[], userSpace: string) {
+  return runRye(args, { env: { ...process.env, USER_SPACE: userSpace } });
 }
 
 const DIRECTIVE = (name: string) => `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">\n  <metadata>\n    <description>Demo.</description>\n    <category>demo</category>\n    <author>me</author>\n  </metadata>\n</directive>\n\`\`\`\n`;

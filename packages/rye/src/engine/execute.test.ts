@@ -252,3 +252,35 @@ test("directives come back with inputs validated and interpolated; knowledge wit
   assert.equal(knowledge.data.body, "The sky is blue.");
   assert.equal(knowledge.data.title, "Facts");
 });
+
+test("the mcp_stdio runtime calls a tool on an external MCP server", async () => {
+  const ws = await createWorkspace();
+  const server = new URL("../../runners/test/fixtures/mcp-stdio-server.mjs", import.meta.url).pathname;
+  await ws.write(
+    "tool",
+    "ext/echo.yaml",
+    `version: "1.0.0"\ntool_type: mcp\nexecutor_id: rye/core/runtimes/mcp_stdio\ncategory: ext\ndescription: "Echo through an MCP server"\nconfig_schema:\n  type: object\n  properties:\n    text:\n      type: string\n  required: [text]\nconfig:\n  server:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(server)}]\n  tool_name: echo\n`,
+  );
+  const engine = await ws.engine();
+  const result = (await engine.execute({ item_type: "tool", item_id: "ext/echo", parameters: { text: "hello \"mcp\"" } })) as any;
+  assert.equal(result.status, "success", JSON.stringify(result.data));
+  assert.deepEqual(result.data.structuredContent, { echoed: 'hello "mcp"' });
+  assert.deepEqual(result.chain.map((c: any) => c.item_id), ["ext/echo", "rye/core/runtimes/mcp_stdio", "rye/core/primitives/subprocess"]);
+});
+
+test("load copies between spaces keeping the folder path, and never overwrites silently", async () => {
+  const ws = await createWorkspace();
+  await ws.write("knowledge", "team/notes/facts.md", "---\nid: facts\ntitle: Facts\nversion: 1.0.0\nentry_type: reference\ncategory: team/notes\n---\n\nBody.\n", { space: "user" });
+  const engine = await ws.engine();
+  const copied = await engine.load({ item_type: "knowledge", item_id: "team/notes/facts", destination: "project" });
+  assert.equal(copied.source, "user");
+  assert.equal(copied.destination_path, join(ws.projectDir, ".ai/knowledge/team/notes/facts.md"));
+  // The project copy now shadows the user item, and still verifies (same signer).
+  assert.equal((await engine.load({ item_type: "knowledge", item_id: "team/notes/facts" })).source, "project");
+  await rejects(engine.load({ item_type: "knowledge", item_id: "team/notes/facts", source: "user", destination: "project" }), "ITEM_EXISTS");
+  const forced = await engine.load({ item_type: "knowledge", item_id: "team/notes/facts", source: "user", destination: "project", overwrite: true });
+  assert.equal(forced.copied_to, "project");
+  for (const bad of ["../x", "/etc/passwd", "a/../../b", "a\u0000b", ".hidden/x"]) {
+    await rejects(engine.load({ item_type: "knowledge", item_id: bad }), "INVALID_ITEM_ID");
+  }
+});

@@ -1,14 +1,14 @@
 /**
- * One indexed item file: display fields, per-field token positions (compact typed arrays keyed by
- * dictionary term ids) and flags. A file that cannot be parsed is still indexed from its id, name and
- * text, with `parseError` set.
+ * One indexed item file: display fields, flags and per-field token positions (see field-data.ts). A
+ * file that cannot be parsed is still indexed from its id, name and text, with `parseError` set.
  */
-import type { ItemType, ParsedItem } from "@rye/core";
+import type { ItemSummary, ItemType, ParsedItem } from "@rye/core";
 import { categoryOfItemId, extractSignature, nameOfItemId, parseItem, stripSignature, utf8Decode } from "@rye/core";
 import type { ListedItemFile, SpaceName } from "../spaces/spaces.ts";
+import type { FieldData, FieldTokens } from "./field-data.ts";
+import { packFields } from "./field-data.ts";
 import type { IndexField } from "./fields.ts";
 import { INDEX_FIELDS } from "./fields.ts";
-import { termId } from "./dictionary.ts";
 import type { Token } from "./tokenize.ts";
 import { tokenize } from "./tokenize.ts";
 
@@ -17,19 +17,6 @@ export const MAX_CONTENT_CHARS = 64 * 1024;
 /** Larger files are not read at all: indexed by id and name only. */
 export const MAX_FILE_BYTES = 1024 * 1024;
 const PREVIEW_CHARS = 200;
-
-/**
- * All fields' token positions of one document in a single Int32Array (one allocation per document
- * instead of several per field):
- *
- *   data[f]                   start of field f's block, or -1 when the field is empty (f < FIELD_COUNT)
- *   block: length, n, termIds[n] (sorted), ends[n], positions…
- *
- * Positions of termIds[i] run from `i === 0 ? positionsStart : ends[i - 1]` to ends[i]; each run is sorted.
- */
-export type FieldData = Int32Array;
-
-const FIELD_COUNT: number = INDEX_FIELDS.length;
 
 export interface IndexedDocument {
   /** Assigned when the document enters a segment index; unique in the process. */
@@ -48,112 +35,11 @@ export interface IndexedDocument {
   signed: boolean;
   preview: string;
   parseError?: string;
+  /** What parseItem found; absent when the file could not be parsed. */
+  summary?: ItemSummary;
   data: FieldData;
 }
 
-/** Word count of a field (its BM25 length). */
-export function fieldLength(data: FieldData, field: number): number {
-  const block = data[field]!;
-  return block < 0 ? 0 : data[block]!;
-}
-
-/** Number of distinct terms in a field. */
-export function fieldTermCount(data: FieldData, field: number): number {
-  const block = data[field]!;
-  return block < 0 ? 0 : data[block + 1]!;
-}
-
-/** Index in `data` of the field's first term id (term ids follow, then their ends). */
-export function fieldTermsStart(data: FieldData, field: number): number {
-  return data[field]! + 2;
-}
-
-/**
- * Where the positions of `term` in `field` lie: returns the index `i` of the term inside the field, or
- * -1. Use `positionRange` to turn it into bounds.
- */
-export function findTerm(data: FieldData, field: number, term: number): number {
-  const block = data[field]!;
-  if (block < 0) return -1;
-  const start = block + 2;
-  let lo = 0;
-  let hi = data[block + 1]! - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const value = data[start + mid]!;
-    if (value === term) return mid;
-    if (value < term) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
-
-/** [from, to) indexes in `data` of the positions of the `i`-th term of a field. */
-export function positionRange(data: FieldData, field: number, i: number): [number, number] {
-  const block = data[field]!;
-  const n = data[block + 1]!;
-  const ends = block + 2 + n;
-  return [i === 0 ? ends + n : data[ends + i - 1]!, data[ends + i]!];
-}
-
-/** Number of positions of the `i`-th term of a field (its term frequency). */
-export function termCount(data: FieldData, field: number, i: number): number {
-  const block = data[field]!;
-  const n = data[block + 1]!;
-  const ends = block + 2 + n;
-  return data[ends + i]! - (i === 0 ? ends + n : data[ends + i - 1]!);
-}
-
-interface FieldTokens {
-  tokens: Token[];
-  length: number;
-}
-
-function isAscending(values: number[]): boolean {
-  for (let i = 1; i < values.length; i++) if (values[i - 1]! > values[i]!) return false;
-  return true;
-}
-
-/** Packs the fields' tokens into the layout above. */
-function pack(fields: (FieldTokens | undefined)[]): FieldData {
-  const grouped = fields.map((field) => {
-    if (!field || field.tokens.length === 0) return null;
-    const byTerm = new Map<number, number[]>();
-    for (const token of field.tokens) {
-      const id = termId(token.term);
-      const list = byTerm.get(id);
-      if (list) list.push(token.position);
-      else byTerm.set(id, [token.position]);
-    }
-    const terms = Int32Array.from(byTerm.keys()).sort();
-    return { length: field.length, terms, byTerm, count: field.tokens.length };
-  });
-  const size = grouped.reduce((n, g) => n + (g ? 2 + 2 * g.terms.length + g.count : 0), FIELD_COUNT);
-  const data = new Int32Array(size);
-  let at = FIELD_COUNT;
-  grouped.forEach((g, f) => {
-    if (!g) {
-      data[f] = -1;
-      return;
-    }
-    data[f] = at;
-    const n = g.terms.length;
-    data[at] = g.length;
-    data[at + 1] = n;
-    data.set(g.terms, at + 2);
-    let write = at + 2 + 2 * n;
-    g.terms.forEach((term, i) => {
-      const positions = g.byTerm.get(term)!;
-      // Positions arrive in order except where an identifier token shares its first word's position.
-      if (!isAscending(positions)) positions.sort((a, b) => a - b);
-      data.set(positions, write);
-      write += positions.length;
-      data[at + 2 + n + i] = write;
-    });
-    at = write;
-  });
-  return data;
-}
 
 function fieldFromText(text: string | undefined): FieldTokens | undefined {
   if (!text) return undefined;
@@ -189,14 +75,20 @@ function bodyOf(parsed: ParsedItem): string {
   }
 }
 
-function previewOf(parsed: ParsedItem | null, content: string): string {
-  let description = parsed?.summary.description ?? "";
+/**
+ * The item's own description. A knowledge summary falls back to the title, which would count the
+ * title twice in ranking and make a poor preview.
+ */
+function ownDescription(parsed: ParsedItem | null): string {
   if (parsed?.type === "knowledge") {
-    // A knowledge summary falls back to its title; the preview should show the text instead.
     const own = parsed.metadata.frontmatter.description;
-    description = typeof own === "string" ? own : "";
+    return typeof own === "string" ? own : "";
   }
-  const source = oneLine(description) || oneLine(parsed ? bodyOf(parsed) : "") || oneLine(content);
+  return parsed?.summary.description ?? "";
+}
+
+function previewOf(parsed: ParsedItem | null, content: string): string {
+  const source = oneLine(ownDescription(parsed)) || oneLine(parsed ? bodyOf(parsed) : "") || oneLine(content);
   return [...source.slice(0, 2 * PREVIEW_CHARS)].slice(0, PREVIEW_CHARS).join("");
 }
 
@@ -241,7 +133,7 @@ export function buildDocument(file: ListedItemFile, bytes: Uint8Array | null, un
   const texts: Partial<Record<IndexField, string | undefined>> = {
     name,
     title: summary?.title,
-    description,
+    description: ownDescription(parsed),
     category,
     content,
     id: file.itemId,
@@ -251,7 +143,7 @@ export function buildDocument(file: ListedItemFile, bytes: Uint8Array | null, un
     tool_type: summary?.toolType,
     author: summary?.author,
   };
-  const data = pack(INDEX_FIELDS.map((field) => (field === "tags" ? fieldFromTags(summary?.tags ?? []) : fieldFromText(texts[field]))));
+  const data = packFields(INDEX_FIELDS.map((field) => (field === "tags" ? fieldFromTags(summary?.tags ?? []) : fieldFromText(texts[field]))));
 
   const doc: IndexedDocument = {
     docId: 0,
@@ -271,5 +163,6 @@ export function buildDocument(file: ListedItemFile, bytes: Uint8Array | null, un
   };
   if (summary?.title) doc.title = summary.title;
   if (parseError !== undefined) doc.parseError = parseError;
+  if (summary) doc.summary = summary;
   return doc;
 }

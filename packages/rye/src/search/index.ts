@@ -8,7 +8,8 @@ import type { ItemType } from "@rye/core";
 import { RyeError } from "@rye/core";
 import type { ListedItemFile, Space } from "../spaces/spaces.ts";
 import type { IndexedDocument } from "./document.ts";
-import { buildDocument, fieldLength, fieldTermCount, fieldTermsStart, MAX_FILE_BYTES } from "./document.ts";
+import { buildDocument, MAX_FILE_BYTES } from "./document.ts";
+import { fieldLength, fieldTermCount, fieldTermsStart } from "./field-data.ts";
 import { INDEX_FIELDS } from "./fields.ts";
 import type { ScanCounters } from "./scan.ts";
 import { isRacy, TypeDirScanner } from "./scan.ts";
@@ -116,17 +117,19 @@ export class SegmentIndex {
       const doc = this.byPath.get(file.path);
       if (!doc || doc.mtimeMs !== file.mtimeMs || doc.size !== file.size || this.racyPaths.has(file.path)) stale.push(file);
     }
-    for (const [path, doc] of this.byPath) if (!present.has(path)) this.remove(doc);
+    const fresh: (IndexedDocument | null)[] = [];
     for (let i = 0; i < stale.length; i += READ_BATCH) {
-      const batch = stale.slice(i, i + READ_BATCH);
-      const documents = await Promise.all(batch.map((file) => this.load(file)));
-      documents.forEach((doc, j) => {
-        const previous = this.byPath.get(batch[j]!.path);
-        if (previous) this.remove(previous);
-        if (doc) this.add(doc);
-      });
-      if (i + READ_BATCH < stale.length) await new Promise((resolve) => setImmediate(resolve));
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      fresh.push(...(await Promise.all(stale.slice(i, i + READ_BATCH).map((file) => this.load(file)))));
     }
+    // Applied in one synchronous step, so a concurrent search never sees a half-updated segment.
+    for (const [path, doc] of this.byPath) if (!present.has(path)) this.remove(doc);
+    stale.forEach((file, i) => {
+      const previous = this.byPath.get(file.path);
+      if (previous) this.remove(previous);
+      const doc = fresh[i];
+      if (doc) this.add(doc);
+    });
   }
 
   /** The file's document; null when it vanished since the scan. */

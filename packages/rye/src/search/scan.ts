@@ -3,7 +3,7 @@
  * containment, depth limit and extension precedence — but remembers each directory's listing keyed by
  * the directory's mtime, so a warm scan re-reads only directories whose entries changed. Every listed
  * file is still stat-ed on every scan, because editing a file in place changes the file's mtime and
- * not its directory's (about 2 µs per file with the synchronous call).
+ * not its directory's (a few µs per file with the synchronous call).
  *
  * Deliberate differences from `listItemFiles`: a symlinked directory that leads back to one of its own
  * ancestors is not followed (no exponential walks through link cycles), and size/mtime are those of the
@@ -11,7 +11,7 @@
  */
 import type { Dirent, Stats } from "node:fs";
 import { readdirSync, realpathSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import type { ItemType } from "@rye/core";
 import { extensionOf, extensionsFor } from "@rye/core";
 import type { ListedItemFile, Space } from "../spaces/spaces.ts";
@@ -57,7 +57,7 @@ export function isRacy(mtimeMs: number, observedAt: number): boolean {
 
 function isInside(parent: string, child: string): boolean {
   const rel = relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !rel.startsWith(sep));
+  return rel === "" || (!rel.startsWith("..") && !rel.startsWith(sep) && !isAbsolute(rel));
 }
 
 function statOrNull(path: string): Stats | null {

@@ -1,5 +1,5 @@
 /** Real item files in temporary spaces, for the search tests and the benchmark. */
-import { mkdir, mkdtemp, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ItemType } from "@rye/core";
@@ -16,8 +16,16 @@ export interface TestSpaces {
   spaces: Space[];
 }
 
+const created: string[] = [];
+
+/** Deletes every directory made by makeSpaces so far (call from an `after` hook). */
+export async function removeTestSpaces(): Promise<void> {
+  await Promise.all(created.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
 export async function makeSpaces(prefix = "rye-search-"): Promise<TestSpaces> {
   const base = await mkdtemp(join(tmpdir(), prefix));
+  created.push(base);
   const projectPath = join(base, "project");
   const project: Space = { name: "project", root: join(projectPath, ".ai") };
   const user: Space = { name: "user", root: join(base, "home", ".ai") };

@@ -1,0 +1,116 @@
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
+import type { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaClient } from "./generated/prisma/client.ts";
+import { migrate } from "./migrate.ts";
+import { createPglite } from "./pglite.ts";
+import { pgliteSession, withPgSession } from "./sql-session.ts";
+
+export type DatabaseKind = "postgres" | "pglite";
+
+/** Parameterized SQL beside Prisma (full-text and trigram search), on the same pool or PGlite. */
+export interface RawSql {
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: Row[] }>;
+}
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: DatabaseKind;
+  raw: RawSql;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL connection string. Default: `$DATABASE_URL`, unless `dataDir` is given. */
+  databaseUrl?: string;
+  /**
+   * Embedded PGlite: the rye data directory (the database lives in its `pglite/` subfolder), or
+   * `"memory://"` for an in-memory database. Default: `$RYE_DATA_DIR`, else `./.rye-data`.
+   */
+  dataDir?: string;
+  /** Apply pending migrations before returning. Default true. */
+  migrate?: boolean;
+  log?: (message: string) => void;
+}
+
+export const MEMORY = "memory://";
+
+/**
+ * Opens the registry database: PostgreSQL when a URL is given or `$DATABASE_URL` is set (and no
+ * `dataDir` was passed), otherwise the embedded PGlite. Callers see the same `prisma` and `raw`.
+ */
+export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<Database> {
+  if (options.databaseUrl && options.dataDir) throw new Error("openDatabase: pass databaseUrl or dataDir, not both");
+  const databaseUrl = options.dataDir ? undefined : options.databaseUrl || process.env.DATABASE_URL || undefined;
+  const migrateOnOpen = options.migrate ?? true;
+  if (databaseUrl) return openPostgres(databaseUrl, migrateOnOpen, options.log);
+  const dataDir = options.dataDir || process.env.RYE_DATA_DIR || ".rye-data";
+  return openPglite(dataDir === MEMORY ? undefined : resolve(dataDir, "pglite"), migrateOnOpen, options.log);
+}
+
+async function openPostgres(databaseUrl: string, migrateOnOpen: boolean, log?: (m: string) => void): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: databaseUrl });
+  try {
+    if (migrateOnOpen) await withPgSession(pool, (session) => migrate(session, { log }));
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    prisma,
+    kind: "postgres",
+    raw: {
+      query: async <Row>(sql: string, params?: unknown[]) => {
+        const result = await pool.query({ text: sql, values: params, types: pgRawTypes });
+        return { rows: result.rows as Row[] };
+      },
+    },
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+/** Opens (or creates) PGlite in `dir`; `undefined` means in memory. */
+export async function openPglite(dir: string | undefined, migrateOnOpen = true, log?: (m: string) => void) {
+  if (dir) mkdirSync(dir, { recursive: true });
+  return wrapPglite(await createPglite(dir ? { dataDir: dir } : {}), migrateOnOpen, log);
+}
+
+/** Turns an open PGlite (e.g. one cloned from a template) into a Database that owns it. */
+export async function wrapPglite(db: PGlite, migrateOnOpen: boolean, log?: (m: string) => void): Promise<Database> {
+  try {
+    if (migrateOnOpen) await migrate(pgliteSession(db), { log });
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
+  return {
+    prisma,
+    kind: "pglite",
+    raw: {
+      query: async <Row>(sql: string, params?: unknown[]) => ({
+        rows: (await db.query<Row>(sql, params, { parsers: pgliteRawParsers })).rows,
+      }),
+    },
+    close: async () => {
+      await prisma.$disconnect();
+      await db.close();
+    },
+  };
+}
+
+// int8 comes back as a string from pg and as a (possibly rounded) number from PGlite; raw returns a
+// bigint on both, like Prisma's $queryRaw.
+const INT8_OID = 20;
+const pgliteRawParsers = { [INT8_OID]: (value: string) => BigInt(value) };
+const pgRawTypes = {
+  getTypeParser: (oid: number, format?: "text" | "binary") =>
+    oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format),
+} as pg.CustomTypesConfig;

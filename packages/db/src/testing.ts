@@ -1,0 +1,79 @@
+// Helpers for tests in any package: a fresh, migrated database per call.
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { type Database, type DatabaseKind, openDatabase, wrapPglite } from "./client.ts";
+import { migrate } from "./migrate.ts";
+import { createPglite } from "./pglite.ts";
+import { pgliteSession } from "./sql-session.ts";
+
+/** PostgreSQL-backed tests run when `DATABASE_URL` names a server (CI sets it; `npm test` starts one). */
+export function postgresAvailable(): boolean {
+  return Boolean(process.env.DATABASE_URL);
+}
+
+/** For `test(name, { skip: skipWithoutPostgres() }, fn)`: false, or the reason the test is skipped. */
+export function skipWithoutPostgres(): string | false {
+  return postgresAvailable() ? false : "DATABASE_URL is not set: no PostgreSQL server to test against";
+}
+
+/**
+ * A fresh, migrated, isolated database; `close()` destroys it.
+ * - "postgres": `CREATE DATABASE rye_test_<random>` on the server of `DATABASE_URL`, dropped on close.
+ * - "pglite": in memory, loaded from a migrated template built once per process (saves initdb).
+ * Default: "postgres" when available, else "pglite".
+ */
+export async function openTestDatabase(kind: DatabaseKind = postgresAvailable() ? "postgres" : "pglite"): Promise<Database> {
+  return kind === "postgres" ? openPostgresTestDatabase() : wrapPglite(await createPglite({ loadDataDir: await pgliteTemplate() }), false);
+}
+
+async function openPostgresTestDatabase(): Promise<Database> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) throw new Error('openTestDatabase("postgres") needs DATABASE_URL (see skipWithoutPostgres())');
+  const name = `rye_test_${randomBytes(8).toString("hex")}`;
+  await onServer(serverUrl, `CREATE DATABASE "${name}"`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const drop = () => onServer(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  let db: Database;
+  try {
+    db = await openDatabase({ databaseUrl: url.toString() });
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+  return {
+    ...db,
+    close: async () => {
+      try {
+        await db.close();
+      } finally {
+        await drop();
+      }
+    },
+  };
+}
+
+async function onServer(serverUrl: string, sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+let template: Promise<Blob | File> | undefined;
+
+function pgliteTemplate(): Promise<Blob | File> {
+  template ??= (async () => {
+    const db = await createPglite();
+    try {
+      await migrate(pgliteSession(db));
+      return await db.dumpDataDir("none");
+    } finally {
+      await db.close();
+    }
+  })();
+  return template;
+}
