@@ -27,18 +27,12 @@ export async function openTestDatabase(kind: DatabaseKind = postgresAvailable() 
 }
 
 async function openPostgresTestDatabase(): Promise<Database> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error('openTestDatabase("postgres") needs DATABASE_URL (see skipWithoutPostgres())');
-  const name = `rye_test_${randomBytes(8).toString("hex")}`;
-  await onServer(serverUrl, `CREATE DATABASE "${name}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const drop = () => onServer(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  const scratch = await createScratchPostgresDatabase();
   let db: Database;
   try {
-    db = await openDatabase({ databaseUrl: url.toString() });
+    db = await openDatabase({ databaseUrl: scratch.url });
   } catch (error) {
-    await drop();
+    await scratch.drop();
     throw error;
   }
   return {
@@ -47,10 +41,21 @@ async function openPostgresTestDatabase(): Promise<Database> {
       try {
         await db.close();
       } finally {
-        await drop();
+        await scratch.drop();
       }
     },
   };
+}
+
+/** An empty database `rye_test_<random>` on the server of `DATABASE_URL` (not migrated). */
+export async function createScratchPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) throw new Error("a PostgreSQL test database needs DATABASE_URL (see skipWithoutPostgres())");
+  const name = `rye_test_${randomBytes(8).toString("hex")}`;
+  await onServer(serverUrl, `CREATE DATABASE "${name}"`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
 
 async function onServer(serverUrl: string, sql: string): Promise<void> {

@@ -38,9 +38,8 @@ export async function createEngineContext(options: EngineOptions = {}): Promise<
     verifier,
     userBase: userSpaceBase(env),
     space(name) {
-      const found = spaces.find((s) => s.name === name);
-      // The project space is folded into the user space when both are the same directory.
-      return found ?? spaces.find((s) => s.name === "user")!;
+      // When the project is the user's home, the two are one space (kept under the name "project").
+      return spaces.find((s) => s.name === name) ?? spaces.find((s) => s.name !== "system")!;
     },
   };
 }
