@@ -2,9 +2,8 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { type Database, type DatabaseKind, openDatabase, wrapPglite } from "./client.ts";
-import { migrate } from "./migrate.ts";
 import { createPglite } from "./pglite.ts";
-import { pgliteSession } from "./sql-session.ts";
+import { migratedPgliteTemplate } from "./pglite-template.ts";
 
 /** PostgreSQL-backed tests run when `DATABASE_URL` names a server (CI sets it; `npm test` starts one). */
 export function postgresAvailable(): boolean {
@@ -19,11 +18,12 @@ export function skipWithoutPostgres(): string | false {
 /**
  * A fresh, migrated, isolated database; `close()` destroys it.
  * - "postgres": `CREATE DATABASE rye_test_<random>` on the server of `DATABASE_URL`, dropped on close.
- * - "pglite": in memory, loaded from a migrated template built once per process (saves initdb).
+ * - "pglite": in memory, loaded from a migrated template (see pglite-template.ts) instead of initdb.
  * Default: "postgres" when available, else "pglite".
  */
 export async function openTestDatabase(kind: DatabaseKind = postgresAvailable() ? "postgres" : "pglite"): Promise<Database> {
-  return kind === "postgres" ? openPostgresTestDatabase() : wrapPglite(await createPglite({ loadDataDir: await pgliteTemplate() }), false);
+  if (kind === "postgres") return openPostgresTestDatabase();
+  return wrapPglite(await createPglite({ loadDataDir: await migratedPgliteTemplate() }), false);
 }
 
 async function openPostgresTestDatabase(): Promise<Database> {
@@ -66,19 +66,4 @@ async function onServer(serverUrl: string, sql: string): Promise<void> {
   } finally {
     await admin.end();
   }
-}
-
-let template: Promise<Blob | File> | undefined;
-
-function pgliteTemplate(): Promise<Blob | File> {
-  template ??= (async () => {
-    const db = await createPglite();
-    try {
-      await migrate(pgliteSession(db));
-      return await db.dumpDataDir("none");
-    } finally {
-      await db.close();
-    }
-  })();
-  return template;
 }

@@ -14,7 +14,8 @@ export async function readItemText(path: string): Promise<string> {
     bytes = await readFile(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new RyeError("ITEM_NOT_FOUND", `No such file: ${path}`);
+    if (code === "ENOENT") throw new RyeError("ITEM_NOT_FOUND", `No such file: ${path}`, { hint: "Check the path." });
+    if (code === "EISDIR") throw new RyeError("BAD_REQUEST", `${path} is a directory`, { hint: "Pass a file." });
     throw err;
   }
   if (bytes.length > MAX_ITEM_BYTES) {

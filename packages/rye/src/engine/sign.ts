@@ -1,6 +1,6 @@
 /** `sign`: validate and sign one item, or every item matching a glob, in the project or user space. */
 import type { ItemType, SignatureInfo } from "@rye/core";
-import { assertItemId, parseItem, RyeError, signItem } from "@rye/core";
+import { assertItemId, extensionOf, parseItem, RyeError, signItem } from "@rye/core";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { KeyStore } from "../keys/keystore.ts";
 import type { ItemFile } from "../spaces/spaces.ts";
@@ -37,17 +37,24 @@ export interface SignedBatch {
 
 export const MAX_BATCH_SIGN = 5000;
 
-async function signFile(file: ItemFile, ctx: EngineContext, keyStore: KeyStore): Promise<{ signature: SignatureInfo; warnings: string[]; created: boolean }> {
-  const content = await readItemText(file.path);
-  const parsed = parseItem(content, file.type, { path: file.path });
+/** Validates and signs one file in place (atomic write); refuses an invalid item with its issues. */
+export async function signPath(
+  path: string,
+  type: ItemType,
+  keyStore: KeyStore,
+): Promise<{ signature: SignatureInfo; warnings: string[]; created: boolean; fingerprint: string }> {
+  const content = await readItemText(path);
+  const parsed = parseItem(content, type, { path });
   if (parsed.issues.length > 0) {
-    throw new RyeError("VALIDATION_FAILED", `${file.type} ${file.itemId} is invalid; nothing was signed`, { details: parsed.issues });
+    throw new RyeError("VALIDATION_FAILED", `${path} is not a valid ${type}; nothing was signed`, { details: parsed.issues });
   }
   const { key, created } = await keyStore.loadOrCreate();
-  const signed = await signItem(content, file.type, key, { path: file.extension });
-  await writeFileAtomic(file.path, signed.content);
-  return { signature: signed.signature, warnings: parsed.warnings, created };
+  const signed = await signItem(content, type, key, { path: extensionOf(path) || path });
+  await writeFileAtomic(path, signed.content);
+  return { signature: signed.signature, warnings: parsed.warnings, created, fingerprint: key.publicKey.fingerprint };
 }
+
+const signFile = (file: ItemFile, keyStore: KeyStore) => signPath(file.path, file.type, keyStore);
 
 export async function signItems(ctx: EngineContext, params: SignParams): Promise<SignedOne | SignedBatch> {
   const location = params.source ?? "project";
@@ -60,7 +67,7 @@ export async function signItems(ctx: EngineContext, params: SignParams): Promise
     assertItemId(params.item_id);
     const file = await findItemFile(space, params.item_type, params.item_id);
     if (!file) throw new RyeError("ITEM_NOT_FOUND", `${params.item_type} ${params.item_id} not found in the ${space.name} space`);
-    const { signature, warnings, created } = await signFile(file, ctx, keyStore);
+    const { signature, warnings, created } = await signFile(file, keyStore);
     return {
       status: "signed",
       item_id: file.itemId,
@@ -83,7 +90,7 @@ export async function signItems(ctx: EngineContext, params: SignParams): Promise
   const result: SignedBatch = { status: "completed", signed: [], failed: [], total: files.length, summary: "" };
   for (const file of files) {
     try {
-      await signFile(file, ctx, keyStore);
+      await signFile(file, keyStore);
       result.signed.push(file.itemId);
     } catch (err) {
       const e = err instanceof RyeError ? err : new RyeError("INTERNAL", String(err));

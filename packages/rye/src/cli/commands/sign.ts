@@ -1,9 +1,9 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { extensionOf, parseItem, RyeError, signItem } from "@rye/core";
+import { RyeError } from "@rye/core";
 import { Engine } from "../../engine/engine.ts";
-import { writeFileAtomic } from "../../fs/atomic.ts";
+import { signPath } from "../../engine/sign.ts";
 import { KeyStore } from "../../keys/keystore.ts";
 import type { CliContext } from "../context.ts";
 import { readItemFile, resolveItemType } from "../item-file.ts";
@@ -11,20 +11,12 @@ import { EXIT } from "../output.ts";
 import { parseItemType, parseSpace } from "./common.ts";
 
 async function signFile(ctx: CliContext, file: string, opts: { type?: string; json?: boolean }): Promise<void> {
-  const content = await readItemFile(file);
-  const type = resolveItemType(file, content, opts.type);
-  const parsed = parseItem(content, type, { path: file });
-  if (parsed.issues.length > 0) {
-    throw new RyeError("VALIDATION_FAILED", `${file} is not a valid ${type}; nothing was signed`, { details: parsed.issues });
-  }
-  const { key, created } = await new KeyStore({ env: ctx.env }).loadOrCreate();
-  const signed = await signItem(content, type, key, { path: extensionOf(file) || file });
-  await writeFileAtomic(file, signed.content);
-  const result = { status: "signed", path: file, type, keyCreated: created, signature: signed.signature, warnings: parsed.warnings };
-  if (opts.json) return ctx.json(result);
-  if (created) ctx.io.stderr(`Created your signing key ${key.publicKey.fingerprint} (trusted automatically).`);
-  ctx.io.stdout(`Signed ${file} (${type}) with key ${signed.signature.fingerprint}, hash ${signed.signature.hash.slice(0, 16)}…`);
-  for (const w of parsed.warnings) ctx.io.stderr(`warning: ${w}`);
+  const type = resolveItemType(file, await readItemFile(file), opts.type);
+  const { signature, warnings, created, fingerprint } = await signPath(file, type, new KeyStore({ env: ctx.env }));
+  if (opts.json) return ctx.json({ status: "signed", path: file, type, keyCreated: created, signature, warnings });
+  if (created) ctx.io.stderr(`Created your signing key ${fingerprint} (trusted automatically).`);
+  ctx.io.stdout(`Signed ${file} (${type}) with key ${signature.fingerprint}, hash ${signature.hash.slice(0, 16)}…`);
+  for (const w of warnings) ctx.io.stderr(`warning: ${w}`);
 }
 
 export function registerSign(program: Command, ctx: CliContext): void {
