@@ -53,9 +53,8 @@ test("wildcards: * any run, ? one character, everything else literal", () => {
   assert.ok(matches("rye/core*", "rye/core/fs_write"));
   assert.ok(!matches(".*", "anything"), "regex syntax is literal");
   assert.ok(matches("[a]", "[a]"));
-  const start = performance.now();
+  // Exponential backtracking on this input would never finish; the test timeout catches it.
   assert.ok(!compileWildcard(`${"*a".repeat(30)}*b`)("a".repeat(5000)));
-  assert.ok(performance.now() - start < 500, "no exponential backtracking");
 });
 
 test("bounded edit distance", () => {
