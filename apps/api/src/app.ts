@@ -1,19 +1,25 @@
-/** The registry API's Hono app. Route groups grow under src/routes/ as the registry issues land. */
+/** The registry API's Hono app: `createApp(deps)`; one module per route group under routes/. */
 import { Hono } from "hono";
-import { RyeError, toErrorEnvelope } from "@rye/core";
+import { RyeError } from "@rye/core";
+import type { AppEnv } from "./env.ts";
+import { errorHandler } from "./middleware/errors.ts";
+import { rateLimit } from "./middleware/rate-limit.ts";
+import { requestContext } from "./middleware/request-context.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { itemRoutes } from "./routes/items.ts";
+import { keyRoutes } from "./routes/keys.ts";
+import type { AppDeps } from "./services/deps.ts";
 
-export interface AppDeps {
-  version: string;
-}
+export type { AppDeps } from "./services/deps.ts";
 
-export function createApp(deps: AppDeps): Hono {
-  const app = new Hono();
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy }));
+  app.use("/v1/*", rateLimit(deps.config.rateLimit));
   app.route("/", healthRoutes(deps));
+  app.route("/", keyRoutes(deps));
+  app.route("/", itemRoutes(deps));
   app.notFound((c) => c.json(new RyeError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`).toEnvelope(), 404));
-  app.onError((err, c) => {
-    const status = err instanceof RyeError ? err.status : 500;
-    return c.json(toErrorEnvelope(err), status as 400);
-  });
+  app.onError(errorHandler(deps.logger));
   return app;
 }

@@ -1,14 +1,33 @@
-/** `npm start`: serves the registry API on $PORT (default 3000). */
+/** `npm start`: the registry on $PORT (default 3000) with the embedded database in $RYE_DATA_DIR (default ./.rye-data). */
 import "@rye/core/node";
 import { serve } from "@hono/node-server";
+import { toErrorEnvelope } from "@rye/core";
 import { createApp } from "./app.ts";
+import { loadConfig } from "./config.ts";
+import { jsonLogger } from "./logger.ts";
+import { openRegistry } from "./registry.ts";
+import { seedSystemBundle } from "./seed.ts";
 
-const port = Number(process.env.PORT ?? 3000);
-if (!Number.isInteger(port) || port <= 0 || port > 65535) {
-  console.error(`error[BAD_REQUEST]: PORT must be a TCP port number, got ${JSON.stringify(process.env.PORT)}`);
-  process.exit(2);
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = jsonLogger(config.logLevel);
+  const deps = await openRegistry(config, logger);
+  const seeded = await seedSystemBundle(deps);
+  if (seeded > 0) logger.log("info", "seeded the rye namespace with the system bundle", { items: seeded });
+  const server = serve({ fetch: createApp(deps).fetch, port: config.port, hostname: process.env.HOST ?? "0.0.0.0" }, (info) => {
+    logger.log("info", "rye registry listening", {
+      url: `http://localhost:${info.port}`,
+      database: deps.db.kind,
+      registry_key: deps.keyring.current().publicKey.fingerprint,
+    });
+  });
+  const shutdown = () => server.close(() => void deps.db.close().finally(() => process.exit(0)));
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
 }
-const server = serve({ fetch: createApp({ version: "0.1.0" }).fetch, port, hostname: process.env.HOST ?? "0.0.0.0" }, (info) => {
-  console.log(JSON.stringify({ level: "info", msg: "rye registry listening", url: `http://localhost:${info.port}`, health: `http://localhost:${info.port}/health` }));
+
+main().catch((err) => {
+  const { error } = toErrorEnvelope(err);
+  console.error(`error[${error.code}]: ${error.message}\nhint: ${error.hint}`);
+  process.exit(1);
 });
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.close(() => process.exit(0)));

@@ -1,0 +1,19 @@
+/** Who is calling: resolved from a bearer token by an Authenticator. */
+export const SCOPES = ["items:read", "items:write", "org:admin"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface Principal {
+  userId: string;
+  username: string;
+  isAdmin: boolean;
+  scopes: string[];
+  /** The token's id (rate limiting and audit). */
+  tokenId: string;
+  /** When set, the token may only write to this namespace. */
+  namespace: string | null;
+}
+
+export interface Authenticator {
+  /** The principal for a bearer token, or null when the token is unknown, expired or revoked. */
+  authenticate(token: string): Promise<Principal | null>;
+}

@@ -1,0 +1,58 @@
+/** Registry configuration from the environment, validated once at start. */
+import { z } from "zod";
+import { RyeError } from "@rye/core";
+
+const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const envSchema = z.object({
+  PORT: int(3000).refine((p) => p <= 65535, "PORT must be a TCP port"),
+  RYE_REGISTRY_URL: z.string().url().optional(),
+  RYE_DATA_DIR: z.string().default(".rye-data"),
+  RYE_MAX_ITEM_BYTES: int(1024 * 1024),
+  RYE_MAX_BUNDLE_BYTES: int(50 * 1024 * 1024),
+  RYE_RATE_LIMIT_READS: int(1200),
+  RYE_RATE_LIMIT_WRITES: int(120),
+  RYE_RATE_LIMIT_WINDOW_SECONDS: int(60),
+  RYE_TRUST_PROXY: z.enum(["true", "false", "1", "0"]).default("false"),
+  RYE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export interface RegistryConfig {
+  port: number;
+  /** Public base URL: the `aud` of tokens, the `registry` of attestations. */
+  publicUrl: string;
+  dataDir: string;
+  limits: {
+    maxItemBytes: number;
+    maxBundleBytes: number;
+    /** Request bodies: JSON-escaped content can be up to ~6× larger than the item (\u escapes). */
+    maxJsonBodyBytes: number;
+    maxBundleBodyBytes: number;
+  };
+  rateLimit: { windowSeconds: number; reads: number; writes: number };
+  trustProxy: boolean;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new RyeError("BAD_REQUEST", `Invalid registry configuration: ${issues.join("; ")}`, { details: issues });
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    publicUrl: (e.RYE_REGISTRY_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
+    dataDir: e.RYE_DATA_DIR,
+    limits: {
+      maxItemBytes: e.RYE_MAX_ITEM_BYTES,
+      maxBundleBytes: e.RYE_MAX_BUNDLE_BYTES,
+      maxJsonBodyBytes: e.RYE_MAX_ITEM_BYTES * 6 + 64 * 1024,
+      maxBundleBodyBytes: e.RYE_MAX_BUNDLE_BYTES * 2 + 1024 * 1024,
+    },
+    rateLimit: { windowSeconds: e.RYE_RATE_LIMIT_WINDOW_SECONDS, reads: e.RYE_RATE_LIMIT_READS, writes: e.RYE_RATE_LIMIT_WRITES },
+    trustProxy: e.RYE_TRUST_PROXY === "true" || e.RYE_TRUST_PROXY === "1",
+    logLevel: e.RYE_LOG_LEVEL,
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * The registry's signing key. Sources, in order: `$RYE_REGISTRY_PRIVATE_KEY` (PKCS#8 PEM, for a KMS or
+ * secret manager), else `private_key.pem` in the key directory (`$RYE_REGISTRY_KEY_DIR`, default
+ * `<data dir>/keys`), generated with mode 0600 on first start. Every key the registry ever used is a
+ * `registry_keys` row, published by GET /v1/keys with its rotation statement and revocation.
+ */
+import { chmod, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { KeyPair } from "@rye/core";
+import { generateKeyPair, keyPairFromPrivatePem, RyeError, signDocument } from "@rye/core";
+import type { KeyRotation } from "@rye/core";
+import type { Database } from "@rye/db";
+
+export interface KeyringOptions {
+  db: Database;
+  keyDir: string;
+  registryUrl: string;
+  /** PKCS#8 PEM from the environment; when set no key file is read or written. */
+  envPrivateKey?: string | undefined;
+}
+
+const PRIVATE_KEY_FILE = "private_key.pem";
+
+export class RegistryKeyring {
+  private constructor(
+    private active: KeyPair,
+    private readonly path: string | null,
+    private mtimeMs: number,
+  ) {}
+
+  static async load(options: KeyringOptions): Promise<RegistryKeyring> {
+    let keyring: RegistryKeyring;
+    if (options.envPrivateKey) {
+      keyring = new RegistryKeyring(await keyPairFromPrivatePem(options.envPrivateKey), null, 0);
+    } else {
+      const path = join(options.keyDir, PRIVATE_KEY_FILE);
+      await ensureKeyFile(options.keyDir);
+      keyring = new RegistryKeyring(await keyPairFromPrivatePem(await readFile(path, "utf8")), path, (await stat(path)).mtimeMs);
+    }
+    await registerKey(options.db, keyring.active);
+    return keyring;
+  }
+
+  /** The active signing key; picks up a rotation done by `npm run registry -- keys rotate` on disk. */
+  async signer(): Promise<KeyPair> {
+    if (this.path) {
+      const info = await stat(this.path).catch(() => null);
+      if (info && info.mtimeMs !== this.mtimeMs) {
+        this.active = await keyPairFromPrivatePem(await readFile(this.path, "utf8"));
+        this.mtimeMs = info.mtimeMs;
+      }
+    }
+    return this.active;
+  }
+
+  current(): KeyPair {
+    return this.active;
+  }
+}
+
+async function ensureKeyFile(keyDir: string): Promise<void> {
+  await mkdir(keyDir, { recursive: true, mode: 0o700 });
+  const path = join(keyDir, PRIVATE_KEY_FILE);
+  try {
+    await stat(path);
+  } catch {
+    const key = await generateKeyPair();
+    await writeFile(path, key.privateKeyPem, { mode: 0o600, flag: "wx" }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== "EEXIST") throw err; // another process created it first
+    });
+    await writeFile(join(keyDir, "public_key.pem"), key.publicKey.pem, { mode: 0o644 });
+  }
+  await chmod(path, 0o600);
+}
+
+async function registerKey(db: Database, key: KeyPair): Promise<void> {
+  await db.prisma.registryKey.upsert({
+    where: { fingerprint: key.publicKey.fingerprint },
+    create: { fingerprint: key.publicKey.fingerprint, publicKeyPem: key.publicKey.pem },
+    update: {},
+  });
+}
+
+/**
+ * Rotates the file-based key: a new key, a rotation statement signed by the old one, the old key's
+ * validity closed. The old private key is kept as `retired/<fingerprint>.pem`.
+ */
+export async function rotateRegistryKey(options: Omit<KeyringOptions, "envPrivateKey">): Promise<{ previous: string; next: string; statement: KeyRotation }> {
+  const path = join(options.keyDir, PRIVATE_KEY_FILE);
+  let previous: KeyPair;
+  try {
+    previous = await keyPairFromPrivatePem(await readFile(path, "utf8"));
+  } catch {
+    throw new RyeError("KEY_NOT_FOUND", `No registry key at ${path}`, { hint: "Start the registry once to create its key, or set RYE_REGISTRY_KEY_DIR." });
+  }
+  const next = await generateKeyPair();
+  const now = new Date();
+  const statement: KeyRotation = {
+    _type: "https://rye.dev/key-rotation/v1",
+    registry: options.registryUrl,
+    previous_fingerprint: previous.publicKey.fingerprint,
+    next_fingerprint: next.publicKey.fingerprint,
+    next_public_key: next.publicKey.pem,
+    issued_at: now.toISOString(),
+  };
+  const signed = await signDocument(statement, previous);
+  await options.db.prisma.$transaction([
+    options.db.prisma.registryKey.upsert({
+      where: { fingerprint: previous.publicKey.fingerprint },
+      create: { fingerprint: previous.publicKey.fingerprint, publicKeyPem: previous.publicKey.pem, validUntil: now },
+      update: { validUntil: now },
+    }),
+    options.db.prisma.registryKey.create({
+      data: {
+        fingerprint: next.publicKey.fingerprint,
+        publicKeyPem: next.publicKey.pem,
+        validFrom: now,
+        previousFingerprint: previous.publicKey.fingerprint,
+        rotationStatement: statement,
+        rotationSignature: signed.signature,
+      },
+    }),
+  ]);
+  await mkdir(join(options.keyDir, "retired"), { recursive: true, mode: 0o700 });
+  await writeFile(join(options.keyDir, "retired", `${previous.publicKey.fingerprint}.pem`), previous.privateKeyPem, { mode: 0o600 });
+  const temp = `${path}.${process.pid}.tmp`;
+  await writeFile(temp, next.privateKeyPem, { mode: 0o600 });
+  await rename(temp, path);
+  await writeFile(join(options.keyDir, "public_key.pem"), next.publicKey.pem, { mode: 0o644 });
+  return { previous: previous.publicKey.fingerprint, next: next.publicKey.fingerprint, statement };
+}
+
+export async function revokeRegistryKey(db: Database, fingerprint: string, reason: string): Promise<void> {
+  const updated = await db.prisma.registryKey.updateMany({ where: { fingerprint, revokedAt: null }, data: { revokedAt: new Date(), revocationReason: reason } });
+  if (updated.count === 0) throw new RyeError("KEY_NOT_FOUND", `No unrevoked registry key ${fingerprint}`);
+}

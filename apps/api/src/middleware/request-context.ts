@@ -1,0 +1,53 @@
+import { randomUUID } from "node:crypto";
+import type { MiddlewareHandler } from "hono";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { RyeError } from "@rye/core";
+import type { Authenticator } from "../auth/principal.ts";
+import type { AppEnv } from "../env.ts";
+import type { Logger } from "../logger.ts";
+
+function clientIp(c: Parameters<MiddlewareHandler<AppEnv>>[0], trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "local"; // in-process requests (tests) have no socket
+  }
+}
+
+/** Request id, client IP, bearer authentication and one structured log line per request. */
+export function requestContext(options: { authenticator: Authenticator; logger: Logger; trustProxy: boolean }): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    const requestId = randomUUID();
+    c.set("requestId", requestId);
+    c.set("clientIp", clientIp(c, options.trustProxy));
+    c.set("principal", null);
+    c.header("X-Request-Id", requestId);
+    const header = c.req.header("authorization");
+    if (header !== undefined) {
+      const m = /^Bearer\s+(\S+)$/i.exec(header);
+      const principal = m ? await options.authenticator.authenticate(m[1]!) : null;
+      if (!principal) {
+        throw new RyeError("UNAUTHORIZED", "The bearer token is invalid, expired or revoked", { hint: "Sign in again with `rye login` or create a new token." });
+      }
+      c.set("principal", principal);
+    }
+    try {
+      await next();
+    } finally {
+      const principal = c.get("principal");
+      options.logger.log("info", "request", {
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        user: principal?.username,
+      });
+    }
+  };
+}

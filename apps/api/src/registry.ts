@@ -1,0 +1,22 @@
+/** Opens everything a registry process needs (database, keys, auth) — shared by the server, the operator CLI and tests. */
+import { join, resolve } from "node:path";
+import type { Database, OpenDatabaseOptions } from "@rye/db";
+import { openDatabase } from "@rye/db";
+import { ApiTokenAuthenticator } from "./auth/api-tokens.ts";
+import type { RegistryConfig } from "./config.ts";
+import { RegistryKeyring } from "./keys/keyring.ts";
+import type { Logger } from "./logger.ts";
+import type { AppDeps } from "./services/deps.ts";
+
+export const REGISTRY_VERSION = "0.1.0";
+
+export function keyDirOf(config: RegistryConfig, env: NodeJS.ProcessEnv): string {
+  return resolve(env.RYE_REGISTRY_KEY_DIR ?? join(config.dataDir, "keys"));
+}
+
+export async function openRegistry(config: RegistryConfig, logger: Logger, options: { env?: NodeJS.ProcessEnv; db?: Database; database?: OpenDatabaseOptions } = {}): Promise<AppDeps> {
+  const env = options.env ?? process.env;
+  const db = options.db ?? (await openDatabase({ ...(env.DATABASE_URL ? {} : { dataDir: config.dataDir }), ...options.database, log: (m) => logger.log("info", m) }));
+  const keyring = await RegistryKeyring.load({ db, keyDir: keyDirOf(config, env), registryUrl: config.publicUrl, envPrivateKey: env.RYE_REGISTRY_PRIVATE_KEY });
+  return { db, config, keyring, authenticator: new ApiTokenAuthenticator(db), logger, version: REGISTRY_VERSION };
+}

@@ -1,0 +1,126 @@
+/** Push and pull of items (wire-compatible with the original v1 API). */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { z } from "zod";
+import { ITEM_TYPES, RyeError } from "@rye/core";
+import type { AppEnv } from "../env.ts";
+import { requirePrincipal } from "../middleware/auth.ts";
+import type { AppDeps } from "../services/deps.ts";
+import { findReadableItem } from "../services/items.ts";
+import { publishItem } from "../services/publish.ts";
+import { latestOf } from "../services/versions.ts";
+
+export const pushRequestSchema = z.object({
+  item_type: z.enum(ITEM_TYPES),
+  item_id: z.string().min(5).max(256),
+  content: z.string().min(1),
+  version: z.string().min(5).max(256),
+  changelog: z.string().max(10_000).optional(),
+  file_extension: z.string().max(8).optional(),
+  metadata: z
+    .object({
+      visibility: z.enum(["public", "unlisted", "private"]).optional(),
+      description: z.string().max(2000).optional(),
+      tool_type: z.string().optional(),
+      title: z.string().optional(),
+      entry_type: z.string().optional(),
+      category: z.string().optional(),
+      file_extension: z.string().max(8).optional(),
+    })
+    .passthrough()
+    .optional(),
+});
+
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body);
+  if (!result.success) {
+    throw new RyeError("BAD_REQUEST", "The request body does not match the schema", {
+      details: result.error.issues.map((i) => ({ field: i.path.join("."), message: i.message })),
+      hint: "See GET /v1/openapi.json for the request shapes.",
+    });
+  }
+  return result.data;
+}
+
+export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
+  const limit = bodyLimit({
+    maxSize: deps.config.limits.maxJsonBodyBytes,
+    onError: () => {
+      throw new RyeError("PAYLOAD_TOO_LARGE", `Request bodies may be at most ${deps.config.limits.maxJsonBodyBytes} bytes`);
+    },
+  });
+  return new Hono<AppEnv>()
+    .post("/v1/push", limit, async (c) => {
+      const principal = requirePrincipal(c, "items:write");
+      const body = parseBody(pushRequestSchema, await c.req.json());
+      const result = await publishItem(
+        {
+          item_type: body.item_type,
+          item_id: body.item_id,
+          content: body.content,
+          version: body.version,
+          changelog: body.changelog,
+          file_extension: body.file_extension ?? body.metadata?.file_extension,
+          metadata: { visibility: body.metadata?.visibility, description: body.metadata?.description },
+        },
+        {
+          db: deps.db,
+          principal,
+          registryKey: await deps.keyring.signer(),
+          registryUrl: deps.config.publicUrl,
+          maxItemBytes: deps.config.limits.maxItemBytes,
+          ip: c.get("clientIp"),
+          requestId: c.get("requestId"),
+        },
+      );
+      return c.json(result, 201);
+    })
+    .get("/v1/pull/:item_type/:item_id{.+}", async (c) => {
+      const { type, ref, item } = await findReadableItem(deps.db, c.get("principal"), c.req.param("item_type"), c.req.param("item_id"));
+      const requested = c.req.query("version");
+      const versions = await deps.db.prisma.itemVersion.findMany({ where: { itemId: item.id }, select: { version: true, yanked: true } });
+      const version = requested ?? latestOf(versions);
+      if (!version) throw new RyeError("ITEM_NOT_FOUND", `${type} ${ref.id} has no installable version (all are yanked)`, { hint: "Pull an explicit version with ?version=." });
+      const row = await deps.db.prisma.itemVersion.findUnique({ where: { itemId_version: { itemId: item.id, version } }, include: { publisher: { select: { username: true } } } });
+      if (!row) throw new RyeError("ITEM_NOT_FOUND", `${type} ${ref.id}@${version} not found`, { details: { versions: versions.map((v) => v.version) } });
+
+      const etag = `"${row.contentHash}"`;
+      c.header("ETag", etag);
+      c.header("Vary", "Authorization");
+      c.header(
+        "Cache-Control",
+        item.visibility !== "public" ? "private, no-cache" : requested ? "public, max-age=31536000, immutable" : "public, max-age=60, must-revalidate",
+      );
+      if (c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(etag)) return c.body(null, 304);
+      void deps.db.prisma.item.update({ where: { id: item.id }, data: { downloadCount: { increment: 1 } } }).catch(() => undefined);
+      const attestation = row.attestation as Record<string, unknown>;
+      return c.json({
+        item_type: type,
+        item_id: `${item.namespace.name}/${item.category ? `${item.category}/` : ""}${item.name}`,
+        namespace: item.namespace.name,
+        category: item.category,
+        name: item.name,
+        version: row.version,
+        content: row.content,
+        file_extension: item.fileExtension ?? ".md",
+        author: row.publisher.username,
+        signature: signatureInfo(row.content),
+        content_hash: row.contentHash,
+        file_sha256: row.fileSha256,
+        author_key: row.authorFingerprint ? { fingerprint: row.authorFingerprint, signature: row.authorSignature, verified: row.authorVerified } : null,
+        attestation: { payload: attestation, signature: row.attestationSignature, key_fingerprint: signatureInfo(row.content).fingerprint },
+        log_index: row.logIndex === null ? null : Number(row.logIndex),
+        yanked: row.yanked,
+        yanked_reason: row.yankedReason,
+        deprecated: item.deprecated,
+        deprecation_message: item.deprecationMessage,
+        visibility: item.visibility,
+        created_at: row.createdAt.toISOString(),
+      });
+    });
+}
+
+function signatureInfo(content: string): { timestamp: string; hash: string; registry_username: string | null; fingerprint: string } {
+  const line = /rye:signed:([^:]+Z):([0-9a-f]{64}):[A-Za-z0-9_=-]+:([0-9a-f]{16})(?:\|rye-registry@([A-Za-z0-9_-]+))?/.exec(content);
+  return { timestamp: line?.[1] ?? "", hash: line?.[2] ?? "", fingerprint: line?.[3] ?? "", registry_username: line?.[4] ?? null };
+}

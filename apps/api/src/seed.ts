@@ -1,0 +1,45 @@
+/**
+ * First start: publish rye's system bundle under the `rye` namespace so a newcomer can search and pull
+ * at once. The release key is registered as the `rye` account's key, so author signatures verify.
+ */
+import { readFile } from "node:fs/promises";
+import { ITEM_TYPES, type ItemType, parseItem } from "@rye/core";
+import { listItemFiles, repoSystemAiDir } from "rye/spaces";
+import { releasePublicKey } from "rye/release-key";
+import type { Principal } from "./auth/principal.ts";
+import type { AppDeps } from "./services/deps.ts";
+import { publishItem } from "./services/publish.ts";
+
+export const SYSTEM_NAMESPACE = "rye";
+
+export async function seedSystemBundle(deps: AppDeps, systemAiDir: string = repoSystemAiDir()): Promise<number> {
+  const prisma = deps.db.prisma;
+  if (await prisma.item.count({ where: { namespace: { name: SYSTEM_NAMESPACE } } })) return 0;
+  const user = await prisma.user.upsert({
+    where: { username: SYSTEM_NAMESPACE },
+    create: { username: SYSTEM_NAMESPACE, displayName: "rye standard library" },
+    update: {},
+  });
+  await prisma.namespace.upsert({ where: { name: SYSTEM_NAMESPACE }, create: { name: SYSTEM_NAMESPACE, userId: user.id }, update: {} });
+  const release = releasePublicKey();
+  await prisma.userKey.upsert({
+    where: { fingerprint: release.fingerprint },
+    create: { userId: user.id, fingerprint: release.fingerprint, publicKeyPem: release.pem, label: "rye release key" },
+    update: {},
+  });
+  const principal: Principal = { userId: user.id, username: user.username, isAdmin: false, scopes: ["items:write"], tokenId: "seed", namespace: SYSTEM_NAMESPACE };
+  const registryKey = await deps.keyring.signer();
+  let count = 0;
+  for (const type of ITEM_TYPES as readonly ItemType[]) {
+    for (const file of await listItemFiles({ name: "system", root: systemAiDir }, type)) {
+      const content = await readFile(file.path, "utf8");
+      const version = parseItem(content, type, { path: file.path }).summary.version ?? "1.0.0";
+      await publishItem(
+        { item_type: type, item_id: `${SYSTEM_NAMESPACE}/${file.itemId}`, content, version, file_extension: file.extension },
+        { db: deps.db, principal, registryKey, registryUrl: deps.config.publicUrl, maxItemBytes: deps.config.limits.maxItemBytes, ip: null, requestId: "seed" },
+      );
+      count++;
+    }
+  }
+  return count;
+}

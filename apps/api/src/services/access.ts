@@ -1,0 +1,60 @@
+/** Namespace roles and item visibility: who may read, publish and manage what. */
+import type { Database } from "@rye/db";
+import { RyeError } from "@rye/core";
+import type { Principal } from "../auth/principal.ts";
+
+export type NamespaceRole = "owner" | "admin" | "member";
+
+export interface NamespaceAccess {
+  namespace: { id: string; name: string; userId: string | null; orgId: string | null };
+  /** The caller's role in it: the user namespace's owner is "owner"; org roles come from memberships. */
+  role: NamespaceRole | null;
+}
+
+export async function namespaceAccess(db: Database, principal: Principal | null, name: string): Promise<NamespaceAccess | null> {
+  const namespace = await db.prisma.namespace.findUnique({ where: { name: name.toLowerCase() } });
+  if (!namespace) return null;
+  let role: NamespaceRole | null = null;
+  if (principal) {
+    if (namespace.userId === principal.userId) role = "owner";
+    else if (namespace.orgId) {
+      const membership = await db.prisma.membership.findUnique({ where: { orgId_userId: { orgId: namespace.orgId, userId: principal.userId } } });
+      role = membership?.role ?? null;
+    }
+  }
+  return { namespace, role };
+}
+
+/** Publishing needs any role in the namespace (and a token not restricted to another namespace). */
+export async function requirePublishAccess(db: Database, principal: Principal, name: string): Promise<NamespaceAccess> {
+  const access = await namespaceAccess(db, principal, name);
+  if (!access) throw new RyeError("NOT_FOUND", `Namespace ${name} does not exist`, { hint: "Publish under your username or an organization you belong to." });
+  if (principal.namespace && principal.namespace !== access.namespace.name) {
+    throw new RyeError("FORBIDDEN", `This token may only publish to ${principal.namespace}`);
+  }
+  if (!access.role) throw new RyeError("FORBIDDEN", `You cannot publish to the ${access.namespace.name} namespace`, { hint: "Ask an owner of the organization to add you." });
+  return access;
+}
+
+/** Visibility, yanking, deprecation, deletion and transfer need owner or admin (or a registry admin). */
+export async function requireManageAccess(db: Database, principal: Principal, name: string): Promise<NamespaceAccess> {
+  const access = await requirePublishAccess(db, principal, name).catch(async (err) => {
+    if (principal.isAdmin) {
+      const found = await namespaceAccess(db, principal, name);
+      if (found) return found;
+    }
+    throw err;
+  });
+  if (access.role === "member" && !principal.isAdmin) {
+    throw new RyeError("FORBIDDEN", `Managing items of ${access.namespace.name} needs the owner or admin role`);
+  }
+  return access;
+}
+
+/** Private items are visible to namespace members and registry admins only; others get a 404, not a 403. */
+export async function canRead(db: Database, principal: Principal | null, item: { visibility: string; namespaceId: string }, namespaceName: string): Promise<boolean> {
+  if (item.visibility !== "private") return true;
+  if (!principal) return false;
+  if (principal.isAdmin) return true;
+  return (await namespaceAccess(db, principal, namespaceName))?.role != null;
+}

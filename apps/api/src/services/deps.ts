@@ -1,0 +1,15 @@
+import type { Database } from "@rye/db";
+import type { Authenticator } from "../auth/principal.ts";
+import type { RegistryConfig } from "../config.ts";
+import type { RegistryKeyring } from "../keys/keyring.ts";
+import type { Logger } from "../logger.ts";
+
+/** Everything the routes need; `createApp(deps)` wires them. */
+export interface AppDeps {
+  db: Database;
+  config: RegistryConfig;
+  keyring: RegistryKeyring;
+  authenticator: Authenticator;
+  logger: Logger;
+  version: string;
+}

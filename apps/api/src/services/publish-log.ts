@@ -1,0 +1,24 @@
+/**
+ * The append-only publish log: a hash chain of entries, appended inside the publishing transaction
+ * under a transaction-scoped advisory lock, so indexes are gapless and ordered across processes.
+ */
+import type { Prisma } from "@rye/db";
+import { LOG_GENESIS_HASH, logEntryHash } from "@rye/core";
+
+const LOG_LOCK_ID = 7_390_221; // arbitrary constant shared by every registry process
+
+export interface AppendedEntry {
+  index: number;
+  entryHash: string;
+  prevHash: string;
+}
+
+export async function appendLogEntry(tx: Prisma.TransactionClient, kind: string, payload: Record<string, unknown>): Promise<AppendedEntry> {
+  await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${LOG_LOCK_ID})`);
+  const head = await tx.publishLogEntry.findFirst({ orderBy: { index: "desc" }, select: { index: true, entryHash: true } });
+  const index = head ? Number(head.index) + 1 : 0;
+  const prevHash = head?.entryHash ?? LOG_GENESIS_HASH;
+  const entryHash = logEntryHash({ index, kind, payload, prev_hash: prevHash });
+  await tx.publishLogEntry.create({ data: { index: BigInt(index), kind, payload: payload as Prisma.InputJsonValue, prevHash, entryHash } });
+  return { index, entryHash, prevHash };
+}

@@ -1,0 +1,200 @@
+/**
+ * POST /v1/push: validate with @rye/core, check the author's inline signature against their registered
+ * keys, re-sign with the registry key (`|rye-registry@<publisher>`), attest, log, store — atomically.
+ */
+import type { ItemType, KeyPair, PublishAttestation } from "@rye/core";
+import {
+  computeContentHash,
+  extractSignature,
+  keyResolverFrom,
+  normalizeNewlines,
+  parseItem,
+  parseRegistryItemId,
+  publicKeyFromPem,
+  RyeError,
+  sha256Hex,
+  signDocument,
+  signItem,
+  stripSignature,
+  utf8Encode,
+  verifyItem,
+} from "@rye/core";
+import type { Database, Prisma } from "@rye/db";
+import type { Principal } from "../auth/principal.ts";
+import { requirePublishAccess } from "./access.ts";
+import { recordAudit } from "./audit.ts";
+import { appendLogEntry } from "./publish-log.ts";
+import { refreshSearchDocument } from "./search-document.ts";
+import { latestOf, semverColumns } from "./versions.ts";
+
+export interface PushInput {
+  item_type: ItemType;
+  item_id: string;
+  content: string;
+  version: string;
+  changelog?: string | undefined;
+  /** Tools: the file extension (".py", ".yaml", ".mjs", …) that decides the format. Default ".py". */
+  file_extension?: string | undefined;
+  metadata?: { visibility?: "public" | "unlisted" | "private" | undefined; description?: string | undefined } | undefined;
+}
+
+export interface PushContext {
+  db: Database;
+  principal: Principal;
+  registryKey: KeyPair;
+  registryUrl: string;
+  maxItemBytes: number;
+  ip: string | null;
+  requestId: string;
+}
+
+const TOOL_EXTENSION_RE = /^\.(py|ya?ml|m?js|cjs|m?ts|sh)$/;
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: string }).code === "P2002";
+}
+
+async function authorSignature(db: Database, principal: Principal, content: string, type: ItemType) {
+  const extracted = extractSignature(content, type);
+  if (extracted.status !== "signed") return null;
+  const sig = extracted.signature;
+  const registered = await db.prisma.userKey.findFirst({ where: { fingerprint: sig.fingerprint, userId: principal.userId, revokedAt: null } });
+  if (!registered) {
+    throw new RyeError("UNTRUSTED_KEY", `The item is signed with key ${sig.fingerprint}, which is not registered to ${principal.username}`, {
+      hint: "Register your public key with the registry (rye push does this for you), or push the item unsigned.",
+    });
+  }
+  const result = await verifyItem(content, type, keyResolverFrom([publicKeyFromPem(registered.publicKeyPem)]));
+  if (!result.ok) throw new RyeError(result.code === "OK" ? "BAD_SIGNATURE" : result.code, `The author signature does not verify: ${result.message}`);
+  return { fingerprint: sig.fingerprint, signature: sig.signature, verified: true };
+}
+
+export async function publishItem(input: PushInput, ctx: PushContext) {
+  const ref = parseRegistryItemId(input.item_id);
+  const bytes = utf8Encode(input.content).length;
+  if (bytes > ctx.maxItemBytes) {
+    throw new RyeError("PAYLOAD_TOO_LARGE", `The item is ${bytes} bytes; the registry accepts at most ${ctx.maxItemBytes}`);
+  }
+  const access = await requirePublishAccess(ctx.db, ctx.principal, ref.namespace);
+  const content = normalizeNewlines(input.content);
+  const extension = input.item_type === "tool" ? (input.file_extension ?? ".py").toLowerCase() : ".md";
+  if (input.item_type === "tool" && !TOOL_EXTENSION_RE.test(extension)) {
+    throw new RyeError("BAD_REQUEST", `Unsupported tool file extension ${JSON.stringify(extension)}`, { hint: "Use .py, .yaml, .yml, .js, .mjs, .cjs, .ts, .mts or .sh." });
+  }
+  const parsed = parseItem(stripSignature(content, input.item_type), input.item_type, {
+    path: `${ref.name}${extension}`,
+    location: { stem: ref.name, category: ref.category },
+  });
+  if (parsed.issues.length > 0) {
+    throw new RyeError("VALIDATION_FAILED", `${input.item_type} ${ref.id} is not valid`, { details: parsed.issues });
+  }
+  if (parsed.summary.version !== input.version) {
+    throw new RyeError("VERSION_MISMATCH", `The pushed version ${input.version} differs from the item's own version ${parsed.summary.version}`);
+  }
+  const author = await authorSignature(ctx.db, ctx.principal, content, input.item_type);
+  const signed = await signItem(content, input.item_type, ctx.registryKey, {
+    path: extension,
+    provenance: { provider: "rye-registry", username: ctx.principal.username },
+  });
+  const fileSha256 = sha256Hex(signed.content);
+  const contentHash = computeContentHash(signed.content, input.item_type);
+  const description = (input.metadata?.description ?? parsed.summary.description ?? "").slice(0, 2000);
+  const toolType = input.item_type === "tool" ? (parsed.summary.toolType ?? null) : null;
+
+  try {
+    return await ctx.db.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`
+        INSERT INTO items (id, type, namespace_id, category, name, description, visibility, tool_type, file_extension, updated_at)
+        VALUES (gen_random_uuid(), ${input.item_type}::item_type, ${access.namespace.id}::uuid, ${ref.category}, ${ref.name}, ${description},
+                ${input.metadata?.visibility ?? "public"}::visibility, ${toolType}, ${input.item_type === "tool" ? extension : null}, now())
+        ON CONFLICT (type, namespace_id, category, name) DO NOTHING`;
+      const item = await tx.item.findUniqueOrThrow({
+        where: { type_namespaceId_category_name: { type: input.item_type, namespaceId: access.namespace.id, category: ref.category, name: ref.name } },
+        include: { versions: { select: { version: true, yanked: true } } },
+      });
+      if (item.versions.some((v) => v.version === input.version)) throw versionExists(ref.id, input.version);
+      const publishedAt = new Date();
+      const entry = await appendLogEntry(tx, "publish", {
+        kind: "item",
+        item_type: input.item_type,
+        id: ref.id,
+        version: input.version,
+        file_sha256: fileSha256,
+        content_hash: contentHash,
+        publisher: ctx.principal.username,
+      });
+      const attestation: PublishAttestation = {
+        _type: "https://rye.dev/attestation/publish/v1",
+        registry: ctx.registryUrl,
+        subject: { kind: "item", item_type: input.item_type, id: ref.id, version: input.version },
+        file_sha256: fileSha256,
+        content_hash: contentHash,
+        author,
+        publisher: ctx.principal.username,
+        published_at: publishedAt.toISOString(),
+        log_index: entry.index,
+      };
+      const signedAttestation = await signDocument(attestation, ctx.registryKey);
+      await tx.itemVersion.create({
+        data: {
+          itemId: item.id,
+          version: input.version,
+          ...semverColumns(input.version),
+          content: signed.content,
+          contentHash,
+          fileSha256,
+          sizeBytes: utf8Encode(signed.content).length,
+          authorFingerprint: author?.fingerprint ?? null,
+          authorSignature: author?.signature ?? null,
+          authorVerified: author?.verified ?? false,
+          publisherId: ctx.principal.userId,
+          attestation: attestation as unknown as Prisma.InputJsonValue,
+          attestationSignature: signedAttestation.signature,
+          logIndex: BigInt(entry.index),
+          createdAt: publishedAt,
+        },
+      });
+      const latest = latestOf([...item.versions, { version: input.version, yanked: false }]);
+      await tx.item.update({
+        where: { id: item.id },
+        data: { latestVersion: latest, ...(latest === input.version ? { description, toolType, fileExtension: input.item_type === "tool" ? extension : null } : {}) },
+      });
+      if (latest === input.version) await refreshSearchDocument(tx, item.id, signed.content);
+      await recordAudit(tx, {
+        actorId: ctx.principal.userId,
+        action: "item.publish",
+        targetType: "item",
+        targetId: `${input.item_type}/${ref.id}@${input.version}`,
+        details: { log_index: entry.index, author_fingerprint: author?.fingerprint ?? null },
+        ip: ctx.ip,
+        requestId: ctx.requestId,
+      });
+      return {
+        status: "published" as const,
+        item_type: input.item_type,
+        item_id: ref.id,
+        namespace: ref.namespace,
+        category: ref.category,
+        name: ref.name,
+        version: input.version,
+        signature: {
+          timestamp: signed.signature.timestamp,
+          hash: signed.signature.hash,
+          registry_username: ctx.principal.username,
+          fingerprint: signed.signature.fingerprint,
+        },
+        signed_content: signed.content,
+        file_sha256: fileSha256,
+        attestation: signedAttestation,
+        log_index: entry.index,
+      };
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw versionExists(ref.id, input.version);
+    throw err;
+  }
+}
+
+function versionExists(id: string, version: string): RyeError {
+  return new RyeError("VERSION_EXISTS", `${id}@${version} already exists; versions are immutable`, { details: { item_id: id, version } });
+}
