@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import pg from "pg";
 import { type Database, openDatabase } from "./client.ts";
+import { DataDirInUseError } from "./data-dir-lock.ts";
 import { Prisma } from "./generated/prisma/client.ts";
 import { openTestDatabase, skipWithoutPostgres } from "./testing.ts";
 
@@ -161,7 +163,7 @@ describe("database client", () => {
     }
   });
 
-  test("a PGlite data directory is created, migrated once and reopened", async (t) => {
+  test("a PGlite data directory is created, migrated once, locked while open and reopened", async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), "rye-data-"));
     try {
       let started = performance.now();
@@ -169,7 +171,11 @@ describe("database client", () => {
       t.diagnostic(`fresh PGlite open + migrate: ${Math.round(performance.now() - started)} ms`);
       assert.equal(first.kind, "pglite");
       await first.prisma.organization.create({ data: { name: "acme" } });
+      // PGlite is single-process: a second opener gets a clear error instead of losing writes.
+      await assert.rejects(openDatabase({ dataDir }), DataDirInUseError);
       await first.close();
+      // A lock left behind by a process that died is taken over.
+      writeFileSync(join(dataDir, "pglite.lock"), String(spawnSync(process.execPath, ["-e", ""]).pid));
 
       const logged: string[] = [];
       started = performance.now();

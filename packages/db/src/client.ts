@@ -4,6 +4,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { lockDataDir } from "./data-dir-lock.ts";
 import { PrismaClient } from "./generated/prisma/client.ts";
 import { migrate } from "./migrate.ts";
 import { createPglite } from "./pglite.ts";
@@ -53,6 +54,9 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
 
 async function openPostgres(databaseUrl: string, migrateOnOpen: boolean, log?: (m: string) => void): Promise<Database> {
   const pool = new pg.Pool({ connectionString: databaseUrl });
+  // An idle connection that breaks (server restart) is dropped by the pool; without a listener the
+  // 'error' event would crash the process.
+  pool.on("error", (error) => (log ?? console.error)(`database connection lost: ${error.message}`));
   try {
     if (migrateOnOpen) await withPgSession(pool, (session) => migrate(session, { log }));
   } catch (error) {
@@ -77,13 +81,25 @@ async function openPostgres(databaseUrl: string, migrateOnOpen: boolean, log?: (
 }
 
 /** Opens (or creates) PGlite in `dir`; `undefined` means in memory. */
-export async function openPglite(dir: string | undefined, migrateOnOpen = true, log?: (m: string) => void) {
-  if (dir) mkdirSync(dir, { recursive: true });
-  return wrapPglite(await createPglite(dir ? { dataDir: dir } : {}), migrateOnOpen, log);
+async function openPglite(dir: string | undefined, migrateOnOpen: boolean, log?: (m: string) => void) {
+  if (!dir) return wrapPglite(await createPglite(), migrateOnOpen, log);
+  mkdirSync(dir, { recursive: true });
+  const unlock = lockDataDir(`${dir}.lock`, dir);
+  try {
+    return await wrapPglite(await createPglite({ dataDir: dir }), migrateOnOpen, log, unlock);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
 }
 
-/** Turns an open PGlite (e.g. one cloned from a template) into a Database that owns it. */
-export async function wrapPglite(db: PGlite, migrateOnOpen: boolean, log?: (m: string) => void): Promise<Database> {
+/** Turns an open PGlite (e.g. one loaded from a template) into a Database that owns it. */
+export async function wrapPglite(
+  db: PGlite,
+  migrateOnOpen: boolean,
+  log?: (m: string) => void,
+  onClose: () => void = () => {},
+): Promise<Database> {
   try {
     if (migrateOnOpen) await migrate(pgliteSession(db), { log });
   } catch (error) {
@@ -100,8 +116,12 @@ export async function wrapPglite(db: PGlite, migrateOnOpen: boolean, log?: (m: s
       }),
     },
     close: async () => {
-      await prisma.$disconnect();
-      await db.close();
+      try {
+        await prisma.$disconnect();
+        await db.close();
+      } finally {
+        onClose();
+      }
     },
   };
 }
