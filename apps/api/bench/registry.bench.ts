@@ -1,0 +1,94 @@
+/**
+ * Registry throughput and latency on PostgreSQL with 10 000 published items, measured with autocannon
+ * over real HTTP: pull (latest and pinned), search, and GET /health as the same-run baseline.
+ * Run: DATABASE_URL=postgresql://… node --import tsx apps/api/bench/registry.bench.ts
+ * (`bash scripts/start-pg.sh` starts a throwaway server.)
+ */
+import "@rye/core/node";
+import { randomBytes } from "node:crypto";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { serve } from "@hono/node-server";
+import { openDatabase } from "@rye/db";
+import { createScratchPostgresDatabase } from "@rye/db/testing";
+import { createApp } from "../src/app.ts";
+import { hashToken, TOKEN_PREFIX } from "../src/auth/api-tokens.ts";
+import { loadConfig } from "../src/config.ts";
+import { silentLogger } from "../src/logger.ts";
+import { openRegistry } from "../src/registry.ts";
+import { publishItem } from "../src/services/publish.ts";
+
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const WORDS = "deploy release build test lint format fetch parse render index search query cache queue schedule notify report audit sync backup restore migrate validate sign verify".split(" ");
+
+if (!process.env.DATABASE_URL) {
+  console.error("Set DATABASE_URL (e.g. eval \"$(bash scripts/start-pg.sh)\") — this benchmark measures the registry on PostgreSQL.");
+  process.exit(2);
+}
+
+const scratch = await createScratchPostgresDatabase();
+const db = await openDatabase({ databaseUrl: scratch.url });
+const dataDir = await mkdtemp(join(tmpdir(), "rye-registry-bench-"));
+const config = { ...loadConfig({ RYE_DATA_DIR: dataDir, RYE_LOG_LEVEL: "silent" }), rateLimit: { windowSeconds: 60, reads: 10_000_000, writes: 10_000_000 } };
+const deps = await openRegistry(config, silentLogger, { db, env: { RYE_REGISTRY_KEY_DIR: join(dataDir, "keys") } });
+
+const user = await db.prisma.user.create({ data: { username: "bench" } });
+await db.prisma.namespace.create({ data: { name: "bench", userId: user.id } });
+const token = `${TOKEN_PREFIX}${randomBytes(24).toString("base64url")}`;
+await db.prisma.apiToken.create({ data: { userId: user.id, name: "bench", tokenHash: hashToken(token), scopes: ["items:read", "items:write"] } });
+const principal = { userId: user.id, username: "bench", isAdmin: false, scopes: ["items:write"], tokenId: "bench", namespace: null };
+
+const ids: string[] = [];
+const started = performance.now();
+const registryKey = await deps.keyring.signer();
+const pick = (i: number, k: number) => WORDS[(i * 7 + k * 13) % WORDS.length]!;
+for (let batch = 0; batch < ITEMS; batch += 16) {
+  await Promise.all(
+    Array.from({ length: Math.min(16, ITEMS - batch) }, async (_, j) => {
+      const i = batch + j;
+      const category = `area${i % 40}`;
+      const id = `note_${i}`;
+      const content = `---\nid: ${id}\ntitle: ${pick(i, 1)} ${pick(i, 2)} guide ${i}\nversion: 1.0.0\nentry_type: reference\ncategory: ${category}\ndescription: How to ${pick(i, 3)} and ${pick(i, 4)} with rye\n---\n\n# ${pick(i, 5)}\n\n${Array.from({ length: 60 }, (_, k) => pick(i, k)).join(" ")}\n`;
+      await publishItem(
+        { item_type: "knowledge", item_id: `bench/${category}/${id}`, content, version: "1.0.0" },
+        { db, principal, registryKey, registryUrl: config.publicUrl, maxItemBytes: config.limits.maxItemBytes, ip: null, requestId: "bench" },
+      );
+      ids.push(`bench/${category}/${id}`);
+    }),
+  );
+}
+console.log(`published ${ITEMS} items in ${((performance.now() - started) / 1000).toFixed(1)} s (${(ITEMS / ((performance.now() - started) / 1000)).toFixed(0)} publishes/s)`);
+
+const server = serve({ fetch: createApp(deps).fetch, port: 0, hostname: "127.0.0.1" });
+await new Promise((r) => server.once("listening", r));
+const port = (server.address() as { port: number }).port;
+const base = `http://127.0.0.1:${port}`;
+
+async function run(name: string, path: () => string): Promise<{ rps: number; p50: number; p99: number }> {
+  const result = await autocannon({
+    url: base,
+    connections: 16,
+    duration: DURATION,
+    requests: [{ setupRequest: (req) => ({ ...req, path: path() }) }],
+  });
+  if (result.non2xx > 0) throw new Error(`${name}: ${result.non2xx} non-2xx responses`);
+  const row = { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  console.log(`${name.padEnd(28)} ${row.rps.toFixed(0).padStart(7)} req/s   p50 ${String(row.p50).padStart(4)} ms   p99 ${String(row.p99).padStart(4)} ms`);
+  return row;
+}
+
+const random = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)]!;
+const health = await run("GET /health (baseline)", () => "/health");
+const pullLatest = await run("pull latest", () => `/v1/pull/knowledge/${random(ids)}`);
+const pullPinned = await run("pull ?version=1.0.0", () => `/v1/pull/knowledge/${random(ids)}?version=1.0.0`);
+const search = await run("search (full text)", () => `/v1/search?query=${encodeURIComponent(`${random(WORDS)} ${random(WORDS)}`)}&limit=20`);
+const fuzzy = await run("search (typo → trigram)", () => `/v1/search?query=${encodeURIComponent(random(WORDS).replace(/.$/, "x"))}&limit=20`);
+console.log(
+  `\nthroughput ratios vs /health: pull ${(pullLatest.rps / health.rps).toFixed(2)}, pinned pull ${(pullPinned.rps / health.rps).toFixed(2)}, search ${(search.rps / health.rps).toFixed(2)}, fuzzy search ${(fuzzy.rps / health.rps).toFixed(2)}`,
+);
+server.close();
+await db.close();
+await scratch.drop();
