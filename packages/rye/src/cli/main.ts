@@ -6,6 +6,7 @@ import { registerExecute } from "./commands/execute.ts";
 import { registerInit } from "./commands/init.ts";
 import { registerKeygen } from "./commands/keygen.ts";
 import { registerLoad } from "./commands/load.ts";
+import { registerLogin } from "./commands/login.ts";
 import { registerMcp } from "./commands/mcp.ts";
 import { registerSearch } from "./commands/search.ts";
 import { registerSign } from "./commands/sign.ts";
@@ -34,6 +35,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerKeygen(program, ctx);
   registerTrust(program, ctx);
   registerBundle(program, ctx);
+  registerLogin(program, ctx);
   registerInit(program, ctx);
   registerMcp(program, ctx);
   return program;
