@@ -39,7 +39,13 @@ export class CredentialStore {
     } catch {
       return {};
     }
-    const parsed = fileSchema.safeParse(JSON.parse(text));
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      return {}; // a damaged file is treated as empty; the next login rewrites it
+    }
+    const parsed = fileSchema.safeParse(data);
     return parsed.success ? parsed.data.registries : {};
   }
 
