@@ -5,9 +5,12 @@ import type { AppEnv } from "./env.ts";
 import { errorHandler } from "./middleware/errors.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { requestContext } from "./middleware/request-context.ts";
+import { bundleRoutes } from "./routes/bundles.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { itemRoutes } from "./routes/items.ts";
 import { keyRoutes } from "./routes/keys.ts";
+import { logRoutes } from "./routes/log.ts";
+import { openapiRoutes } from "./routes/openapi.ts";
 import type { AppDeps } from "./services/deps.ts";
 
 export type { AppDeps } from "./services/deps.ts";
@@ -19,6 +22,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", healthRoutes(deps));
   app.route("/", keyRoutes(deps));
   app.route("/", itemRoutes(deps));
+  app.route("/", bundleRoutes(deps));
+  app.route("/", logRoutes(deps));
+  app.route("/", openapiRoutes(deps));
   app.notFound((c) => c.json(new RyeError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`).toEnvelope(), 404));
   app.onError(errorHandler(deps.logger));
   return app;
