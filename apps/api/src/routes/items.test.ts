@@ -169,6 +169,10 @@ describe(`items on ${kind}`, () => {
       const member = await reg.request("GET", "/v1/pull/knowledge/acme/notes/secret", { token: aliceToken });
       assert.equal(member.status, 200);
       assert.equal(member.headers.get("cache-control"), "private, no-cache");
+      // The public log does not reveal the private id either.
+      const entry = await reg.db.prisma.publishLogEntry.findUniqueOrThrow({ where: { index: BigInt(r.body.log_index) } });
+      assert.ok(!JSON.stringify(entry.payload).includes("secret"), JSON.stringify(entry.payload));
+      assert.equal((entry.payload as { private?: boolean }).private, true);
     });
 
     test("hostile ids are rejected, never interpreted", async () => {

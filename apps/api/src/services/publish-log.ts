@@ -3,7 +3,7 @@
  * under a transaction-scoped advisory lock, so indexes are gapless and ordered across processes.
  */
 import type { Prisma } from "@rye/db";
-import { LOG_GENESIS_HASH, logEntryHash } from "@rye/core";
+import { canonicalJson, LOG_GENESIS_HASH, logEntryHash, sha256Hex } from "@rye/core";
 
 const LOG_LOCK_ID = 7_390_221; // arbitrary constant shared by every registry process
 
@@ -21,4 +21,14 @@ export async function appendLogEntry(tx: Prisma.TransactionClient, kind: string,
   const entryHash = logEntryHash({ index, kind, payload, prev_hash: prevHash });
   await tx.publishLogEntry.create({ data: { index: BigInt(index), kind, payload: payload as Prisma.InputJsonValue, prevHash, entryHash } });
   return { index, entryHash, prevHash };
+}
+
+/**
+ * What the public log says about a publish. The log is public, so a private item or bundle is logged
+ * only as a digest of its subject: members, who can read the attestation, can recompute and find it;
+ * nobody else learns the id.
+ */
+export function publishLogPayload(visibility: string, subject: Record<string, unknown>): Record<string, unknown> {
+  if (visibility !== "private") return subject;
+  return { kind: subject.kind, private: true, subject_digest: sha256Hex(canonicalJson(subject)) };
 }

@@ -23,7 +23,7 @@ import type { Database, Prisma } from "@rye/db";
 import type { Principal } from "../auth/principal.ts";
 import { requirePublishAccess } from "./access.ts";
 import { recordAudit } from "./audit.ts";
-import { appendLogEntry } from "./publish-log.ts";
+import { appendLogEntry, publishLogPayload } from "./publish-log.ts";
 import { refreshSearchDocument } from "./search-document.ts";
 import { latestOf, semverColumns } from "./versions.ts";
 
@@ -114,15 +114,19 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
       });
       if (item.versions.some((v) => v.version === input.version)) throw versionExists(ref.id, input.version);
       const publishedAt = new Date();
-      const entry = await appendLogEntry(tx, "publish", {
-        kind: "item",
-        item_type: input.item_type,
-        id: ref.id,
-        version: input.version,
-        file_sha256: fileSha256,
-        content_hash: contentHash,
-        publisher: ctx.principal.username,
-      });
+      const entry = await appendLogEntry(
+        tx,
+        "publish",
+        publishLogPayload(item.visibility, {
+          kind: "item",
+          item_type: input.item_type,
+          id: ref.id,
+          version: input.version,
+          file_sha256: fileSha256,
+          content_hash: contentHash,
+          publisher: ctx.principal.username,
+        }),
+      );
       const attestation: PublishAttestation = {
         _type: "https://rye.dev/attestation/publish/v1",
         registry: ctx.registryUrl,
