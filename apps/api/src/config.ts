@@ -1,6 +1,7 @@
 /** Registry configuration from the environment, validated once at start. */
 import { z } from "zod";
 import { RyeError } from "@rye/core";
+import { loadUpstreamAuthConfig, type UpstreamAuthConfig } from "./auth/upstream/config.ts";
 
 const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -32,6 +33,8 @@ export interface RegistryConfig {
   rateLimit: { windowSeconds: number; reads: number; writes: number };
   trustProxy: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /** Upstream identity providers, local accounts switch, sign-in cookie secret. */
+  upstream: UpstreamAuthConfig;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
@@ -54,5 +57,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     rateLimit: { windowSeconds: e.RYE_RATE_LIMIT_WINDOW_SECONDS, reads: e.RYE_RATE_LIMIT_READS, writes: e.RYE_RATE_LIMIT_WRITES },
     trustProxy: e.RYE_TRUST_PROXY === "true" || e.RYE_TRUST_PROXY === "1",
     logLevel: e.RYE_LOG_LEVEL,
+    upstream: loadUpstreamAuthConfig(env),
   };
 }

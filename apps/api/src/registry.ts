@@ -3,6 +3,8 @@ import { join, resolve } from "node:path";
 import type { Database, OpenDatabaseOptions } from "@rye/db";
 import { openDatabase } from "@rye/db";
 import { ApiTokenAuthenticator } from "./auth/api-tokens.ts";
+import { CompositeAuthenticator } from "./auth/composite-authenticator.ts";
+import { AccessTokens } from "./auth/jwt.ts";
 import type { RegistryConfig } from "./config.ts";
 import { RegistryKeyring } from "./keys/keyring.ts";
 import type { Logger } from "./logger.ts";
@@ -17,6 +19,9 @@ export function keyDirOf(config: RegistryConfig, env: NodeJS.ProcessEnv): string
 export async function openRegistry(config: RegistryConfig, logger: Logger, options: { env?: NodeJS.ProcessEnv; db?: Database; database?: OpenDatabaseOptions } = {}): Promise<AppDeps> {
   const env = options.env ?? process.env;
   const db = options.db ?? (await openDatabase({ ...(env.DATABASE_URL ? {} : { dataDir: config.dataDir }), ...options.database, log: (m) => logger.log("info", m) }));
-  const keyring = await RegistryKeyring.load({ db, keyDir: keyDirOf(config, env), registryUrl: config.publicUrl, envPrivateKey: env.RYE_REGISTRY_PRIVATE_KEY });
-  return { db, config, keyring, authenticator: new ApiTokenAuthenticator(db), logger, version: REGISTRY_VERSION };
+  const keyDir = keyDirOf(config, env);
+  const keyring = await RegistryKeyring.load({ db, keyDir, registryUrl: config.publicUrl, envPrivateKey: env.RYE_REGISTRY_PRIVATE_KEY });
+  const accessTokens = await AccessTokens.load({ issuer: config.publicUrl, keyDir, envPrivateKey: env.RYE_TOKEN_PRIVATE_KEY, registryKeyFingerprint: keyring.current().publicKey.fingerprint });
+  const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens });
+  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION };
 }

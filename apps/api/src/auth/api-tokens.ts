@@ -20,12 +20,12 @@ export class ApiTokenAuthenticator implements Authenticator {
   async authenticate(token: string): Promise<Principal | null> {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
     const row = await this.db.prisma.apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
-    if (!row || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= Date.now())) return null;
+    if (!row || row.revokedAt || row.user.disabledAt || (row.expiresAt && row.expiresAt.getTime() <= Date.now())) return null;
     const last = this.lastTouched.get(row.id) ?? 0;
     if (Date.now() - last > LAST_USED_INTERVAL_MS) {
       this.lastTouched.set(row.id, Date.now());
       await this.db.prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
     }
-    return { userId: row.userId, username: row.user.username, isAdmin: row.user.isAdmin, scopes: row.scopes, tokenId: row.id, namespace: row.namespace };
+    return { userId: row.userId, username: row.user.username, isAdmin: row.user.isAdmin, scopes: row.scopes, tokenId: row.id, namespace: row.namespace, itemPattern: row.itemPattern };
   }
 }

@@ -11,6 +11,8 @@ export interface Principal {
   tokenId: string;
   /** When set, the token may only write to this namespace. */
   namespace: string | null;
+  /** When set, the token may only write item ids matching this glob (services/tokens.ts tokenAllowsItem). */
+  itemPattern?: string | null;
 }
 
 export interface Authenticator {

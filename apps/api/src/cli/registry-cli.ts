@@ -1,51 +1,146 @@
 /**
- * Operator commands for a registry: `npm run registry -- keys rotate|revoke|list`.
- * Uses the same configuration as `npm start` (DATABASE_URL, RYE_DATA_DIR, RYE_REGISTRY_KEY_DIR).
- * With the embedded database run it while the server is stopped (PGlite allows one process).
+ * Operator commands for a registry: `npm run registry -- <command>`. Same configuration as `npm start`
+ * (DATABASE_URL, RYE_DATA_DIR, RYE_REGISTRY_KEY_DIR). While the server runs on the embedded database
+ * (single process) the commands go through its loopback admin endpoint; otherwise straight to the database.
  */
 import "@rye/core/node";
-import { Command, CommanderError } from "commander";
-import { DataDirInUseError, openDatabase } from "@rye/db";
-import { RyeError, toErrorEnvelope } from "@rye/core";
+import { Command, CommanderError, Option } from "commander";
+import { DataDirInUseError, openDatabase, type Database } from "@rye/db";
+import { isErrorCode, RyeError, toErrorEnvelope } from "@rye/core";
+import type { RegistryConfig } from "../config.ts";
 import { loadConfig } from "../config.ts";
 import { revokeRegistryKey, rotateRegistryKey } from "../keys/keyring.ts";
 import { keyDirOf } from "../registry.ts";
+import { adminCreateOrg, adminCreateToken, adminCreateUser, adminRevokeToken } from "../services/admin.ts";
+import { readAdminFile } from "../services/admin-endpoint.ts";
 
-export async function runRegistryCli(argv: string[], env: NodeJS.ProcessEnv = process.env, out: (s: string) => void = (s) => process.stdout.write(`${s}\n`)): Promise<number> {
-  const config = loadConfig(env);
-  const open = async () => {
+type Out = (s: string) => void;
+
+/** Runs an operation through the running server's admin endpoint when there is one, else on the database. */
+class Transport {
+  constructor(
+    private readonly config: RegistryConfig,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  private async server(): Promise<{ url: string; secret: string } | null> {
+    const admin = await readAdminFile(this.config.dataDir);
+    if (!admin) return null;
     try {
-      return await openDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: config.dataDir });
+      const res = await fetch(`${admin.url}/health`, { signal: AbortSignal.timeout(2000) });
+      return res.ok ? admin : null;
+    } catch {
+      return null; // a stale file from a server that is gone
+    }
+  }
+
+  async run<T>(path: string, body: unknown, direct: (db: Database) => Promise<T>): Promise<T> {
+    const server = await this.server();
+    if (server) {
+      const res = await fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-rye-admin-secret": server.secret },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as T & { error?: { code: string; message: string; hint: string; details?: unknown } };
+      if (!res.ok && json.error) throw new RyeError(isErrorCode(json.error.code) ? json.error.code : "INTERNAL", json.error.message, { hint: json.error.hint, details: json.error.details });
+      return json;
+    }
+    let db: Database;
+    try {
+      db = await openDatabase(this.env.DATABASE_URL ? { databaseUrl: this.env.DATABASE_URL } : { dataDir: this.config.dataDir });
     } catch (err) {
       if (err instanceof DataDirInUseError) {
-        throw new RyeError("UNAVAILABLE", "The embedded database is in use by a running registry", { hint: "Stop the registry (npm start) first, or run it on PostgreSQL (DATABASE_URL)." });
+        throw new RyeError("UNAVAILABLE", "The embedded database is in use and the running server's admin endpoint did not answer", {
+          hint: `Check that the registry started by npm start is healthy (its ${this.config.dataDir}/admin.json), or stop it.`,
+        });
       }
       throw err;
     }
-  };
+    try {
+      return await direct(db);
+    } finally {
+      await db.close();
+    }
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+}
+
+function parseDays(value: string): number {
+  const m = /^(\d+)d?$/.exec(value);
+  if (!m) throw new RyeError("BAD_REQUEST", `--expires takes a number of days such as 30d, not ${JSON.stringify(value)}`);
+  return Number(m[1]);
+}
+
+export async function runRegistryCli(argv: string[], env: NodeJS.ProcessEnv = process.env, out: Out = (s) => process.stdout.write(`${s}\n`), stdin: () => Promise<string> = readStdin): Promise<number> {
+  const config = loadConfig(env);
+  const transport = new Transport(config, env);
+  const print = (value: unknown) => out(JSON.stringify(value, null, 2));
   const program = new Command("registry").exitOverride().configureOutput({ writeOut: out, writeErr: out });
+
+  const users = program.command("users").description("accounts");
+  users
+    .command("create <username>")
+    .requiredOption("--email <email>", "the account's email (treated as verified)")
+    .option("--password-stdin", "read a password from standard input (otherwise the account signs in through an identity provider or tokens)")
+    .option("--admin", "make the account a registry administrator")
+    .action(async (username: string, opts: { email: string; passwordStdin?: boolean; admin?: boolean }) => {
+      const input = { username, email: opts.email, ...(opts.passwordStdin ? { password: await stdin() } : {}), admin: Boolean(opts.admin) };
+      print(await transport.run("/v1/admin/users", input, (db) => adminCreateUser(db, input)));
+    });
+
+  const tokens = program.command("tokens").description("personal and CI tokens");
+  tokens
+    .command("create <username>")
+    .option("--scope <scope...>", "scopes (default items:read items:write)")
+    .option("--expires <days>", "lifetime such as 30d (default 90d, at most 365d)")
+    .option("--name <name>", "a label for the token", "operator token")
+    .option("--namespace <namespace>", "restrict publishing to one namespace")
+    .action(async (username: string, opts: { scope?: string[]; expires?: string; name: string; namespace?: string }) => {
+      const input = { username, name: opts.name, scopes: opts.scope, expiresInDays: opts.expires ? parseDays(opts.expires) : undefined, namespace: opts.namespace };
+      const result = await transport.run("/v1/admin/tokens", { username, name: opts.name, scopes: opts.scope, expires_in_days: input.expiresInDays, namespace: opts.namespace }, (db) => adminCreateToken(db, input));
+      print(result);
+      out("The token is shown only once: store it now.");
+    });
+  tokens
+    .command("revoke <id_or_prefix>")
+    .action(async (id: string) => print(await transport.run("/v1/admin/tokens/revoke", { id }, (db) => adminRevokeToken(db, id))));
+
+  const orgs = program.command("orgs").description("organizations");
+  orgs
+    .command("create <name>")
+    .requiredOption("--owner <username>", "the first owner")
+    .option("--display-name <name>", "a display name")
+    .action(async (name: string, opts: { owner: string; displayName?: string }) => {
+      const input = { name, owner: opts.owner, displayName: opts.displayName };
+      print(await transport.run("/v1/admin/orgs", { name, owner: opts.owner, display_name: opts.displayName }, (db) => adminCreateOrg(db, input)));
+    });
+
   const keys = program.command("keys").description("the registry's signing keys");
   keys
     .command("rotate")
     .description("create a new signing key; the current key signs the rotation statement clients follow")
     .action(async () => {
-      const db = await open();
-      try {
-        const result = await rotateRegistryKey({ db, keyDir: keyDirOf(config, env), registryUrl: config.publicUrl });
-        out(JSON.stringify({ status: "rotated", previous: result.previous, next: result.next, rotation: result.statement }, null, 2));
-      } finally {
-        await db.close();
-      }
+      const result = await transport.run("/v1/admin/keys/rotate", {}, async (db) => {
+        const r = await rotateRegistryKey({ db, keyDir: keyDirOf(config, env), registryUrl: config.publicUrl });
+        return { status: "rotated", previous: r.previous, next: r.next, rotation: r.statement };
+      });
+      print(result);
     });
   keys
     .command("revoke <fingerprint>")
     .description("mark a registry key revoked (clients refuse it from then on)")
-    .requiredOption("--reason <text>", "why (published in /v1/keys)")
+    .addOption(new Option("--reason <text>", "why (published in /v1/keys)").makeOptionMandatory())
     .action(async (fingerprint: string, opts: { reason: string }) => {
-      const db = await open();
+      const db = await openDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: config.dataDir });
       try {
         await revokeRegistryKey(db, fingerprint, opts.reason);
-        out(JSON.stringify({ status: "revoked", fingerprint }));
+        print({ status: "revoked", fingerprint });
       } finally {
         await db.close();
       }
@@ -54,7 +149,7 @@ export async function runRegistryCli(argv: string[], env: NodeJS.ProcessEnv = pr
     .command("list")
     .description("list registry keys")
     .action(async () => {
-      const db = await open();
+      const db = await openDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: config.dataDir });
       try {
         const rows = await db.prisma.registryKey.findMany({ orderBy: { validFrom: "asc" } });
         for (const k of rows) out(`${k.fingerprint}  from ${k.validFrom.toISOString()}${k.validUntil ? ` until ${k.validUntil.toISOString()}` : " (active)"}${k.revokedAt ? ` REVOKED: ${k.revocationReason}` : ""}`);
@@ -62,6 +157,7 @@ export async function runRegistryCli(argv: string[], env: NodeJS.ProcessEnv = pr
         await db.close();
       }
     });
+
   try {
     await program.parseAsync(argv, { from: "user" });
     return 0;

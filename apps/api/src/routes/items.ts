@@ -8,6 +8,7 @@ import { requirePrincipal } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { findReadableItem } from "../services/items.ts";
 import { publishItem } from "../services/publish.ts";
+import { tokenAllowsItem } from "../services/tokens.ts";
 import { latestOf } from "../services/versions.ts";
 
 export const pushRequestSchema = z.object({
@@ -53,6 +54,9 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     .post("/v1/push", limit, async (c) => {
       const principal = requirePrincipal(c, "items:write");
       const body = parseBody(pushRequestSchema, await c.req.json());
+      if (!tokenAllowsItem(principal, body.item_id)) {
+        throw new RyeError("FORBIDDEN", `This token may only publish items matching ${principal.itemPattern}`);
+      }
       const result = await publishItem(
         {
           item_type: body.item_type,

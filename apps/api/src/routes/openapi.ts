@@ -1,17 +1,30 @@
 /**
  * GET /v1/openapi.json: an OpenAPI 3.1 description of every registry route, generated from zod schemas
  * with `z.toJSONSchema` (OpenAPI 3.1 schemas are JSON Schema 2020-12). Request bodies the routes parse
- * come from the routes themselves; the other shapes are described here, in one registry whose ids
- * become `#/components/schemas/<id>`.
+ * come from the routes themselves where they export them; the other shapes are described here and in
+ * openapi-oauth.ts / openapi-accounts.ts, in one registry whose ids become `#/components/schemas/<id>`.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { ERROR_CODE_LIST, errorEnvelopeSchema, ITEM_TYPES, keyRotationSchema, logCheckpointSchema, publishAttestationSchema } from "@rye/core";
+import type { Scope } from "../auth/principal.ts";
+import { SESSION_COOKIE } from "../auth/web-sessions.ts";
 import type { AppEnv } from "../env.ts";
+import type { publishBundle } from "../services/bundles.ts";
 import type { AppDeps } from "../services/deps.ts";
+import type { deleteItem, setDeprecation, setVisibility, setYanked, transferItem } from "../services/manage.ts";
+import type { publishItem } from "../services/publish.ts";
+import type { SearchResponse as SearchAnswer, SearchResult as SearchAnswerResult } from "../services/search.ts";
 import { bundlePushRequestSchema } from "./bundles.ts";
 import { pushRequestSchema } from "./items.ts";
 import { logEntriesQuerySchema } from "./log.ts";
+import { ACCOUNT_HEADERS, ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS } from "./openapi-accounts.ts";
+import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
+
+/** Compile-time checks that a documented shape matches the route's own type: equal types, or equal field names. */
+export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type KeysOf<T> = T extends unknown ? keyof T : never;
+export type SameKeys<A, B> = Same<KeysOf<A>, KeysOf<B>>;
 
 // ---------------------------------------------------------------- shared pieces
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -114,7 +127,7 @@ const SearchResponse = z.object({
   results: z.array(SearchResult),
   total: z.number().int(),
   limit: z.number().int(),
-  offset: z.number().int().optional(),
+  offset: z.number().int().meta({ description: "0 when paging by cursor." }),
   next_cursor: z.string().nullable(),
   query: z.string(),
 });
@@ -206,36 +219,51 @@ const LogEntry = z.object({
 });
 const LogEntriesResponse = z.object({ entries: z.array(LogEntry), tree_size: z.number().int(), next_from: z.number().int().nullable() });
 
+// What the services answer has the documented fields (the tests check the values of the newer routes live).
+true satisfies SameKeys<z.output<typeof PushResponse>, Awaited<ReturnType<typeof publishItem>>>;
+true satisfies SameKeys<z.output<typeof SearchResponse>, SearchAnswer>;
+true satisfies SameKeys<z.output<typeof SearchResult>, SearchAnswerResult>;
+true satisfies SameKeys<z.output<typeof VisibilityResponse>, Awaited<ReturnType<typeof setVisibility>>>;
+true satisfies SameKeys<z.output<typeof YankResponse>, Awaited<ReturnType<typeof setYanked>>>;
+true satisfies SameKeys<z.output<typeof DeprecateResponse>, Awaited<ReturnType<typeof setDeprecation>>>;
+true satisfies SameKeys<z.output<typeof DeleteResponse>, Awaited<ReturnType<typeof deleteItem>>>;
+true satisfies SameKeys<z.output<typeof TransferResponse>, Awaited<ReturnType<typeof transferItem>>>;
+true satisfies SameKeys<z.output<typeof BundlePushResponse>, Awaited<ReturnType<typeof publishBundle>>>;
+
 // ---------------------------------------------------------------- the registry of named schemas
+/** Every named shape of the document (also what the tests check live responses against). */
+export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = {
+  ErrorEnvelope,
+  SignedAttestation,
+  SignedCheckpoint,
+  HealthResponse,
+  KeysResponse,
+  PushRequest: pushRequestSchema,
+  PushResponse,
+  PullResponse,
+  SearchResponse,
+  ItemDetails,
+  VisibilityRequest,
+  VisibilityResponse,
+  YankRequest,
+  UnyankRequest,
+  YankResponse,
+  DeprecateRequest,
+  DeprecateResponse,
+  DeleteResponse,
+  TransferRequest,
+  TransferResponse,
+  BundlePushRequest: bundlePushRequestSchema,
+  BundlePushResponse,
+  BundlePullResponse,
+  LogEntriesResponse,
+  ...OAUTH_SCHEMAS,
+  ...ACCOUNT_SCHEMAS,
+};
+
 function componentRegistry() {
   const registry = z.registry<{ id: string }>();
-  const named: Record<string, z.ZodType> = {
-    ErrorEnvelope,
-    SignedAttestation,
-    SignedCheckpoint,
-    HealthResponse,
-    KeysResponse,
-    PushRequest: pushRequestSchema,
-    PushResponse,
-    PullResponse,
-    SearchResponse,
-    ItemDetails,
-    VisibilityRequest,
-    VisibilityResponse,
-    YankRequest,
-    UnyankRequest,
-    YankResponse,
-    DeprecateRequest,
-    DeprecateResponse,
-    DeleteResponse,
-    TransferRequest,
-    TransferResponse,
-    BundlePushRequest: bundlePushRequestSchema,
-    BundlePushResponse,
-    BundlePullResponse,
-    LogEntriesResponse,
-  };
-  for (const [id, schema] of Object.entries(named)) registry.add(schema, { id });
+  for (const [id, schema] of Object.entries(OPENAPI_SCHEMAS)) registry.add(schema, { id });
   return registry;
 }
 
@@ -262,28 +290,68 @@ function queryParameters(schema: z.ZodObject): JsonObject[] {
 }
 
 // ---------------------------------------------------------------- operations
-type Auth = "none" | "optional" | "required";
-const ERROR_RESPONSES: Record<number, string> = {
-  400: "BadRequest",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "NotFound",
-  409: "Conflict",
-  413: "PayloadTooLarge",
-  429: "RateLimited",
+/**
+ * Who may call: nobody in particular, a bearer token (optional or required), the `rye_session`
+ * cookie (`+csrf`: with the session's X-CSRF-Token), or a "caller" (bearer token or session cookie,
+ * as accounts.ts requireCaller / currentCaller resolve them).
+ */
+type Auth = "none" | "optional" | "required" | "session" | "session+csrf" | "optional-session" | "optional-session+csrf" | "caller" | "caller+csrf" | "optional-caller";
+/** Error bodies: the rye envelope, RFC 6749 §5.2 (form-encoded /oauth/* endpoints) or an HTML page (browser /oauth/* endpoints). */
+type ErrorFormat = "envelope" | "oauth" | "html";
+const ERROR_RESPONSES: Record<number, [name: string, description: string]> = {
+  400: ["BadRequest", "Bad request (the code says what: BAD_REQUEST, VALIDATION_FAILED, INVALID_ITEM_ID, …)"],
+  401: ["Unauthorized", "Not signed in, or the bearer token is invalid, expired or revoked"],
+  403: ["Forbidden", "Not allowed: a token scope, role or namespace is missing, or a session's CSRF token"],
+  404: ["NotFound", "Not found (or not visible to the caller)"],
+  409: ["Conflict", "Conflict with the current state"],
+  413: ["PayloadTooLarge", "Request body too large"],
+  429: ["RateLimited", "Too many requests (Retry-After)"],
+  503: ["Unavailable", "A dependency is unavailable"],
 };
+/** Per format: the shared responses (`<prefix><name>`) and the default one (`Error`, `<prefix>ServerError`). */
+const ERROR_FORMATS: Record<ErrorFormat, { prefix: string; statuses: number[]; content: JsonObject; headers?: JsonObject; unexpected: string }> = {
+  envelope: { prefix: "", statuses: [400, 401, 403, 404, 409, 413, 429, 503], content: { "application/json": { schema: ref("ErrorEnvelope") } }, unexpected: "Unexpected error (500) or unavailable dependency (503)" },
+  oauth: {
+    prefix: "OAuth",
+    statuses: [400, 401, 413],
+    content: { "application/json": { schema: ref("OAuthError") } },
+    headers: { "Cache-Control": { $ref: "#/components/headers/NoStore" } },
+    unexpected: "server_error (500)",
+  },
+  html: { prefix: "Page", statuses: [400, 401, 403], content: { "text/html": { schema: { type: "string" } } }, unexpected: "Internal error (500), as an HTML page" },
+};
+const errorResponseName = (format: ErrorFormat, status: number | "default") =>
+  status === "default" ? (format === "envelope" ? "Error" : `${ERROR_FORMATS[format].prefix}ServerError`) : `${ERROR_FORMATS[format].prefix}${ERROR_RESPONSES[status]![0]}`;
 
-interface Operation {
-  method: "get" | "post" | "delete";
+/** A non-error answer. */
+export interface Reply {
+  status: number;
+  description: string;
+  /** A JSON body: the id of a named schema. */
+  schema?: string;
+  content?: JsonObject;
+  headers?: JsonObject;
+}
+
+export interface Operation {
+  method: "get" | "post" | "delete" | "patch";
   path: string;
   operationId: string;
   summary: string;
   tag: string;
   auth: Auth;
+  /** Scopes a bearer token must hold (OpenAPI 3.1 role names of bearerAuth). */
+  scopes?: Scope[];
   query?: z.ZodObject;
   body?: string;
-  ok: { status: number; description: string; schema?: string; content?: JsonObject; headers?: JsonObject };
-  errors: number[];
+  /** Media types of the body; default application/json. */
+  bodyTypes?: string[];
+  ok: Reply;
+  /** Other non-error answers (redirects). */
+  also?: Reply[];
+  /** Error statuses, with a description of their causes when given. 401/403 follow from auth, 429 from /v1/. */
+  errors: (number | [status: number, description: string])[];
+  errorFormat?: ErrorFormat;
   /** Conditional GET: If-None-Match in, ETag + 304 out. */
   etag?: boolean;
 }
@@ -296,6 +364,7 @@ const manage = (verb: string, operationId: string, summary: string, body: string
   summary,
   tag: "manage",
   auth: "required",
+  scopes: ["items:write"],
   ...(body ? { body } : {}),
   ...(method === "delete" ? { query: DeleteQuery } : {}),
   ok: { status: 200, description: "Done", schema: response },
@@ -303,7 +372,17 @@ const manage = (verb: string, operationId: string, summary: string, body: string
 });
 
 const OPERATIONS: Operation[] = [
-  { method: "get", path: "/health", operationId: "health", summary: "Service and database health", tag: "meta", auth: "none", ok: { status: 200, description: "Healthy (503 with the same body when the database is unreachable)", schema: "HealthResponse" }, errors: [] },
+  {
+    method: "get",
+    path: "/health",
+    operationId: "health",
+    summary: "Service and database health",
+    tag: "meta",
+    auth: "none",
+    ok: { status: 200, description: "Healthy", schema: "HealthResponse" },
+    also: [{ status: 503, description: "Degraded: the database is unreachable (the same body, not an error envelope)", schema: "HealthResponse" }],
+    errors: [],
+  },
   {
     method: "get",
     path: "/v1/public-key",
@@ -315,7 +394,7 @@ const OPERATIONS: Operation[] = [
     errors: [],
   },
   { method: "get", path: "/v1/keys", operationId: "listKeys", summary: "Every registry key with validity, rotation statements and revocations", tag: "keys", auth: "none", ok: { status: 200, description: "Keys", schema: "KeysResponse" }, errors: [] },
-  { method: "post", path: "/v1/push", operationId: "pushItem", summary: "Publish a version of an item", tag: "items", auth: "required", body: "PushRequest", ok: { status: 201, description: "Published", schema: "PushResponse" }, errors: [400, 401, 403, 404, 409, 413] },
+  { method: "post", path: "/v1/push", operationId: "pushItem", summary: "Publish a version of an item", tag: "items", auth: "required", scopes: ["items:write"], body: "PushRequest", ok: { status: 201, description: "Published", schema: "PushResponse" }, errors: [400, 401, 403, 404, 409, 413] },
   { method: "get", path: "/v1/pull/{item_type}/{item_id}", operationId: "pullItem", summary: "Download a version of an item", tag: "items", auth: "optional", query: PullQuery, ok: { status: 200, description: "The item, signed by the registry", schema: "PullResponse" }, errors: [400, 404], etag: true },
   { method: "get", path: "/v1/search", operationId: "search", summary: "Search items", tag: "items", auth: "optional", query: SearchQuery, ok: { status: 200, description: "A page of results", schema: "SearchResponse" }, errors: [400] },
   { method: "get", path: "/v1/items/{item_type}/{item_id}", operationId: "getItem", summary: "An item's metadata and versions", tag: "items", auth: "optional", ok: { status: 200, description: "The item", schema: "ItemDetails" }, errors: [400, 404] },
@@ -327,58 +406,111 @@ const OPERATIONS: Operation[] = [
   manage("deprecate", "deprecateItem", "Deprecate an item with a message, or undo it with {deprecated:false}", "DeprecateRequest", "DeprecateResponse"),
   manage("delete", "deleteItem", "Delete a version, or the whole item (subject to the deletion policy)", undefined, "DeleteResponse", "delete"),
   manage("transfer", "transferItem", "Move an item to another namespace", "TransferRequest", "TransferResponse"),
-  { method: "post", path: "/v1/bundle/push", operationId: "pushBundle", summary: "Publish a version of a bundle (a signed manifest and its files)", tag: "bundles", auth: "required", body: "BundlePushRequest", ok: { status: 201, description: "Published", schema: "BundlePushResponse" }, errors: [400, 401, 403, 404, 409, 413] },
+  { method: "post", path: "/v1/bundle/push", operationId: "pushBundle", summary: "Publish a version of a bundle (a signed manifest and its files)", tag: "bundles", auth: "required", scopes: ["items:write"], body: "BundlePushRequest", ok: { status: 201, description: "Published", schema: "BundlePushResponse" }, errors: [400, 401, 403, 404, 409, 413] },
   { method: "get", path: "/v1/bundle/pull/{bundle_id}", operationId: "pullBundle", summary: "Download a version of a bundle", tag: "bundles", auth: "optional", query: PullQuery, ok: { status: 200, description: "The bundle", schema: "BundlePullResponse" }, errors: [400, 404], etag: true },
   { method: "get", path: "/v1/log/entries", operationId: "listLogEntries", summary: "Entries of the append-only publish log (a hash chain)", tag: "log", auth: "none", query: logEntriesQuerySchema, ok: { status: 200, description: "A page of entries", schema: "LogEntriesResponse" }, errors: [400] },
   { method: "get", path: "/v1/log/checkpoint", operationId: "getLogCheckpoint", summary: "The latest signed checkpoint of the log head", tag: "log", auth: "none", ok: { status: 200, description: "Checkpoint", schema: "SignedCheckpoint" }, errors: [] },
   { method: "get", path: "/v1/openapi.json", operationId: "getOpenApi", summary: "This document", tag: "meta", auth: "none", ok: { status: 200, description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } }, errors: [] },
+  ...OAUTH_OPERATIONS,
+  ...ACCOUNT_OPERATIONS,
 ];
 
-const SECURITY: Record<Auth, JsonObject[]> = { none: [], optional: [{}, { bearerAuth: [] }], required: [{ bearerAuth: [] }] };
+function security(op: Operation): JsonObject[] {
+  const bearer = { bearerAuth: op.scopes ?? [] };
+  const cookie = { cookieAuth: [] };
+  const cookieCsrf = { cookieAuth: [], csrfToken: [] };
+  const byAuth: Record<Auth, JsonObject[]> = {
+    none: [],
+    optional: [{}, bearer],
+    required: [bearer],
+    session: [cookie],
+    "session+csrf": [cookieCsrf],
+    "optional-session": [{}, cookie],
+    "optional-session+csrf": [{}, cookieCsrf],
+    caller: [bearer, cookie],
+    "caller+csrf": [bearer, cookieCsrf],
+    "optional-caller": [{}, bearer, cookie],
+  };
+  return byAuth[op.auth];
+}
+
+/** 401 where a credential is required or a bearer token may be sent (an invalid one is refused, not ignored); 403 where a scope or a CSRF token is. */
+function authErrors(op: Operation): number[] {
+  const requirements = security(op);
+  const optional = requirements.length === 0 || requirements.some((requirement) => Object.keys(requirement).length === 0);
+  const schemes = new Set(requirements.flatMap((requirement) => Object.keys(requirement)));
+  return [...(!optional || schemes.has("bearerAuth") ? [401] : []), ...((op.scopes?.length ?? 0) > 0 || schemes.has("csrfToken") ? [403] : [])];
+}
+
 const PATH_PARAMETERS: Record<string, JsonObject> = {
   item_type: { name: "item_type", in: "path", required: true, schema: { type: "string", enum: [...ITEM_TYPES] } },
   item_id: { name: "item_id", in: "path", required: true, description: "namespace/category…/name; its slashes are sent as they are.", schema: { type: "string" } },
   bundle_id: { name: "bundle_id", in: "path", required: true, description: "namespace/name…; its slashes are sent as they are.", schema: { type: "string" } },
+  provider: { name: "provider", in: "path", required: true, description: "An id from GET /v1/auth/providers.", schema: { type: "string", pattern: "^[a-z0-9][a-z0-9_-]{0,31}$" } },
+  name: { name: "name", in: "path", required: true, description: "Organization name (case-insensitive).", schema: { type: "string" } },
+  username: { name: "username", in: "path", required: true, description: "A member's username (case-insensitive).", schema: { type: "string" } },
+  id: { name: "id", in: "path", required: true, description: "Token id.", schema: { type: "string", format: "uuid" } },
 };
 
+function replyObject(reply: Reply, etag = false): JsonObject {
+  const headers = { ...reply.headers, ...(etag ? { ETag: { $ref: "#/components/headers/ETag" }, "Cache-Control": { $ref: "#/components/headers/CacheControl" } } : {}) };
+  return {
+    description: reply.description,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    ...(reply.schema ? { content: { "application/json": { schema: ref(reply.schema) } } } : reply.content ? { content: reply.content } : {}),
+  };
+}
+
 function operationObject(op: Operation): JsonObject {
+  const format = op.errorFormat ?? "envelope";
   const pathParams = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ $ref: `#/components/parameters/${m[1]}` }));
   const parameters = [...pathParams, ...(op.query ? queryParameters(op.query) : []), ...(op.etag ? [{ $ref: "#/components/parameters/IfNoneMatch" }] : [])];
-  const errors = [...op.errors, ...(op.auth === "required" ? [401, 403] : []), ...(op.path.startsWith("/v1/") ? [429] : [])];
-  const responses: JsonObject = {
-    [op.ok.status]: {
-      description: op.ok.description,
-      ...(op.ok.headers || op.etag ? { headers: { ...op.ok.headers, ...(op.etag ? { ETag: { $ref: "#/components/headers/ETag" }, "Cache-Control": { $ref: "#/components/headers/CacheControl" } } : {}) } } : {}),
-      ...(op.ok.schema ? { content: { "application/json": { schema: ref(op.ok.schema) } } } : op.ok.content ? { content: op.ok.content } : {}),
-    },
-  };
+  const described = new Map(op.errors.map((e) => (typeof e === "number" ? [e, undefined] : e)));
+  for (const status of [...authErrors(op), ...(op.path.startsWith("/v1/") ? [429] : [])]) if (!described.has(status)) described.set(status, undefined);
+  const responses: JsonObject = { [op.ok.status]: replyObject(op.ok, op.etag) };
+  for (const reply of op.also ?? []) responses[reply.status] = replyObject(reply);
   if (op.etag) responses["304"] = { description: "Not modified (If-None-Match matched the ETag)" };
-  for (const status of [...new Set(errors)].sort()) responses[status] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]}` };
-  responses.default = { $ref: "#/components/responses/Error" };
+  for (const [status, description] of [...described].sort(([a], [b]) => a - b)) {
+    const { content, headers } = ERROR_FORMATS[format];
+    responses[status] = description ? { description, ...(headers ? { headers } : {}), content } : { $ref: `#/components/responses/${errorResponseName(format, status)}` };
+  }
+  responses.default = { $ref: `#/components/responses/${errorResponseName(format, "default")}` };
+  const bodyTypes = op.bodyTypes ?? ["application/json"];
   return {
     operationId: op.operationId,
     summary: op.summary,
     tags: [op.tag],
-    security: SECURITY[op.auth],
+    security: security(op),
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: ref(op.body) } } } } : {}),
+    ...(op.body ? { requestBody: { required: true, content: Object.fromEntries(bodyTypes.map((type) => [type, { schema: ref(op.body!) }])) } } : {}),
     responses,
   };
+}
+
+/** The shared error responses of each format. */
+function errorResponses(): JsonObject {
+  const responses: JsonObject = {};
+  for (const [format, { statuses, content, headers, unexpected }] of Object.entries(ERROR_FORMATS) as [ErrorFormat, (typeof ERROR_FORMATS)[ErrorFormat]][]) {
+    for (const status of statuses) responses[errorResponseName(format, status)] = { description: ERROR_RESPONSES[status]![1], ...(headers ? { headers } : {}), content };
+    responses[errorResponseName(format, "default")] = { description: unexpected, ...(headers ? { headers } : {}), content };
+  }
+  return responses;
 }
 
 export function buildOpenApiDocument(options: { version: string; serverUrl: string }): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const op of OPERATIONS) paths[op.path] = { ...paths[op.path], [op.method]: operationObject(op) };
-  const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ref("ErrorEnvelope") } } });
   return {
     openapi: "3.1.0",
     info: {
       title: "rye registry API",
       version: options.version,
-      description: "Registry of signed AI-agent workflow items (directives, tools, knowledge) and bundles. Errors always use the ErrorEnvelope shape.",
+      description:
+        "Registry of signed AI-agent workflow items (directives, tools, knowledge) and bundles, with its OAuth authorization server, accounts, tokens and organizations. " +
+        "Errors use the ErrorEnvelope shape, except under /oauth/*: the form-encoded endpoints answer RFC 6749 OAuthError bodies, the browser endpoints HTML pages or redirects.",
     },
     servers: [{ url: options.serverUrl }],
-    tags: ["meta", "keys", "items", "manage", "bundles", "log"].map((name) => ({ name })),
+    tags: [...new Set(OPERATIONS.map((op) => op.tag))].map((name) => ({ name })),
     paths,
     components: {
       schemas: componentSchemas(),
@@ -389,13 +521,23 @@ export function buildOpenApiDocument(options: { version: string; serverUrl: stri
       headers: {
         ETag: { description: "Quoted SHA-256 of the served file (item content or bundle manifest).", schema: { type: "string" } },
         CacheControl: { description: "immutable for explicit versions of public content; private for private content.", schema: { type: "string" } },
+        NoStore: { description: "no-store (with Pragma: no-cache): tokens, codes and their errors are never cached.", schema: { type: "string", const: "no-store" } },
+        ...ACCOUNT_HEADERS,
       },
-      responses: {
-        ...Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([status, name]) => [name, errorResponse(`Error ${status}`)])),
-        Error: errorResponse("Unexpected error (500) or unavailable dependency (503)"),
-      },
+      responses: errorResponses(),
       securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", description: "A personal/CI token (rye_pat_…) or an OAuth access token from `rye login`." },
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "A personal/CI token (rye_pat_…) or an OAuth access token from `rye login`. Where an operation lists scopes under bearerAuth, the token must hold them.",
+        },
+        cookieAuth: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "The website's browser session (POST /v1/auth/login, /v1/auth/signup or an upstream sign-in)." },
+        csrfToken: {
+          type: "apiKey",
+          in: "header",
+          name: "X-CSRF-Token",
+          description: "The session's csrf_token (from sign-in or GET /v1/auth/session): required with cookieAuth on state-changing requests.",
+        },
       },
     },
   };

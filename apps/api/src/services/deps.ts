@@ -1,4 +1,5 @@
 import type { Database } from "@rye/db";
+import type { AccessTokens } from "../auth/jwt.ts";
 import type { Authenticator } from "../auth/principal.ts";
 import type { RegistryConfig } from "../config.ts";
 import type { RegistryKeyring } from "../keys/keyring.ts";
@@ -10,6 +11,9 @@ export interface AppDeps {
   config: RegistryConfig;
   keyring: RegistryKeyring;
   authenticator: Authenticator;
+  accessTokens: AccessTokens;
   logger: Logger;
   version: string;
+  /** Secret of the loopback admin endpoint for the operator CLI (set by `npm start`); unset → no admin routes. */
+  adminSecret?: string;
 }

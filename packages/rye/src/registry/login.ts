@@ -110,6 +110,8 @@ async function finishLogin(options: LoginOptions, tokens: TokenResponse, method:
   return me;
 }
 
+export const BROWSER_WAIT_MS = 10 * 60_000;
+
 /** Authorization code + PKCE (S256) with a one-shot loopback server on 127.0.0.1 and a random port. */
 export async function loginWithBrowser(options: LoginOptions): Promise<WhoAmI> {
   const { registryUrl, io, signal } = options;
@@ -128,7 +130,7 @@ export async function loginWithBrowser(options: LoginOptions): Promise<WhoAmI> {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><title>rye</title><p>Signed in to rye — you can close this window.</p>");
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8", connection: "close" }).end("<!doctype html><title>rye</title><p>Signed in to rye — you can close this window.</p>");
     resolveCallback(url);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -143,10 +145,12 @@ export async function loginWithBrowser(options: LoginOptions): Promise<WhoAmI> {
     });
     io.info(`Open this URL to sign in to ${registryUrl}:\n${authUrl.href}`);
     if ((options.openBrowser ?? ((u) => openBrowser(u, options.env)))(authUrl.href)) io.info("Opened your browser.");
-    const timeout = sleep(10 * 60_000, signal).then(() => {
-      throw new RyeError("TIMEOUT", "No answer from the browser within 10 minutes");
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new RyeError("TIMEOUT", "No answer from the browser within 10 minutes")), BROWSER_WAIT_MS);
+      signal?.addEventListener("abort", () => reject(new RyeError("BAD_REQUEST", "Login cancelled")), { once: true });
     });
-    const currentUrl = await Promise.race([callback, timeout]);
+    const currentUrl = await Promise.race([callback, timeout]).finally(() => clearTimeout(timer));
     const callbackUrl = new URL(currentUrl.pathname + currentUrl.search, redirectUri);
     if (callbackUrl.searchParams.get("error") === "access_denied") throw new RyeError("FORBIDDEN", "The sign-in request was denied in the browser");
     let tokens: TokenResponse;
@@ -157,7 +161,9 @@ export async function loginWithBrowser(options: LoginOptions): Promise<WhoAmI> {
     }
     return await finishLogin(options, tokens, "web");
   } finally {
+    // Browsers keep connections alive; without closing them the CLI would not exit.
     server.close();
+    server.closeAllConnections();
   }
 }
 

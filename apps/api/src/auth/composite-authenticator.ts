@@ -1,0 +1,37 @@
+/**
+ * Bearer tokens of both kinds: `rye_pat_…` personal/CI tokens go to their authenticator, JWT access
+ * tokens are verified locally and their user is looked up once (it must still exist and be enabled).
+ * Anything else is unknown (null).
+ */
+import type { Database } from "@rye/db";
+import { TOKEN_PREFIX } from "./api-tokens.ts";
+import type { AccessTokenVerifier } from "./jwt.ts";
+import type { Authenticator, Principal } from "./principal.ts";
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const MAX_JWT_LENGTH = 4096;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface CompositeAuthenticatorOptions {
+  db: Database;
+  apiTokens: Authenticator;
+  accessTokens: AccessTokenVerifier;
+}
+
+export class CompositeAuthenticator implements Authenticator {
+  constructor(private readonly options: CompositeAuthenticatorOptions) {}
+
+  authenticate(token: string): Promise<Principal | null> {
+    if (token.startsWith(TOKEN_PREFIX)) return this.options.apiTokens.authenticate(token);
+    if (token.length <= MAX_JWT_LENGTH && JWT_SHAPE.test(token)) return this.fromAccessToken(token);
+    return Promise.resolve(null);
+  }
+
+  private async fromAccessToken(token: string): Promise<Principal | null> {
+    const claims = await this.options.accessTokens.verifyAccessToken(token).catch(() => null);
+    if (!claims || !UUID.test(claims.sub)) return null;
+    const user = await this.options.db.prisma.user.findUnique({ where: { id: claims.sub }, select: { username: true, isAdmin: true, disabledAt: true } });
+    if (!user || user.disabledAt) return null;
+    return { userId: claims.sub, username: user.username, isAdmin: user.isAdmin, scopes: claims.scope, tokenId: claims.jti, namespace: null };
+  }
+}

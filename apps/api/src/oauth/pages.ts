@@ -1,0 +1,56 @@
+/**
+ * Minimal server-rendered pages of the authorize endpoint (the website will replace the consent
+ * page): no scripts, escaped values, no framing, no caching.
+ */
+import type { Context } from "hono";
+import type { AuthorizationRequest } from "./authorization-request.ts";
+import { formatScope, SCOPE_DESCRIPTIONS } from "./scopes.ts";
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
+
+const STYLE = "body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.5rem}code{background:#f3f3f3;padding:0 .2rem}";
+
+function layout(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)} · rye</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+}
+
+function secureHeaders(c: Context): void {
+  c.header("Cache-Control", "no-store");
+  c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
+  c.header("X-Frame-Options", "DENY");
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("Referrer-Policy", "no-referrer");
+}
+
+export function errorPage(c: Context, status: 400 | 401 | 403 | 500, message: string): Response {
+  secureHeaders(c);
+  return c.html(layout("Sign-in error", `<h1>Cannot continue</h1><p>${escapeHtml(message)}</p>`), status);
+}
+
+export function consentPage(c: Context, request: AuthorizationRequest, user: { username: string; csrfToken: string }, action: string): Response {
+  secureHeaders(c);
+  const hidden: Record<string, string> = {
+    csrf_token: user.csrfToken,
+    response_type: "code",
+    client_id: request.client.id,
+    redirect_uri: request.redirectUri,
+    state: request.state,
+    scope: formatScope(request.scope),
+    code_challenge: request.codeChallenge,
+    code_challenge_method: "S256",
+  };
+  const inputs = Object.entries(hidden).map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`).join("");
+  const scopes = request.scope.map((s) => `<li><code>${escapeHtml(s)}</code> — ${escapeHtml(SCOPE_DESCRIPTIONS[s as keyof typeof SCOPE_DESCRIPTIONS] ?? s)}</li>`).join("");
+  const target = new URL(request.redirectUri);
+  return c.html(
+    layout(
+      "Authorize",
+      `<h1>Authorize ${escapeHtml(request.client.name)}?</h1>
+<p>Signed in as <strong>${escapeHtml(user.username)}</strong>. <strong>${escapeHtml(request.client.name)}</strong> asks to act on your behalf with:</p>
+<ul>${scopes}</ul>
+<p>It will receive access at <code>${escapeHtml(target.host)}</code> on this computer. Approve only if you just started this sign-in yourself.</p>
+<form method="post" action="${escapeHtml(action)}">${inputs}<button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny">Deny</button></form>`,
+    ),
+  );
+}

@@ -1,0 +1,53 @@
+/** The OAuth server's parts, built once per app from the registry's dependencies. */
+import type { Database } from "@rye/db";
+import type { AccessTokens } from "../auth/jwt.ts";
+import type { Logger } from "../logger.ts";
+import { AttemptLimiter } from "./attempt-limiter.ts";
+import { AuthorizationCodes } from "./authorization-codes.ts";
+import { DEFAULT_POLL_INTERVAL_SECONDS, DeviceAuthorizations } from "./device-authorizations.ts";
+import { RefreshTokens, type ReuseReporter } from "./refresh-tokens.ts";
+import { TokenIssuer } from "./token-issuer.ts";
+
+/** Wrong user codes tolerated per signed-in session and per client IP within the window, then 429. */
+export const USER_CODE_FAILURES_PER_SESSION = 10;
+export const USER_CODE_FAILURES_PER_IP = 30;
+export const USER_CODE_FAILURE_WINDOW_MS = 10 * 60 * 1000;
+
+export interface OAuthDeps {
+  db: Database;
+  /** `publicUrl` is the issuer, the token audience and the base of every endpoint URL. */
+  config: { publicUrl: string };
+  logger: Logger;
+  accessTokens: AccessTokens;
+}
+
+export interface OAuthOptions {
+  /** Device flow polling interval (default 5 s; tests use less). */
+  pollIntervalSeconds?: number;
+}
+
+export interface OAuthServices {
+  issuer: string;
+  devices: DeviceAuthorizations;
+  codes: AuthorizationCodes;
+  refreshTokens: RefreshTokens;
+  tokens: TokenIssuer;
+  userCodeFailures: { perSession: AttemptLimiter; perIp: AttemptLimiter };
+}
+
+export function createOAuthServices(deps: OAuthDeps, options: OAuthOptions = {}): OAuthServices {
+  const reportReuse: ReuseReporter = (what, familyId, userId) =>
+    deps.logger.log("warn", "oauth: a used credential was presented again; its tokens are revoked", { credential: what, family_id: familyId, user_id: userId });
+  const refreshTokens = new RefreshTokens(deps.db, reportReuse);
+  return {
+    issuer: deps.config.publicUrl,
+    devices: new DeviceAuthorizations(deps.db, options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS),
+    codes: new AuthorizationCodes(deps.db, (familyId) => refreshTokens.revokeFamily(familyId), reportReuse),
+    refreshTokens,
+    tokens: new TokenIssuer(deps.db, deps.accessTokens, refreshTokens),
+    userCodeFailures: {
+      perSession: new AttemptLimiter(USER_CODE_FAILURES_PER_SESSION, USER_CODE_FAILURE_WINDOW_MS),
+      perIp: new AttemptLimiter(USER_CODE_FAILURES_PER_IP, USER_CODE_FAILURE_WINDOW_MS),
+    },
+  };
+}
