@@ -27,6 +27,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy }));
   app.use("/v1/*", rateLimit(deps.config.rateLimit));
+  app.use("/oauth/*", rateLimit(deps.config.rateLimit));
   app.route("/", healthRoutes(deps));
   app.route("/", keyRoutes(deps));
   app.route("/", oauthRoutes(deps));

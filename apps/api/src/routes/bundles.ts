@@ -99,7 +99,7 @@ export function bundleRoutes(deps: AppDeps, options: { blobs?: BlobStore } = {})
       if (setCacheHeaders(c, `"${row.manifestSha256}"`, bundle.visibility, requested !== undefined)) return c.body(null, 304);
 
       const files = await readBundleFiles(blobs, row.files as unknown as Record<string, StoredBundleFile>);
-      void deps.db.prisma.bundle.update({ where: { id: bundle.id }, data: { downloadCount: { increment: 1 } } }).catch(() => undefined);
+      void deps.db.raw.query("UPDATE bundles SET download_count = download_count + 1 WHERE id = $1::uuid", [bundle.id]).catch(() => undefined);
       const signature = extractSignature(row.manifest, "tool");
       return c.json({
         bundle_id: ref.id,

@@ -96,7 +96,8 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
         item.visibility !== "public" ? "private, no-cache" : requested ? "public, max-age=31536000, immutable" : "public, max-age=60, must-revalidate",
       );
       if (c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(etag)) return c.body(null, 304);
-      void deps.db.prisma.item.update({ where: { id: item.id }, data: { downloadCount: { increment: 1 } } }).catch(() => undefined);
+      // Raw SQL: a Prisma update would also bump updated_at, and downloads must not reorder "recently updated".
+      void deps.db.raw.query("UPDATE items SET download_count = download_count + 1 WHERE id = $1::uuid", [item.id]).catch(() => undefined);
       const attestation = row.attestation as Record<string, unknown>;
       return c.json({
         item_type: type,

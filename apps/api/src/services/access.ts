@@ -54,7 +54,8 @@ export async function requireManageAccess(db: Database, principal: Principal, na
 /** Private items are visible to namespace members and registry admins only; others get a 404, not a 403. */
 export async function canRead(db: Database, principal: Principal | null, item: { visibility: string; namespaceId: string }, namespaceName: string): Promise<boolean> {
   if (item.visibility !== "private") return true;
-  if (!principal) return false;
+  // A token without items:read (e.g. a write-only CI token) reads like an anonymous caller.
+  if (!principal || !principal.scopes.includes("items:read")) return false;
   if (principal.isAdmin) return true;
   return (await namespaceAccess(db, principal, namespaceName))?.role != null;
 }

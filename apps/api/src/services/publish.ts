@@ -108,6 +108,8 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
         VALUES (gen_random_uuid(), ${input.item_type}::item_type, ${access.namespace.id}::uuid, ${ref.category}, ${ref.name}, ${description},
                 ${input.metadata?.visibility ?? "public"}::visibility, ${toolType}, ${input.item_type === "tool" ? extension : null}, now())
         ON CONFLICT (type, namespace_id, category, name) DO NOTHING`;
+      // Lock the item row: a concurrent yank or publish must not compute latest_version from a stale list.
+      await tx.$executeRaw`SELECT 1 FROM items WHERE type = ${input.item_type}::item_type AND namespace_id = ${access.namespace.id}::uuid AND category = ${ref.category} AND name = ${ref.name} FOR UPDATE`;
       const item = await tx.item.findUniqueOrThrow({
         where: { type_namespaceId_category_name: { type: input.item_type, namespaceId: access.namespace.id, category: ref.category, name: ref.name } },
         include: { versions: { select: { version: true, yanked: true } } },
