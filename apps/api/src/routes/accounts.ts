@@ -5,7 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { limitBody } from "../middleware/body-limit.ts";
 import { z } from "zod";
 import { RyeError } from "@rye/core";
 import type { Database, User } from "@rye/db";
@@ -22,12 +22,7 @@ import { parseBody } from "./items.ts";
 
 export const ACCOUNT_BODY_LIMIT_BYTES = 16 * 1024;
 
-const limitBody = bodyLimit({
-  maxSize: ACCOUNT_BODY_LIMIT_BYTES,
-  onError: () => {
-    throw new RyeError("PAYLOAD_TOO_LARGE", `Request bodies may be at most ${ACCOUNT_BODY_LIMIT_BYTES} bytes`);
-  },
-});
+const accountBodyLimit = limitBody(ACCOUNT_BODY_LIMIT_BYTES);
 
 /**
  * Small JSON bodies only: account, token and organization requests are a few fields. Requiring the
@@ -37,7 +32,7 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!/^application\/json(;|$)/i.test(c.req.header("content-type") ?? "")) {
     throw new RyeError("BAD_REQUEST", "The request body must be JSON", { hint: "Send Content-Type: application/json." });
   }
-  return limitBody(c, next);
+  return accountBodyLimit(c, next);
 };
 
 /** Free text stored as sent (token names, display names): trimmed, no control characters (PostgreSQL refuses NUL). */

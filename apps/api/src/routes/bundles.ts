@@ -1,7 +1,7 @@
 /** Bundle push and pull (the original v1 shapes, plus base64 file contents, attestations and log indexes). */
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { limitBody } from "../middleware/body-limit.ts";
 import { z } from "zod";
 import { extractSignature, MAX_BUNDLE_FILES, RyeError, utf8Encode } from "@rye/core";
 import type { AppEnv } from "../env.ts";
@@ -60,12 +60,7 @@ export function setCacheHeaders(c: Context<AppEnv>, etag: string, visibility: st
 /** `blobs` defaults to the Postgres blob store on `deps.db`. */
 export function bundleRoutes(deps: AppDeps, options: { blobs?: BlobStore } = {}): Hono<AppEnv> {
   const blobs = options.blobs ?? new PostgresBlobStore(deps.db);
-  const limit = bodyLimit({
-    maxSize: deps.config.limits.maxBundleBodyBytes,
-    onError: () => {
-      throw new RyeError("PAYLOAD_TOO_LARGE", `Bundle request bodies may be at most ${deps.config.limits.maxBundleBodyBytes} bytes`);
-    },
-  });
+  const limit = limitBody(deps.config.limits.maxBundleBodyBytes, "Bundle request bodies");
   return new Hono<AppEnv>()
     .post("/v1/bundle/push", limit, async (c) => {
       const principal = requirePrincipal(c, "items:write");

@@ -1,6 +1,6 @@
 /** Push and pull of items (wire-compatible with the original v1 API). */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { limitBody } from "../middleware/body-limit.ts";
 import { z } from "zod";
 import { ITEM_TYPES, RyeError } from "@rye/core";
 import type { AppEnv } from "../env.ts";
@@ -44,12 +44,7 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
 }
 
 export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
-  const limit = bodyLimit({
-    maxSize: deps.config.limits.maxJsonBodyBytes,
-    onError: () => {
-      throw new RyeError("PAYLOAD_TOO_LARGE", `Request bodies may be at most ${deps.config.limits.maxJsonBodyBytes} bytes`);
-    },
-  });
+  const limit = limitBody(deps.config.limits.maxJsonBodyBytes);
   return new Hono<AppEnv>()
     .post("/v1/push", limit, async (c) => {
       const principal = requirePrincipal(c, "items:write");

@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { limitBody } from "../middleware/body-limit.ts";
 import { z } from "zod";
 import { RyeError } from "@rye/core";
 import type { AppEnv } from "../env.ts";
@@ -34,12 +34,7 @@ function context(c: Context<AppEnv>, deps: AppDeps): ManageContext {
 }
 
 export function manageRoutes(deps: AppDeps): Hono<AppEnv> {
-  const limit = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new RyeError("PAYLOAD_TOO_LARGE", `Management request bodies may be at most ${MAX_BODY_BYTES} bytes`);
-    },
-  });
+  const limit = limitBody(MAX_BODY_BYTES, "Management request bodies");
   const params = (c: Context<AppEnv>) => [c.req.param("item_type") ?? "", c.req.param("item_id") ?? ""] as const;
   return new Hono<AppEnv>()
     .post(`/v1/visibility${ID}`, limit, async (c) => {
