@@ -9,7 +9,6 @@ import type { AppDeps } from "../services/deps.ts";
 import { findReadableItem } from "../services/items.ts";
 import { publishItem } from "../services/publish.ts";
 import { tokenAllowsItem } from "../services/tokens.ts";
-import { latestOf } from "../services/versions.ts";
 
 export const pushRequestSchema = z.object({
   item_type: z.enum(ITEM_TYPES),
@@ -77,11 +76,14 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     .get("/v1/pull/:item_type/:item_id{.+}", async (c) => {
       const { type, ref, item } = await findReadableItem(deps.db, c.get("principal"), c.req.param("item_type"), c.req.param("item_id"));
       const requested = c.req.query("version");
-      const versions = await deps.db.prisma.itemVersion.findMany({ where: { itemId: item.id }, select: { version: true, yanked: true } });
-      const version = requested ?? latestOf(versions);
+      // latest_version is maintained on publish, yank and delete (highest non-yanked, stable first).
+      const version = requested ?? item.latestVersion;
       if (!version) throw new RyeError("ITEM_NOT_FOUND", `${type} ${ref.id} has no installable version (all are yanked)`, { hint: "Pull an explicit version with ?version=." });
       const row = await deps.db.prisma.itemVersion.findUnique({ where: { itemId_version: { itemId: item.id, version } }, include: { publisher: { select: { username: true } } } });
-      if (!row) throw new RyeError("ITEM_NOT_FOUND", `${type} ${ref.id}@${version} not found`, { details: { versions: versions.map((v) => v.version) } });
+      if (!row) {
+        const versions = await deps.db.prisma.itemVersion.findMany({ where: { itemId: item.id }, select: { version: true }, orderBy: { createdAt: "desc" }, take: 50 });
+        throw new RyeError("ITEM_NOT_FOUND", `${type} ${ref.id}@${version} not found`, { details: { versions: versions.map((v) => v.version) } });
+      }
 
       const etag = `"${row.contentHash}"`;
       c.header("ETag", etag);
