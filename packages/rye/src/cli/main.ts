@@ -8,6 +8,7 @@ import { registerKeygen } from "./commands/keygen.ts";
 import { registerLoad } from "./commands/load.ts";
 import { registerLogin } from "./commands/login.ts";
 import { registerMcp } from "./commands/mcp.ts";
+import { registerRegistry } from "./commands/registry.ts";
 import { registerSearch } from "./commands/search.ts";
 import { registerSign } from "./commands/sign.ts";
 import { registerTrust } from "./commands/trust.ts";
@@ -36,6 +37,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerTrust(program, ctx);
   registerBundle(program, ctx);
   registerLogin(program, ctx);
+  registerRegistry(program, ctx);
   registerInit(program, ctx);
   registerMcp(program, ctx);
   return program;
