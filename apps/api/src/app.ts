@@ -19,6 +19,7 @@ import { orgRoutes } from "./routes/orgs.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
 import { upstreamAuthRoutes } from "./routes/upstream-auth.ts";
+import { userKeyRoutes } from "./routes/user-keys.ts";
 import type { AppDeps } from "./services/deps.ts";
 
 export type { AppDeps } from "./services/deps.ts";
@@ -40,6 +41,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", upstreamAuthRoutes(deps, deps.config.upstream));
   app.route("/", accountRoutes(deps));
   app.route("/", tokenRoutes(deps));
+  app.route("/", userKeyRoutes(deps));
   app.route("/", orgRoutes(deps));
   if (deps.adminSecret) app.route("/", adminRoutes(deps, deps.adminSecret));
   app.notFound((c) => c.json(new RyeError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`).toEnvelope(), 404));

@@ -4,6 +4,7 @@
  * tokens (tokens.ts) and organizations (orgs.ts). Callers are a bearer token or the `rye_session`
  * cookie, which needs the session's CSRF token (`X-CSRF-Token`) on every method but GET and HEAD.
  */
+import { registerKeySchema } from "./user-keys.ts";
 import { z } from "zod";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/passwords.ts";
 import { SCOPES } from "../auth/principal.ts";
@@ -86,6 +87,9 @@ true satisfies SameKeys<z.output<typeof TokenInfo>, ReturnType<typeof tokenView>
 const CreatedToken = z.object({ token: z.string().meta({ description: "The secret (rye_pat_…), shown this once." }), ...TokenInfo.shape });
 true satisfies SameKeys<z.output<typeof CreatedToken>, Awaited<ReturnType<typeof issueToken>>>;
 const TokenList = z.object({ tokens: z.array(TokenInfo) });
+const UserKey = z.object({ fingerprint: z.string(), public_key: z.string(), label: z.string(), created_at: z.string(), revoked: z.boolean(), revoked_at: z.string().nullable() });
+const UserKeyList = z.object({ keys: z.array(UserKey) });
+const UserKeyChange = z.object({ status: z.enum(["registered", "already_registered", "revoked", "already_revoked"]), key: UserKey });
 const OrgTokenInfo = TokenInfo.extend({ created_by: z.string().meta({ description: "Username of the member who created it." }) });
 true satisfies SameKeys<z.output<typeof OrgTokenInfo>, Awaited<ReturnType<typeof listOrgTokens>>[number]>;
 const OrgTokenList = z.object({ tokens: z.array(OrgTokenInfo) });
@@ -138,6 +142,9 @@ export const ACCOUNT_SCHEMAS: Record<string, z.ZodType> = {
   TokenInfo,
   CreatedToken,
   TokenList,
+  UserKeyList,
+  UserKeyChange,
+  RegisterKeyRequest: registerKeySchema,
   OrgTokenInfo,
   OrgTokenList,
   CreateOrgRequest,
@@ -190,6 +197,20 @@ const orgOp = (method: Operation["method"], path: string, operationId: string, s
 });
 
 export const ACCOUNT_OPERATIONS: Operation[] = [
+  { method: "get", path: "/v1/me/keys", operationId: "listUserKeys", summary: "The caller's registered author keys (signatures on pushed items are checked against them)", tag: "keys", auth: "required", scopes: ["items:read"], ok: { status: 200, description: "Keys", schema: "UserKeyList" }, errors: [] },
+  {
+    method: "post",
+    path: "/v1/me/keys",
+    operationId: "registerUserKey",
+    summary: "Register an Ed25519 public key (SPKI PEM) as the caller's author key; 200 when it already is",
+    tag: "keys",
+    auth: "required",
+    scopes: ["items:write"],
+    body: "RegisterKeyRequest",
+    ok: { status: 201, description: "Registered", schema: "UserKeyChange" },
+    errors: [400, [409, "Registered to another account, or revoked"], 413],
+  },
+  { method: "delete", path: "/v1/me/keys/{fingerprint}", operationId: "revokeUserKey", summary: "Revoke one of the caller's author keys", tag: "keys", auth: "required", scopes: ["items:write"], ok: { status: 200, description: "Revoked", schema: "UserKeyChange" }, errors: [[404, "Not a key of the caller"]] },
   { method: "get", path: "/v1/auth/providers", operationId: "listAuthProviders", summary: "The sign-in methods of this registry", tag: "auth", auth: "none", ok: { status: 200, description: "Providers", schema: "AuthProviders" }, errors: [] },
   {
     method: "get",

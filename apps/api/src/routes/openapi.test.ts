@@ -69,6 +69,7 @@ test("the document is OpenAPI 3.1 with bearer and cookie auth and the shared err
 test("the paths and methods are pinned", () => {
   assert.deepEqual(operations().map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(), [
     "DELETE /v1/delete/{item_type}/{item_id}",
+    "DELETE /v1/me/keys/{fingerprint}",
     "DELETE /v1/orgs/{name}/members/{username}",
     "DELETE /v1/orgs/{name}/tokens/{id}",
     "DELETE /v1/tokens/{id}",
@@ -87,6 +88,7 @@ test("the paths and methods are pinned", () => {
     "GET /v1/log/checkpoint",
     "GET /v1/log/entries",
     "GET /v1/me",
+    "GET /v1/me/keys",
     "GET /v1/openapi.json",
     "GET /v1/orgs/{name}",
     "GET /v1/orgs/{name}/tokens",
@@ -107,6 +109,7 @@ test("the paths and methods are pinned", () => {
     "POST /v1/deprecate/{item_type}/{item_id}",
     "POST /v1/device/approve",
     "POST /v1/device/deny",
+    "POST /v1/me/keys",
     "POST /v1/orgs",
     "POST /v1/orgs/invitations/accept",
     "POST /v1/orgs/{name}/invitations",

@@ -450,6 +450,7 @@ const PATH_PARAMETERS: Record<string, JsonObject> = {
   name: { name: "name", in: "path", required: true, description: "Organization name (case-insensitive).", schema: { type: "string" } },
   username: { name: "username", in: "path", required: true, description: "A member's username (case-insensitive).", schema: { type: "string" } },
   id: { name: "id", in: "path", required: true, description: "Token id.", schema: { type: "string", format: "uuid" } },
+  fingerprint: { name: "fingerprint", in: "path", required: true, description: "Key fingerprint (16 hex characters).", schema: { type: "string", pattern: "^[0-9a-f]{16,64}$" } },
 };
 
 function replyObject(reply: Reply, etag = false): JsonObject {

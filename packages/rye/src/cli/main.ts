@@ -8,6 +8,7 @@ import { registerKeygen } from "./commands/keygen.ts";
 import { registerLoad } from "./commands/load.ts";
 import { registerLogin } from "./commands/login.ts";
 import { registerMcp } from "./commands/mcp.ts";
+import { registerPublish } from "./commands/publish.ts";
 import { registerRegistry } from "./commands/registry.ts";
 import { registerSearch } from "./commands/search.ts";
 import { registerSign } from "./commands/sign.ts";
@@ -38,6 +39,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerBundle(program, ctx);
   registerLogin(program, ctx);
   registerRegistry(program, ctx);
+  registerPublish(program, ctx);
   registerInit(program, ctx);
   registerMcp(program, ctx);
   return program;

@@ -1,0 +1,183 @@
+/**
+ * Publishing from the client: `rye push`, `rye pull`, and the registry's management verbs
+ * (`publish`, `unpublish`, `yank`, `unyank`, `deprecate`, `delete`).
+ */
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
+import type { Command } from "commander";
+import { RyeError } from "@rye/core";
+import type { ManageAction, PublishContext, Visibility } from "../../registry/publish.ts";
+import { manageItem, pullItemToFile, pushItem, splitVersion } from "../../registry/publish.ts";
+import type { CliContext } from "../context.ts";
+import { EXIT } from "../output.ts";
+import { parseItemType } from "./common.ts";
+
+export interface PublishCliOptions {
+  /** Asks a yes/no question; defaults to a prompt on an interactive terminal, else "no". */
+  prompt?: (question: string) => Promise<boolean>;
+}
+
+async function ttyPrompt(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+const VISIBILITIES = ["public", "unlisted", "private"] as const;
+
+function parseVisibility(value: string | undefined): Visibility | undefined {
+  if (value === undefined) return undefined;
+  if (!(VISIBILITIES as readonly string[]).includes(value)) throw new RyeError("BAD_REQUEST", `--visibility must be public, unlisted or private, not ${JSON.stringify(value)}`);
+  return value as Visibility;
+}
+
+function parseTo(value: string | undefined): "project" | "user" | undefined {
+  if (value === undefined) return undefined;
+  if (value !== "project" && value !== "user") throw new RyeError("BAD_REQUEST", `--to must be project or user, not ${JSON.stringify(value)}`);
+  return value;
+}
+
+export function registerPublish(program: Command, ctx: CliContext, options: PublishCliOptions = {}): void {
+  const base = (opts: { project?: string }, confirm?: PublishContext["confirm"]): PublishContext => ({
+    projectPath: resolve(ctx.cwd, opts.project ?? "."),
+    env: ctx.env,
+    info: (text) => ctx.io.stderr(text),
+    ...(confirm ? { confirm } : {}),
+  });
+
+  program
+    .command("push <file_or_item_id>")
+    .description("sign an item with your key and push it to a registry; the file is rewritten with the registry's signature")
+    .option("--type <type>", "directive | tool | knowledge (required for item ids; inferred for files)")
+    .option("--visibility <visibility>", "public | unlisted | private")
+    .option("--namespace <ns>", "publish under this namespace (e.g. an organization) instead of your username")
+    .option("--changelog <text>", "what changed in this version")
+    .option("--registry <url>", "registry URL")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("-y, --yes", "register your public key with the registry without asking")
+    .option("--json", "print JSON")
+    .action(async (target: string, opts: { type?: string; visibility?: string; namespace?: string; changelog?: string; registry?: string; project?: string; yes?: boolean; json?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        const type = opts.type !== undefined ? parseItemType(opts.type) : undefined;
+        const visibility = parseVisibility(opts.visibility);
+        const prompt = options.prompt ?? ttyPrompt;
+        const confirm = async (question: string) => {
+          if (opts.yes) {
+            ctx.io.stderr(`${question} yes (--yes)`);
+            return true;
+          }
+          return opts.json && !options.prompt ? false : prompt(question);
+        };
+        const context = base(opts, confirm);
+        const file = resolve(ctx.cwd, target);
+        const isFile = await stat(file).then((s) => s.isFile(), () => false);
+        if (!isFile && !type) {
+          throw new RyeError("BAD_REQUEST", `${target} is not a file; to push an item by id pass --type`, { hint: "Example: rye push tools/deploy --type directive" });
+        }
+        const result = await pushItem(
+          {
+            ...(isFile ? { path: file } : { itemId: target }),
+            ...(type ? { type } : {}),
+            ...(visibility ? { visibility } : {}),
+            ...(opts.namespace ? { namespace: opts.namespace } : {}),
+            ...(opts.changelog ? { changelog: opts.changelog } : {}),
+            ...(opts.registry ? { registryUrl: opts.registry } : {}),
+          },
+          context,
+        );
+        if (opts.json) return ctx.json(result);
+        if (result.key_registration === "registered") ctx.io.stderr(`Registered your public key ${result.author_fingerprint} with ${result.registry}.`);
+        ctx.io.stdout(`Pushed ${result.item_type} ${result.item_id}@${result.version} to ${result.registry}; ${result.path} now carries the registry signature (${result.registry_fingerprint}).`);
+      }),
+    );
+
+  program
+    .command("pull <item_id>")
+    .description("download an item (<namespace>/<category>/<name>[@version]), verify it with the pinned registry key and write it to .ai/")
+    .option("--type <type>", "directive | tool | knowledge (default: whichever exists)")
+    .option("--to <space>", "project | user (default project)")
+    .option("--registry <url>", "registry URL")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--force", "replace a local copy that differs")
+    .option("--json", "print JSON")
+    .action(async (ref: string, opts: { type?: string; to?: string; registry?: string; project?: string; force?: boolean; json?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        const { id, version } = splitVersion(ref);
+        const to = parseTo(opts.to);
+        const result = await pullItemToFile(
+          {
+            id,
+            ...(version ? { version } : {}),
+            ...(opts.type !== undefined ? { type: parseItemType(opts.type) } : {}),
+            ...(to ? { to } : {}),
+            ...(opts.registry ? { registryUrl: opts.registry } : {}),
+            ...(opts.force ? { force: true } : {}),
+          },
+          base(opts),
+        );
+        if (opts.json) return ctx.json(result);
+        const verb = result.status === "unchanged" ? "Already up to date:" : "Pulled";
+        ctx.io.stdout(`${verb} ${result.item_type} ${result.item_id}@${result.version} → ${result.path} (verified with ${result.registry_fingerprint}).`);
+        if (result.yanked) ctx.io.stderr(`warning: ${result.item_id}@${result.version} is yanked.`);
+        if (result.deprecated) ctx.io.stderr(`warning: ${result.item_id} is deprecated${result.deprecation_message ? `: ${result.deprecation_message}` : ""}.`);
+      }),
+    );
+
+  const manage = (action: ManageAction, description: string, configure: (cmd: Command) => Command, extra: (opts: Record<string, unknown>, version: string | undefined) => Record<string, unknown>) =>
+    configure(program.command(`${action} <type> <item_id>`).description(description))
+      .option("--registry <url>", "registry URL")
+      .option("--json", "print JSON")
+      .action(async (typeArg: string, ref: string, opts: Record<string, unknown>) =>
+        ctx.run(opts.json as boolean | undefined, async () => {
+          const type = parseItemType(typeArg);
+          const { id, version } = splitVersion(ref);
+          const result = await manageItem(
+            { action, type, id, ...extra(opts, version), ...(typeof opts.registry === "string" ? { registryUrl: opts.registry } : {}) },
+            base({}),
+          );
+          if (opts.json) return ctx.json(result);
+          const what = `${type} ${id}${version ? `@${version}` : ""}`;
+          const done: Record<ManageAction, string> = {
+            publish: `Published ${what} (public).`,
+            unpublish: `Unpublished ${what} (private).`,
+            yank: `Yanked ${what}.`,
+            unyank: `Restored ${what}.`,
+            deprecate: opts.undo ? `${what} is no longer deprecated.` : `Deprecated ${what}.`,
+            delete: `Deleted ${what}.`,
+          };
+          ctx.io.stdout(`${done[action]} (${String(result.registry)})`);
+          return EXIT.OK;
+        }),
+      );
+
+  const noVersion = (action: string) => (_opts: Record<string, unknown>, version: string | undefined) => {
+    if (version) throw new RyeError("BAD_REQUEST", `${action} applies to the whole item, not a version`, { hint: `Drop @${version}.` });
+    return {};
+  };
+  const needVersion = (action: string) => (version: string | undefined) => {
+    if (!version) throw new RyeError("BAD_REQUEST", `${action} needs a version: <item_id>@<version>`);
+    return version;
+  };
+
+  manage("publish", "make an item public", (c) => c, noVersion("publish"));
+  manage("unpublish", "make an item private", (c) => c, noVersion("unpublish"));
+  manage("yank", "yank a version (<item_id>@<version>): it stays pullable by version but is no longer installed by default", (c) => c.option("--reason <text>", "why"), (opts, version) => ({
+    version: needVersion("yank")(version),
+    ...(typeof opts.reason === "string" ? { reason: opts.reason } : {}),
+  }));
+  manage("unyank", "undo a yank (<item_id>@<version>)", (c) => c, (_opts, version) => ({ version: needVersion("unyank")(version) }));
+  manage("deprecate", "mark an item deprecated (--message) or lift it (--undo)", (c) => c.option("--message <text>", "what to use instead").option("--undo", "lift the deprecation"), (opts, version) => {
+    noVersion("deprecate")(opts, version);
+    if (!opts.undo && typeof opts.message !== "string") throw new RyeError("BAD_REQUEST", "deprecate needs --message <text> (or --undo)");
+    return opts.undo ? { undo: true } : { message: opts.message };
+  });
+  manage("delete", "delete an item, or one version with <item_id>@<version>", (c) => c.option("--force", "bypass the deletion policy (registry administrators only)"), (opts, version) => ({
+    ...(version ? { version } : {}),
+    ...(opts.force ? { force: true } : {}),
+  }));
+}

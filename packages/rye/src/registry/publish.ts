@@ -1,0 +1,460 @@
+/**
+ * Publishing from the client: `pushItem` (sign locally, make sure the author key is registered, push,
+ * write back the registry-signed file), `pullItemToFile` (fetch, verify with the PINNED registry key,
+ * then write) and thin wrappers over the registry's management endpoints.
+ *
+ * Only idempotent requests (GET) are retried, on network errors and 429/5xx, with backoff.
+ */
+import { readFile, stat } from "node:fs/promises";
+import { hostname } from "node:os";
+import { basename, isAbsolute, join, resolve } from "node:path";
+import type { ItemType } from "@rye/core";
+import {
+  extensionOf,
+  extractSignature,
+  inferItemType,
+  ITEM_TYPES,
+  keyResolverFrom,
+  locateInAiTree,
+  parseItem,
+  RyeError,
+  signItem,
+  stemOf,
+  TOOL_EXTENSIONS,
+  TYPE_FOLDERS,
+  verifyItem,
+} from "@rye/core";
+import { writeFileAtomic } from "../fs/atomic.ts";
+import { readItemText } from "../engine/read.ts";
+import { KeyStore } from "../keys/keystore.ts";
+import { userAiDir } from "../spaces/paths.ts";
+import type { RegistryRequest } from "./http.ts";
+import { readJson, registryFetch } from "./http.ts";
+import type { FetchKeys } from "./key-pinning.ts";
+import { assertSignedByPinned, registryKeyFor } from "./key-pinning.ts";
+import { whoAmI } from "./login.ts";
+import { resolveRegistryFor } from "./registries.ts";
+import { normalizeRegistryUrl } from "./registry-url.ts";
+import { accessTokenFor } from "./session.ts";
+
+export type Visibility = "public" | "unlisted" | "private";
+
+export interface PublishContext {
+  projectPath: string;
+  env: NodeJS.ProcessEnv;
+  /** Asks the user a yes/no question (key registration). Absent or false: the push is refused. */
+  confirm?: (question: string) => Promise<boolean>;
+  /** Progress and notices (key pinning, key creation) for stderr. */
+  info?: (text: string) => void;
+  /** Retry policy for GETs; defaults to 3 attempts, 250 ms doubling. */
+  retry?: { attempts?: number; baseDelayMs?: number };
+  /** Replaces `GET /v1/keys` for registry key pinning (tests). */
+  fetchKeys?: FetchKeys;
+}
+
+/* ------------------------------------------------------------------ HTTP */
+
+const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** GET with retries (network errors, 429 and 5xx), honouring a short Retry-After. */
+export async function getWithRetry(baseUrl: string, path: string, request: RegistryRequest, ctx: Pick<PublishContext, "retry">): Promise<Response> {
+  const attempts = Math.max(1, ctx.retry?.attempts ?? 3);
+  const base = ctx.retry?.baseDelayMs ?? 250;
+  for (let attempt = 1; ; attempt++) {
+    let res: Response | undefined;
+    try {
+      res = await registryFetch(baseUrl, path, { ...request, method: "GET" });
+    } catch (err) {
+      const transient = err instanceof RyeError && (err.code === "UNAVAILABLE" || err.code === "TIMEOUT");
+      if (!transient || attempt >= attempts) throw err;
+    }
+    if (res && (!RETRYABLE_STATUS.has(res.status) || attempt >= attempts)) return res;
+    const retryAfter = Number(res?.headers.get("retry-after"));
+    const delay = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 10_000) : base * 2 ** (attempt - 1);
+    await res?.body?.cancel().catch(() => undefined);
+    await sleep(delay);
+  }
+}
+
+/** Reads the answer; errors keep the registry's code and hint, with a sign-in hint for 401. */
+async function answer<T>(res: Response, registryUrl: string): Promise<T> {
+  try {
+    return await readJson<T>(res);
+  } catch (err) {
+    if (err instanceof RyeError && err.code === "UNAUTHORIZED") {
+      throw new RyeError("UNAUTHORIZED", `${err.message} (${registryUrl})`, { hint: `Run: rye login --registry ${registryUrl}`, details: err.details });
+    }
+    throw err;
+  }
+}
+
+async function registryFor(idOrNamespace: string | undefined, registryUrl: string | undefined, ctx: PublishContext): Promise<string> {
+  if (registryUrl) return normalizeRegistryUrl(registryUrl);
+  return (await resolveRegistryFor(idOrNamespace, { env: ctx.env, projectPath: ctx.projectPath })).url;
+}
+
+async function requireToken(registryUrl: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const token = await accessTokenFor(registryUrl, env);
+  if (!token) throw new RyeError("UNAUTHORIZED", `Not signed in to ${registryUrl}`, { hint: `Run: rye login --registry ${registryUrl} (or set RYE_TOKEN)` });
+  return token;
+}
+
+/* ------------------------------------------------------------------ ids and paths */
+
+const SEGMENT_RE = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+
+/** Splits `ns/category.../name` and refuses anything that could escape a folder. */
+export function splitRegistryId(id: string): { namespace: string; category: string; name: string; segments: string[] } {
+  const segments = id.split("/");
+  if (segments.length < 2 || segments.some((s) => !SEGMENT_RE.test(s) || s.includes(".."))) {
+    throw new RyeError("INVALID_ITEM_ID", `Not a registry item id: ${JSON.stringify(id)}`, { hint: "Registry ids look like <namespace>/<category>/<name>." });
+  }
+  return { namespace: segments[0]!, category: segments.slice(1, -1).join("/"), name: segments.at(-1)!, segments };
+}
+
+/** `id@1.2.3` → id and version. */
+export function splitVersion(ref: string): { id: string; version?: string } {
+  const at = ref.lastIndexOf("@");
+  if (at <= 0) return { id: ref };
+  const version = ref.slice(at + 1);
+  if (!version) throw new RyeError("BAD_REQUEST", `Missing version after @ in ${JSON.stringify(ref)}`);
+  return { id: ref.slice(0, at), version };
+}
+
+function encodeId(id: string): string {
+  return id.split("/").map(encodeURIComponent).join("/");
+}
+
+const CANDIDATE_EXTENSIONS: Record<ItemType, readonly string[]> = { directive: [".md"], knowledge: [".md"], tool: TOOL_EXTENSIONS };
+
+async function isFile(path: string): Promise<boolean> {
+  return stat(path).then((s) => s.isFile(), () => false);
+}
+
+/** A local item id of the project (then user) space → its file. */
+async function findLocalItem(type: ItemType, localId: string, ctx: PublishContext): Promise<string> {
+  for (const root of [join(ctx.projectPath, ".ai"), userAiDir(ctx.env)]) {
+    for (const ext of CANDIDATE_EXTENSIONS[type]) {
+      const path = join(root, TYPE_FOLDERS[type], `${localId}${ext}`);
+      if (await isFile(path)) return path;
+    }
+  }
+  throw new RyeError("ITEM_NOT_FOUND", `No ${type} ${localId} in the project or user space`, { hint: "Pass the file path instead." });
+}
+
+/* ------------------------------------------------------------------ keys */
+
+interface RemoteKey {
+  fingerprint: string;
+  revoked: boolean;
+}
+
+/** Makes sure `pem` is registered to the signed-in account, asking before registering it. */
+export async function ensureKeyRegistered(
+  registryUrl: string,
+  token: string,
+  key: { fingerprint: string; pem: string },
+  ctx: PublishContext,
+): Promise<"registered" | "already_registered"> {
+  const { keys } = await answer<{ keys: RemoteKey[] }>(await getWithRetry(registryUrl, "/v1/me/keys", { token }, ctx), registryUrl);
+  const mine = keys.find((k) => k.fingerprint === key.fingerprint);
+  if (mine && !mine.revoked) return "already_registered";
+  if (mine?.revoked) {
+    throw new RyeError("UNTRUSTED_KEY", `Your signing key ${key.fingerprint} was revoked at ${registryUrl}`, {
+      hint: "Create a new key pair with `rye keygen --force`, then push again.",
+    });
+  }
+  const question = `Register your public key ${key.fingerprint} with ${registryUrl}?`;
+  const accepted = ctx.confirm ? await ctx.confirm(question) : false;
+  if (!accepted) {
+    throw new RyeError("UNTRUSTED_KEY", `Your public key ${key.fingerprint} is not registered with ${registryUrl}; nothing was pushed`, {
+      hint: "The registry only accepts author signatures from registered keys. Run again on a terminal and confirm, or pass --yes.",
+    });
+  }
+  await answer(await registryFetch(registryUrl, "/v1/me/keys", { token, json: { public_key: key.pem, label: `rye cli on ${hostname()}`.slice(0, 100) } }), registryUrl);
+  return "registered";
+}
+
+/* ------------------------------------------------------------------ verification */
+
+/** Verifies registry-signed content with the pinned registry key; throws the verification failure. */
+export async function verifyWithPinnedKey(content: string, type: ItemType, registryUrl: string, ctx: PublishContext, what: string): Promise<string> {
+  const pinned = await registryKeyFor(registryUrl, { env: ctx.env, ...(ctx.fetchKeys ? { fetchKeys: ctx.fetchKeys } : {}) });
+  if (pinned.notice) ctx.info?.(pinned.notice);
+  for (const w of pinned.warnings) ctx.info?.(`warning: ${w}`);
+  const sig = extractSignature(content, type);
+  if (sig.status !== "signed") throw new RyeError("UNSIGNED", `${what} from ${registryUrl} carries no registry signature; nothing was written`);
+  const key = assertSignedByPinned(pinned, sig.signature.fingerprint);
+  const result = await verifyItem(content, type, keyResolverFrom([key]));
+  if (!result.ok) {
+    throw new RyeError(result.code === "OK" ? "BAD_SIGNATURE" : result.code, `${what} from ${registryUrl} does not verify with the pinned registry key: ${result.message}; nothing was written`, {
+      hint: "The content was altered on the way or by the registry. Do not use it; retry on a trusted network.",
+    });
+  }
+  return key.fingerprint;
+}
+
+/* ------------------------------------------------------------------ push */
+
+export interface PushOptions {
+  /** A file path (relative to the project) … */
+  path?: string;
+  /** … or a local item id of the project/user space (with `type`). */
+  itemId?: string;
+  type?: ItemType;
+  visibility?: Visibility;
+  registryUrl?: string;
+  /** Publish under this namespace (an organization) instead of the signed-in username. */
+  namespace?: string;
+  changelog?: string;
+}
+
+export interface PushResult {
+  status: "pushed";
+  registry: string;
+  item_type: ItemType;
+  item_id: string;
+  version: string;
+  path: string;
+  author_fingerprint: string;
+  registry_fingerprint: string;
+  key_created: boolean;
+  key_registration: "registered" | "already_registered";
+  log_index: number | null;
+}
+
+interface PushResponse {
+  item_id: string;
+  version: string;
+  signed_content: string;
+  log_index?: number | null;
+}
+
+export async function pushItem(options: PushOptions, ctx: PublishContext): Promise<PushResult> {
+  // 1. The local file, its type and metadata.
+  let path: string;
+  if (options.path) path = isAbsolute(options.path) ? options.path : resolve(ctx.projectPath, options.path);
+  else if (options.itemId && options.type) path = await findLocalItem(options.type, options.itemId, ctx);
+  else throw new RyeError("BAD_REQUEST", "Pass a file path, or an item id with its type", { hint: "Example: rye push .ai/directives/tools/deploy.md" });
+  const content = await readItemText(path);
+  const type = options.type ?? inferItemType(path, content);
+  if (!type) throw new RyeError("INVALID_ITEM_TYPE", `Cannot tell the item type of ${path}`, { hint: "Pass --type directive|tool|knowledge." });
+  const parsed = parseItem(content, type, { path });
+  const version = parsed.summary.version;
+  if (!version) throw new RyeError("VALIDATION_FAILED", `${path} declares no version`, { hint: "Add a version (semantic versioning) to the item's metadata." });
+  const ext = extensionOf(path);
+  if (type === "tool" && !(TOOL_EXTENSIONS as readonly string[]).includes(ext)) throw new RyeError("BAD_REQUEST", `Unsupported tool file extension ${JSON.stringify(ext)}`);
+
+  // 2. Registry, token, namespace.
+  const registryUrl = await registryFor(options.namespace, options.registryUrl, ctx);
+  const token = await requireToken(registryUrl, ctx.env);
+  const namespace = options.namespace ?? (await whoAmI(registryUrl, token)).username;
+  const located = locateInAiTree(path, type);
+  let category = parsed.summary.category ?? located?.category ?? "";
+  // A file pulled earlier lives under <type folder>/<namespace>/<category>/: the namespace is not part of the category.
+  if (category === namespace || category.startsWith(`${namespace}/`)) {
+    if (!parsed.summary.category) category = category.slice(namespace.length + 1);
+  }
+  const name = parsed.summary.name || stemOf(basename(path));
+  const itemId = [namespace, ...(category ? category.split("/") : []), name].join("/");
+  splitRegistryId(itemId);
+
+  // 3. Sign with the author's key, and make sure the registry knows that key.
+  const { key, created } = await new KeyStore({ env: ctx.env }).loadOrCreate();
+  if (created) ctx.info?.(`Created your signing key ${key.publicKey.fingerprint} (trusted automatically).`);
+  const signed = await signItem(content, type, key, { path });
+  const registration = await ensureKeyRegistered(registryUrl, token, { fingerprint: key.publicKey.fingerprint, pem: key.publicKey.pem }, ctx);
+
+  // 4. Push (never retried: a POST is not idempotent), verify the registry's signature, write back.
+  const res = await registryFetch(registryUrl, "/v1/push", {
+    token,
+    json: {
+      item_type: type,
+      item_id: itemId,
+      content: signed.content,
+      version,
+      ...(options.changelog ? { changelog: options.changelog } : {}),
+      ...(type === "tool" ? { file_extension: ext } : {}),
+      metadata: { ...(options.visibility ? { visibility: options.visibility } : {}), ...(parsed.summary.description ? { description: parsed.summary.description.slice(0, 2000) } : {}) },
+    },
+  });
+  const pushed = await answer<PushResponse>(res, registryUrl);
+  const registryFingerprint = await verifyWithPinnedKey(pushed.signed_content, type, registryUrl, ctx, `The signed ${type} ${itemId}`);
+  // Write back only when the file still holds what we pushed: a concurrent edit must not be lost.
+  if ((await readFile(path, "utf8")) !== content) {
+    throw new RyeError("CONFLICT", `${path} changed while it was being pushed; the registry has ${itemId}@${version} but the local file was left alone`, {
+      hint: `Pull the signed copy with: rye pull ${itemId}@${version} --type ${type}`,
+    });
+  }
+  await writeFileAtomic(path, pushed.signed_content);
+  return {
+    status: "pushed",
+    registry: registryUrl,
+    item_type: type,
+    item_id: pushed.item_id,
+    version: pushed.version,
+    path,
+    author_fingerprint: key.publicKey.fingerprint,
+    registry_fingerprint: registryFingerprint,
+    key_created: created,
+    key_registration: registration,
+    log_index: pushed.log_index ?? null,
+  };
+}
+
+/* ------------------------------------------------------------------ pull */
+
+export interface PullOptions {
+  id: string;
+  version?: string;
+  /** Omitted: each type is tried; more than one match is an error. */
+  type?: ItemType;
+  to?: "project" | "user";
+  registryUrl?: string;
+  /** Replace a local file with different content. */
+  force?: boolean;
+}
+
+export interface PullResult {
+  status: "pulled" | "unchanged";
+  registry: string;
+  item_type: ItemType;
+  item_id: string;
+  version: string;
+  path: string;
+  registry_fingerprint: string;
+  yanked: boolean;
+  deprecated: boolean;
+  deprecation_message: string | null;
+}
+
+interface PullResponse {
+  item_type: string;
+  item_id: string;
+  version: string;
+  content: string;
+  file_extension: string;
+  yanked?: boolean;
+  deprecated?: boolean;
+  deprecation_message?: string | null;
+}
+
+async function fetchPull(registryUrl: string, type: ItemType, id: string, version: string | undefined, token: string | undefined, ctx: PublishContext): Promise<Response> {
+  const query = version ? `?version=${encodeURIComponent(version)}` : "";
+  return getWithRetry(registryUrl, `/v1/pull/${type}/${encodeId(id)}${query}`, { token }, ctx);
+}
+
+export async function pullItemToFile(options: PullOptions, ctx: PublishContext): Promise<PullResult> {
+  const ref = splitRegistryId(options.id);
+  const registryUrl = await registryFor(options.id, options.registryUrl, ctx);
+  const token = await accessTokenFor(registryUrl, ctx.env);
+
+  let type: ItemType;
+  let body: PullResponse;
+  if (options.type) {
+    type = options.type;
+    body = await answer<PullResponse>(await fetchPull(registryUrl, type, options.id, options.version, token, ctx), registryUrl);
+  } else {
+    const found: { type: ItemType; body: PullResponse }[] = [];
+    for (const t of ITEM_TYPES) {
+      const res = await fetchPull(registryUrl, t, options.id, options.version, token, ctx);
+      if (res.status === 404) {
+        await res.body?.cancel().catch(() => undefined);
+        continue;
+      }
+      found.push({ type: t, body: await answer<PullResponse>(res, registryUrl) });
+    }
+    if (found.length === 0) throw new RyeError("ITEM_NOT_FOUND", `${options.id}${options.version ? `@${options.version}` : ""} not found at ${registryUrl}`, { hint: "Check the id, or search with `rye search`." });
+    if (found.length > 1) throw new RyeError("BAD_REQUEST", `${options.id} exists as ${found.map((f) => f.type).join(" and ")}`, { hint: "Pass --type." });
+    type = found[0]!.type;
+    body = found[0]!.body;
+  }
+
+  // The answer must be what we asked for, and signed by the pinned registry key.
+  if (body.item_type !== type || body.item_id.toLowerCase() !== options.id.toLowerCase() || (options.version && body.version !== options.version)) {
+    throw new RyeError("BAD_SIGNATURE", `${registryUrl} answered with ${body.item_type} ${body.item_id}@${body.version} for ${type} ${options.id}${options.version ? `@${options.version}` : ""}; nothing was written`);
+  }
+  const ext = body.file_extension;
+  if (!CANDIDATE_EXTENSIONS[type].includes(ext)) throw new RyeError("BAD_REQUEST", `The registry sent an unsupported file extension ${JSON.stringify(ext)}; nothing was written`);
+  const fingerprint = await verifyWithPinnedKey(body.content, type, registryUrl, ctx, `${type} ${body.item_id}@${body.version}`);
+
+  const root = options.to === "user" ? userAiDir(ctx.env) : join(ctx.projectPath, ".ai");
+  const path = join(root, TYPE_FOLDERS[type], ...ref.segments.slice(0, -1), `${ref.name}${ext}`);
+  const existing = await readFile(path, "utf8").catch(() => undefined);
+  const result = {
+    registry: registryUrl,
+    item_type: type,
+    item_id: body.item_id,
+    version: body.version,
+    path,
+    registry_fingerprint: fingerprint,
+    yanked: body.yanked ?? false,
+    deprecated: body.deprecated ?? false,
+    deprecation_message: body.deprecation_message ?? null,
+  };
+  if (existing === body.content) return { status: "unchanged", ...result };
+  if (existing !== undefined && !options.force) {
+    throw new RyeError("ITEM_EXISTS", `${path} exists with different content`, { hint: "Pass --force to replace it (review your local changes first)." });
+  }
+  await writeFileAtomic(path, body.content);
+  return { status: "pulled", ...result };
+}
+
+/* ------------------------------------------------------------------ management */
+
+export type ManageAction = "publish" | "unpublish" | "yank" | "unyank" | "deprecate" | "delete";
+
+export interface ManageOptions {
+  action: ManageAction;
+  type: ItemType;
+  id: string;
+  /** yank/unyank (required), delete (optional: one version). */
+  version?: string;
+  reason?: string;
+  /** deprecate: the message; `undo` lifts the deprecation. */
+  message?: string;
+  undo?: boolean;
+  force?: boolean;
+  registryUrl?: string;
+}
+
+export async function manageItem(options: ManageOptions, ctx: PublishContext): Promise<Record<string, unknown>> {
+  splitRegistryId(options.id);
+  const registryUrl = await registryFor(options.id, options.registryUrl, ctx);
+  const token = await requireToken(registryUrl, ctx.env);
+  const target = `/${options.type}/${encodeId(options.id)}`;
+  let path: string;
+  let request: RegistryRequest;
+  switch (options.action) {
+    case "publish":
+    case "unpublish":
+      path = `/v1/${options.action}${target}`;
+      request = { token, method: "POST" };
+      break;
+    case "yank":
+    case "unyank":
+      if (!options.version) throw new RyeError("BAD_REQUEST", `${options.action} needs a version`, { hint: `Example: rye ${options.action} ${options.type} ${options.id}@1.0.0` });
+      path = `/v1/${options.action}${target}`;
+      request = { token, json: { version: options.version, ...(options.action === "yank" && options.reason ? { reason: options.reason } : {}) } };
+      break;
+    case "deprecate":
+      if (!options.undo && !options.message) throw new RyeError("BAD_REQUEST", "deprecate needs --message (or --undo)");
+      path = `/v1/deprecate${target}`;
+      request = { token, json: options.undo ? { deprecated: false } : { message: options.message } };
+      break;
+    case "delete": {
+      const query = new URLSearchParams();
+      if (options.version) query.set("version", options.version);
+      if (options.force) query.set("force", "true");
+      path = `/v1/delete${target}${query.size ? `?${query}` : ""}`;
+      request = { token, method: "DELETE" };
+      break;
+    }
+  }
+  const result = await answer<Record<string, unknown>>(await registryFetch(registryUrl, path, request), registryUrl);
+  return { registry: registryUrl, ...result };
+}
