@@ -13,8 +13,7 @@ import { tokenRoutes } from "./token-routes.ts";
 
 export type { OAuthDeps, OAuthOptions } from "./services.ts";
 
-export function oauthRoutes(deps: OAuthDeps, options: OAuthOptions = {}): Hono<AppEnv> {
-  const services = createOAuthServices(deps, options);
+export function oauthRoutes(deps: OAuthDeps, options: OAuthOptions = {}, services = createOAuthServices(deps, options)): Hono<AppEnv> {
   return new Hono<AppEnv>()
     .route("/", metadataRoutes(deps))
     .route("/", tokenRoutes(deps, services))

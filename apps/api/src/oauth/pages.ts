@@ -11,16 +11,22 @@ export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (
 
 const STYLE = "body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;line-height:1.5}button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.5rem}code{background:#f3f3f3;padding:0 .2rem}";
 
-function layout(title: string, body: string): string {
+export function layout(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)} · rye</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
-function secureHeaders(c: Context): void {
+export function secureHeaders(c: Context): void {
   c.header("Cache-Control", "no-store");
   c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
   c.header("X-Frame-Options", "DENY");
   c.header("X-Content-Type-Options", "nosniff");
   c.header("Referrer-Policy", "no-referrer");
+}
+
+/** A full page with the pages' security headers. */
+export function htmlPage(c: Context, title: string, body: string, status: 200 | 400 | 401 | 403 | 404 | 429 = 200): Response {
+  secureHeaders(c);
+  return c.html(layout(title, body), status);
 }
 
 export function errorPage(c: Context, status: 400 | 401 | 403 | 500, message: string): Response {
