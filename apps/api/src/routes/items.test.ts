@@ -65,6 +65,11 @@ describe(`items on ${kind}`, () => {
       assert.equal(body.version, "1.1.0");
       assert.equal(body.item_id, "alice/tools/deploy");
       assert.equal(body.author, "alice");
+      const servingKey = ((await (await reg.request("GET", "/v1/keys")).json()) as Json).active;
+      assert.equal(body.signature.fingerprint, servingKey);
+      assert.equal(body.signature.registry_username, "alice");
+      assert.match(body.signature.timestamp, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+      assert.equal(body.attestation.key_fingerprint, servingKey);
       assert.equal(latest.headers.get("etag"), `"${body.content_hash}"`);
       assert.match(latest.headers.get("cache-control")!, /must-revalidate/);
       const pinned = await reg.request("GET", "/v1/pull/directive/alice/tools/deploy?version=1.0.0");

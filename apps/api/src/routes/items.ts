@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { limitBody } from "../middleware/body-limit.ts";
 import { z } from "zod";
-import { ITEM_TYPES, RyeError } from "@rye/core";
+import { extractSignature, ITEM_TYPES, type ItemType, RyeError } from "@rye/core";
 import type { AppEnv } from "../env.ts";
 import { requirePrincipal } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
@@ -106,11 +106,11 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
         content: row.content,
         file_extension: item.fileExtension ?? ".md",
         author: row.publisher.username,
-        signature: signatureInfo(row.content),
+        signature: signatureInfo(row.content, type),
         content_hash: row.contentHash,
         file_sha256: row.fileSha256,
         author_key: row.authorFingerprint ? { fingerprint: row.authorFingerprint, signature: row.authorSignature, verified: row.authorVerified } : null,
-        attestation: { payload: attestation, signature: row.attestationSignature, key_fingerprint: signatureInfo(row.content).fingerprint },
+        attestation: { payload: attestation, signature: row.attestationSignature, key_fingerprint: signatureInfo(row.content, type).fingerprint },
         log_index: row.logIndex === null ? null : Number(row.logIndex),
         yanked: row.yanked,
         yanked_reason: row.yankedReason,
@@ -122,7 +122,9 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     });
 }
 
-function signatureInfo(content: string): { timestamp: string; hash: string; registry_username: string | null; fingerprint: string } {
-  const line = /rye:signed:([^:]+Z):([0-9a-f]{64}):[A-Za-z0-9_=-]+:([0-9a-f]{16})(?:\|rye-registry@([A-Za-z0-9_-]+))?/.exec(content);
-  return { timestamp: line?.[1] ?? "", hash: line?.[2] ?? "", fingerprint: line?.[3] ?? "", registry_username: line?.[4] ?? null };
+function signatureInfo(content: string, type: ItemType): { timestamp: string; hash: string; registry_username: string | null; fingerprint: string } {
+  const extracted = extractSignature(content, type);
+  if (extracted.status !== "signed") return { timestamp: "", hash: "", fingerprint: "", registry_username: null };
+  const sig = extracted.signature;
+  return { timestamp: sig.timestamp, hash: sig.hash, fingerprint: sig.fingerprint, registry_username: sig.provider === "rye-registry" ? (sig.username ?? null) : null };
 }
