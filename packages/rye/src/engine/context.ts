@@ -4,6 +4,7 @@ import type { PublicKey } from "@rye/core";
 import type { Space, SpaceName } from "../spaces/spaces.ts";
 import { resolveSpaces } from "../spaces/spaces.ts";
 import { userSpaceBase } from "../spaces/paths.ts";
+import { withRegistryTrust } from "../registry/cache.ts";
 import type { Verifier } from "./verification.ts";
 import { createVerifier } from "./verification.ts";
 
@@ -30,7 +31,8 @@ export async function createEngineContext(options: EngineOptions = {}): Promise<
   const env = options.env ?? process.env;
   const projectPath = resolve(options.projectPath ?? process.cwd());
   const spaces = await resolveSpaces({ projectPath, env, ...(options.systemRoot ? { systemRoot: options.systemRoot } : {}) });
-  const verifier = createVerifier({ env, ...(options.extraSystemKeys ? { extraSystemKeys: options.extraSystemKeys } : {}) });
+  // Registry-pulled items in the user space verify with their registry's pinned key (project lock).
+  const verifier = withRegistryTrust(createVerifier({ env, ...(options.extraSystemKeys ? { extraSystemKeys: options.extraSystemKeys } : {}) }), { projectPath, env });
   return {
     projectPath,
     env,

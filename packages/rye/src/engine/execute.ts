@@ -4,7 +4,7 @@ import { assertItemId, RyeError } from "@rye/core";
 import { DIRECTIVE_INSTRUCTIONS, interpolateDirective, resolveDirectiveInputs } from "../execute/directive.ts";
 import type { ToolExecuteResult } from "../execute/tool.ts";
 import { executeTool } from "../execute/tool.ts";
-import { resolveItem } from "../spaces/spaces.ts";
+import { collectRegistryNotices, locateItem, looksLikeRegistryId, parseRemoteRef, relaxRegistryCategory } from "../registry/resolve-remote.ts";
 import type { EngineContext } from "./context.ts";
 import { assertVerified, loadItemFile } from "./read.ts";
 
@@ -19,13 +19,22 @@ export interface ExecuteParams {
 export const KNOWLEDGE_INSTRUCTIONS = "Use this knowledge to inform your decisions.";
 
 export async function executeItem(ctx: EngineContext, params: ExecuteParams): Promise<Record<string, unknown> | ToolExecuteResult> {
-  assertItemId(params.item_id);
+  const { result, notices } = await collectRegistryNotices(() => executeItemInner(ctx, params));
+  return notices.length ? { ...result, registry_notice: notices.join("\n") } : result;
+}
+
+async function executeItemInner(ctx: EngineContext, params: ExecuteParams): Promise<Record<string, unknown> | ToolExecuteResult> {
+  const ref = parseRemoteRef(params.item_id);
+  assertItemId(ref.id);
   const parameters = params.parameters ?? {};
   if (params.item_type === "tool") {
-    return executeTool(ctx, params.item_id, { parameters, ...(params.dry_run ? { dryRun: true } : {}), ...(params.signal ? { signal: params.signal } : {}) });
+    // An explicit registry reference (prefix / @version) is installed first; the chain then resolves
+    // every element locally or, for registry ids, through the registry too (see buildChain).
+    if (ref.explicit && looksLikeRegistryId(ref.id)) await locateItem(ctx, "tool", params.item_id);
+    return executeTool(ctx, ref.id, { parameters, ...(params.dry_run ? { dryRun: true } : {}), ...(params.signal ? { signal: params.signal } : {}) });
   }
   const started = performance.now();
-  const file = await resolveItem(ctx.spaces, params.item_type, params.item_id);
+  const file = await locateItem(ctx, params.item_type, params.item_id);
   if (!file) {
     throw new RyeError("ITEM_NOT_FOUND", `${params.item_type} ${params.item_id} not found`, {
       hint: `Search for it: rye search "${params.item_id.split("/").pop()}" --type ${params.item_type}`,
@@ -35,7 +44,7 @@ export async function executeItem(ctx: EngineContext, params: ExecuteParams): Pr
   assertVerified(item);
   const meta = { duration_ms: 0, source: file.space.name };
   if (item.parsed.type === "directive") {
-    if (item.parsed.issues.length > 0) {
+    if (relaxRegistryCategory(file, item.parsed.summary.category, item.parsed.issues).length > 0) {
       throw new RyeError("VALIDATION_FAILED", `directive ${file.itemId} has invalid metadata`, { details: item.parsed.issues });
     }
     const inputs = resolveDirectiveInputs(item.parsed.metadata, parameters);

@@ -5,7 +5,8 @@ import type { ItemType } from "@rye/core";
 import { assertItemId, RyeError, TYPE_FOLDERS } from "@rye/core";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import type { SpaceName } from "../spaces/spaces.ts";
-import { assertInside, resolveItem } from "../spaces/spaces.ts";
+import { assertInside } from "../spaces/spaces.ts";
+import { collectRegistryNotices, locateItem, parseRemoteRef, relaxRegistryCategory } from "../registry/resolve-remote.ts";
 import type { EngineContext } from "./context.ts";
 import { assertVerified, loadItemFile, readItemText } from "./read.ts";
 
@@ -33,11 +34,19 @@ export interface LoadResult {
   copied_to?: SpaceName;
   destination_path?: string;
   note?: string;
+  /** Registry key notices (first use, rotation) raised while pulling the item. */
+  registry_notice?: string;
 }
 
 export async function loadItem(ctx: EngineContext, params: LoadParams): Promise<LoadResult> {
-  assertItemId(params.item_id);
-  const file = await resolveItem(ctx.spaces, params.item_type, params.item_id, params.source);
+  const { result, notices } = await collectRegistryNotices(() => loadItemInner(ctx, params));
+  return notices.length ? { ...result, registry_notice: notices.join("\n") } : result;
+}
+
+async function loadItemInner(ctx: EngineContext, params: LoadParams): Promise<LoadResult> {
+  assertItemId(parseRemoteRef(params.item_id).id);
+  // Local lookup; a registry id not found locally is pulled, verified, cached and pinned.
+  const file = await locateItem(ctx, params.item_type, params.item_id, { only: params.source });
   if (!file) {
     throw new RyeError("ITEM_NOT_FOUND", `${params.item_type} ${params.item_id} not found${params.source ? ` in the ${params.source} space` : ""}`, {
       hint: `Search for it: rye search "${params.item_id.split("/").pop()}" --type ${params.item_type}`,
@@ -59,7 +68,7 @@ export async function loadItem(ctx: EngineContext, params: LoadParams): Promise<
       contentHash: item.verification.contentHash ?? null,
       fingerprint: item.verification.fingerprint ?? null,
     },
-    issues: item.parsed.issues,
+    issues: relaxRegistryCategory(file, item.parsed.summary.category, item.parsed.issues),
   };
   if (params.destination && params.destination !== file.space.name) {
     const dest = ctx.space(params.destination);

@@ -9,7 +9,8 @@ import type { EngineContext } from "../engine/context.ts";
 import type { LoadedItem } from "../engine/read.ts";
 import { assertVerified, loadItemFile } from "../engine/read.ts";
 import type { ItemFile, SpaceName } from "../spaces/spaces.ts";
-import { resolveItem, SPACE_PRECEDENCE } from "../spaces/spaces.ts";
+import { SPACE_PRECEDENCE } from "../spaces/spaces.ts";
+import { locateItem, relaxRegistryCategory } from "../registry/resolve-remote.ts";
 
 export const MAX_CHAIN_DEPTH = 10;
 
@@ -46,8 +47,8 @@ function allowedSpaces(parent: SpaceName): SpaceName[] {
 }
 
 async function resolveElement(ctx: EngineContext, itemId: string, spaces: SpaceName[]): Promise<ItemFile | null> {
-  const candidates = ctx.spaces.filter((s) => spaces.includes(s.name));
-  return resolveItem(candidates, "tool", itemId);
+  // Local spaces first; a registry id found nowhere is pulled into the user space (when allowed here).
+  return locateItem(ctx, "tool", itemId, { spaces });
 }
 
 export async function buildChain(ctx: EngineContext, toolId: string, options: BuildChainOptions = {}): Promise<Chain> {
@@ -81,7 +82,7 @@ export async function buildChain(ctx: EngineContext, toolId: string, options: Bu
     const item = await loadItemFile(file, ctx.verifier);
     if (verify) assertVerified(item);
     if (item.parsed.type !== "tool") throw new RyeError("INTERNAL", "expected a tool");
-    if (item.parsed.issues.length > 0) {
+    if (relaxRegistryCategory(file, item.parsed.summary.category, item.parsed.issues).length > 0) {
       throw new RyeError("VALIDATION_FAILED", `Chain element ${file.itemId} (${file.space.name}) has invalid metadata`, { details: item.parsed.issues });
     }
     const tool = item.parsed.metadata;

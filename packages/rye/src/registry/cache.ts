@@ -1,0 +1,84 @@
+/**
+ * The local cache of pulled registry items: an ordinary user-space item file
+ * `$USER_SPACE/.ai/<type folder>/<namespace>/<category>/<name><ext>`, written atomically after
+ * verification (a failed or partial download leaves nothing behind).
+ *
+ * Registry keys never enter the global trust store. Instead `withRegistryTrust` wraps the engine's
+ * verifier: a user-space file signed by a key the user does not trust verifies with the pinned
+ * registry key only when the project lock attributes exactly that content (type, content hash, key
+ * fingerprint) to that registry.
+ */
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { ItemType, PublicKey, VerifyResult } from "@rye/core";
+import { extensionsFor, extractSignature, keyResolverFrom, publicKeyFromPem, TYPE_FOLDERS, verifyItem } from "@rye/core";
+import type { Verifier } from "../engine/verification.ts";
+import { writeFileAtomic } from "../fs/atomic.ts";
+import { assertInside } from "../spaces/spaces.ts";
+import { userAiDir } from "../spaces/paths.ts";
+import { getRegistryPin } from "./key-pinning.ts";
+import { readProjectLock } from "./project-lock.ts";
+import type { VerifiedPull } from "./pull.ts";
+
+export function cachedItemPath(type: ItemType, id: string, extension: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(userAiDir(env), TYPE_FOLDERS[type], `${id}${extension}`);
+}
+
+/**
+ * Writes a verified pull into the user space (atomic: temp file + fsync + rename). Files of the same
+ * item with another extension (an older cached version) are removed so they cannot shadow it.
+ */
+export async function writeCachedItem(pull: VerifiedPull, options: { env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  const env = options.env ?? process.env;
+  const root = userAiDir(env);
+  const path = cachedItemPath(pull.type, pull.id, pull.file_extension, env);
+  await assertInside(root, join(root, TYPE_FOLDERS[pull.type]));
+  await writeFileAtomic(path, pull.content, { mode: 0o644, dirMode: 0o755 });
+  await assertInside(root, path);
+  for (const ext of extensionsFor(pull.type)) {
+    if (ext !== pull.file_extension) await rm(cachedItemPath(pull.type, pull.id, ext, env), { force: true });
+  }
+  return path;
+}
+
+/** The pinned key of `registry` when its fingerprint is `fingerprint` (no network). */
+async function pinnedRegistryKey(registry: string, fingerprint: string, env: NodeJS.ProcessEnv): Promise<PublicKey | undefined> {
+  const pin = await getRegistryPin(registry, env);
+  if (!pin || pin.fingerprint !== fingerprint) return undefined;
+  try {
+    const key = publicKeyFromPem(pin.public_key);
+    return key.fingerprint === fingerprint ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The engine verifier, plus registry trust for user-space files the project lock attributes to a
+ * registry. Only an UNTRUSTED_KEY result is reconsidered; every other result stands.
+ */
+export function withRegistryTrust(inner: Verifier, options: { projectPath: string; env: NodeJS.ProcessEnv }): Verifier {
+  return {
+    resolverFor: (space) => inner.resolverFor(space),
+    async verify(content, type, space): Promise<VerifyResult> {
+      const base = await inner.verify(content, type, space);
+      if (base.code !== "UNTRUSTED_KEY" || space !== "user" || !base.contentHash || !base.fingerprint) return base;
+      let lock;
+      try {
+        lock = await readProjectLock(options.projectPath);
+      } catch {
+        return base; // a damaged lock grants nothing
+      }
+      const entry = lock.items.find((e) => e.type === type && e.content_hash === base.contentHash && e.key_fingerprint === base.fingerprint);
+      if (!entry) return base;
+      const extracted = extractSignature(content, type);
+      if (extracted.status !== "signed" || extracted.signature.provider !== "rye-registry") return base;
+      const key = await pinnedRegistryKey(entry.registry, entry.key_fingerprint, options.env).catch(() => undefined);
+      if (!key) {
+        return { ...base, message: `${base.message}: pinned by the project lock to ${entry.registry}, whose pinned key is no longer ${entry.key_fingerprint} (run \`rye update ${entry.id}\`)` };
+      }
+      const result = await verifyItem(content, type, keyResolverFrom([key]));
+      return result.ok ? { ...result, message: `Signature verified with the pinned key of ${entry.registry}` } : result;
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * The project lock `<project>/.ai/rye.lock` (JSON, written atomically): which registry item versions
+ * the project uses, with the hashes and the registry key they were verified with. Later loads use the
+ * pinned version and hash (and work offline); a pull that would change a pinned hash or go back to an
+ * older version is refused unless an explicit update is requested.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import type { ItemType } from "@rye/core";
+import { compareSemver, ITEM_TYPES, RyeError } from "@rye/core";
+import { writeFileAtomic } from "../fs/atomic.ts";
+
+export const PROJECT_LOCK_VERSION = 1;
+
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const lockEntrySchema = z.object({
+  id: z.string(),
+  type: z.enum(ITEM_TYPES),
+  version: z.string(),
+  content_hash: hex64,
+  file_sha256: hex64,
+  registry: z.string(),
+  key_fingerprint: z.string().regex(/^[0-9a-f]{16}$/),
+  attestation_digest: hex64,
+  /** Extension of the cached file (`.md`, `.js`…). */
+  file_extension: z.string().optional(),
+  pinned_at: z.string().optional(),
+});
+export type LockEntry = z.infer<typeof lockEntrySchema>;
+
+const lockFileSchema = z.object({
+  lockfile_version: z.literal(PROJECT_LOCK_VERSION),
+  items: z.array(lockEntrySchema),
+});
+export type ProjectLock = z.infer<typeof lockFileSchema>;
+
+export function projectLockPath(projectPath: string): string {
+  return join(projectPath, ".ai", "rye.lock");
+}
+
+/** The project lock (empty when absent). A damaged lock is an error, never silently replaced. */
+export async function readProjectLock(projectPath: string): Promise<ProjectLock> {
+  const path = projectLockPath(projectPath);
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { lockfile_version: PROJECT_LOCK_VERSION, items: [] };
+    throw err;
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new RyeError("VALIDATION_FAILED", `${path} is not valid JSON`, { hint: "Restore it from version control, or delete it and pull the items again." });
+  }
+  const parsed = lockFileSchema.safeParse(data);
+  if (!parsed.success) {
+    throw new RyeError("VALIDATION_FAILED", `${path} is not a rye project lock`, {
+      hint: "Restore it from version control, or delete it and pull the items again.",
+      details: parsed.error.issues.map((i) => ({ field: i.path.join("."), message: i.message })),
+    });
+  }
+  return parsed.data;
+}
+
+export function findLockEntry(lock: ProjectLock, type: ItemType, id: string): LockEntry | undefined {
+  return lock.items.find((e) => e.type === type && e.id === id);
+}
+
+export async function getLockEntry(projectPath: string, type: ItemType, id: string): Promise<LockEntry | undefined> {
+  return findLockEntry(await readProjectLock(projectPath), type, id);
+}
+
+// Read-modify-write of one lock file is serialised within the process.
+const queues = new Map<string, Promise<unknown>>();
+
+/** Adds or replaces the entry for (type, id), atomically. */
+export async function upsertLockEntry(projectPath: string, entry: LockEntry): Promise<void> {
+  const path = projectLockPath(projectPath);
+  const run = async () => {
+    const lock = await readProjectLock(projectPath);
+    const items = lock.items.filter((e) => !(e.type === entry.type && e.id === entry.id));
+    items.push(lockEntrySchema.parse(entry));
+    items.sort((a, b) => (a.type === b.type ? a.id.localeCompare(b.id) : a.type.localeCompare(b.type)));
+    await writeFileAtomic(path, `${JSON.stringify({ lockfile_version: PROJECT_LOCK_VERSION, items }, null, 2)}\n`);
+  };
+  const previous = queues.get(path) ?? Promise.resolve();
+  const next = previous.then(run, run);
+  queues.set(path, next.catch(() => undefined));
+  await next;
+}
+
+/**
+ * Refuses a pulled version that contradicts the pin: the same version with another hash
+ * (INTEGRITY_MISMATCH) or an older version (VERSION_MISMATCH, a rollback), unless `update`.
+ */
+export function checkAgainstPin(pin: LockEntry, pulled: { version: string; content_hash: string; file_sha256: string }, options: { update?: boolean; lockPath?: string } = {}): void {
+  if (options.update) return;
+  const where = options.lockPath ? ` (${options.lockPath})` : "";
+  if (pulled.version === pin.version) {
+    if (pulled.content_hash !== pin.content_hash || pulled.file_sha256 !== pin.file_sha256) {
+      throw new RyeError("INTEGRITY_MISMATCH", `The registry now serves different content for the pinned ${pin.type} ${pin.id}@${pin.version}: pinned file sha256 ${pin.file_sha256.slice(0, 16)}…, served ${pulled.file_sha256.slice(0, 16)}…${where}`, {
+        hint: `A published version must never change. If you trust the change, run \`rye update ${pin.id}\`.`,
+        details: { id: pin.id, version: pin.version, pinned: { content_hash: pin.content_hash, file_sha256: pin.file_sha256 }, served: { content_hash: pulled.content_hash, file_sha256: pulled.file_sha256 } },
+      });
+    }
+    return;
+  }
+  if (compareSemver(pulled.version, pin.version) < 0) {
+    throw new RyeError("VERSION_MISMATCH", `Refusing to roll ${pin.type} ${pin.id} back from the pinned ${pin.version} to ${pulled.version}${where}`, {
+      hint: `To move to an older version on purpose, run \`rye update ${pin.id}@${pulled.version}\`.`,
+      details: { id: pin.id, pinned: pin.version, served: pulled.version },
+    });
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * Transparent pull-verify-pin: when the engine looks up an item that is not found locally and whose
+ * id looks like a registry id (`namespace/category…/name`, or an explicit `registry:` prefix /
+ * `@version` suffix), the item is pulled from the registry serving its namespace, verified, cached
+ * in the user space and pinned in the project lock — then the lookup continues with the cached file.
+ *
+ * A cached file that the project lock pins is checked against the pin on every lookup (offline):
+ * a changed file is INTEGRITY_MISMATCH, naming the file and the fix.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { readFile } from "node:fs/promises";
+import type { ItemType } from "@rye/core";
+import { extractSignature, isSemver, parseItem, RyeError, sha256Hex, validateNamespace } from "@rye/core";
+import type { EngineContext } from "../engine/context.ts";
+import type { ItemFile, SpaceName } from "../spaces/spaces.ts";
+import { resolveItem, SPACE_NAMES } from "../spaces/spaces.ts";
+import { userAiDir } from "../spaces/paths.ts";
+import { writeCachedItem } from "./cache.ts";
+import type { LockEntry } from "./project-lock.ts";
+import { checkAgainstPin, getLockEntry, projectLockPath, upsertLockEntry } from "./project-lock.ts";
+import { pullItem } from "./pull.ts";
+import { resolveRegistryFor } from "./registries.ts";
+
+export const REGISTRY_PREFIX = "registry:";
+
+export interface RemoteRef {
+  /** The plain item id (no prefix, no version). */
+  id: string;
+  version?: string;
+  /** A `registry:` prefix or an `@version` suffix: the caller means the registry item. */
+  explicit: boolean;
+}
+
+/** `registry:acme/tools/x@1.2.0` → `{ id: "acme/tools/x", version: "1.2.0", explicit: true }`. */
+export function parseRemoteRef(raw: string): RemoteRef {
+  let id = raw;
+  let explicit = false;
+  if (id.startsWith(REGISTRY_PREFIX)) {
+    id = id.slice(REGISTRY_PREFIX.length);
+    explicit = true;
+  }
+  const at = id.lastIndexOf("@");
+  if (at > id.lastIndexOf("/") && at > 0) {
+    const version = id.slice(at + 1);
+    if (!isSemver(version)) throw new RyeError("INVALID_ITEM_ID", `Invalid version ${JSON.stringify(version)} in ${JSON.stringify(raw)}`, { hint: "Use id@MAJOR.MINOR.PATCH, e.g. acme/tools/greet@1.0.0." });
+    return { id: id.slice(0, at), version, explicit: true };
+  }
+  return { id, explicit };
+}
+
+/** At least three segments and a valid namespace: something a registry could serve. */
+export function looksLikeRegistryId(id: string): boolean {
+  const segments = id.split("/");
+  return segments.length >= 3 && segments.every((s) => s.length > 0) && validateNamespace(segments[0]!) === null;
+}
+
+// Notices (first-use key pins, rotations) raised while an engine call runs, for its result.
+const noticeSink = new AsyncLocalStorage<string[]>();
+
+/** Runs `body` collecting the registry notices raised inside it. */
+export async function collectRegistryNotices<T>(body: () => Promise<T>): Promise<{ result: T; notices: string[] }> {
+  const notices: string[] = [];
+  const result = await noticeSink.run(notices, body);
+  return { result, notices };
+}
+
+function emitNotice(notice: string | undefined): void {
+  if (!notice) return;
+  const sink = noticeSink.getStore();
+  if (sink && !sink.includes(notice)) sink.push(notice);
+}
+
+/** Refuses a cached registry file that no longer matches its pin (offline check). */
+export async function assertMatchesPin(file: ItemFile, pin: LockEntry, lockPath: string): Promise<void> {
+  const bytes = await readFile(file.path);
+  const actual = sha256Hex(bytes);
+  if (actual === pin.file_sha256) return;
+  throw new RyeError("INTEGRITY_MISMATCH", `${file.path} no longer matches the version pinned in ${lockPath} (${pin.type} ${pin.id}@${pin.version}: expected sha256 ${pin.file_sha256.slice(0, 16)}…, found ${actual.slice(0, 16)}…)`, {
+    hint: `The cached registry file was modified. Restore it with \`rye pull ${pin.id}\` (delete the file first), or move to another version with \`rye update ${pin.id}\`.`,
+    details: { path: file.path, item_id: pin.id, version: pin.version, expected_sha256: pin.file_sha256, actual_sha256: actual },
+  });
+}
+
+export interface InstallRequest {
+  type: ItemType;
+  id: string;
+  version?: string | undefined;
+  /** Allow moving a pin (another hash for the pinned version, an older version). */
+  update?: boolean;
+}
+
+export interface InstallResult {
+  file: ItemFile;
+  entry: LockEntry;
+  notice?: string;
+  warnings: string[];
+}
+
+const inflight = new Map<string, Promise<InstallResult>>();
+
+/**
+ * Pulls, verifies, caches and pins one registry item. Concurrent calls for the same
+ * registry + type + id + version share one pull.
+ */
+export async function installRegistryItem(ctx: Pick<EngineContext, "projectPath" | "env" | "spaces">, request: InstallRequest): Promise<InstallResult> {
+  const pin = await getLockEntry(ctx.projectPath, request.type, request.id);
+  const keepPin = pin && !request.update;
+  const registry = keepPin ? pin.registry : (await resolveRegistryFor(request.id, { env: ctx.env, projectPath: ctx.projectPath })).url;
+  const version = request.version ?? (keepPin ? pin.version : undefined);
+  const key = `${registry}|${request.type}|${request.id}|${version ?? "latest"}|${request.update ? "update" : ""}|${ctx.projectPath}`;
+  let flight = inflight.get(key);
+  if (!flight) {
+    flight = (async (): Promise<InstallResult> => {
+      const pulled = await pullItem({ type: request.type, id: request.id, version }, { env: ctx.env, projectPath: ctx.projectPath, registryUrl: registry });
+      const lockPath = projectLockPath(ctx.projectPath);
+      if (pin) checkAgainstPin(pin, pulled, { ...(request.update ? { update: true } : {}), lockPath });
+      const path = await writeCachedItem(pulled, { env: ctx.env });
+      const entry: LockEntry = {
+        id: pulled.id,
+        type: pulled.type,
+        version: pulled.version,
+        content_hash: pulled.content_hash,
+        file_sha256: pulled.file_sha256,
+        registry: pulled.registry,
+        key_fingerprint: pulled.key_fingerprint,
+        attestation_digest: pulled.attestation_digest,
+        file_extension: pulled.file_extension,
+        pinned_at: pin && pin.file_sha256 === pulled.file_sha256 && pin.pinned_at ? pin.pinned_at : new Date().toISOString(),
+      };
+      await upsertLockEntry(ctx.projectPath, entry);
+      const root = userAiDir(ctx.env);
+      const space = ctx.spaces.find((s) => s.root === root) ?? { name: "user" as const, root };
+      return {
+        file: { space, type: pulled.type, itemId: pulled.id, path, extension: pulled.file_extension },
+        entry,
+        ...(pulled.notice ? { notice: pulled.notice } : {}),
+        warnings: pulled.warnings,
+      };
+    })();
+    inflight.set(key, flight);
+    void flight.then(
+      () => inflight.delete(key),
+      () => inflight.delete(key),
+    );
+  }
+  const result = await flight;
+  emitNotice(result.notice);
+  return result;
+}
+
+/** The version of a user-space file that carries a rye-registry signature, else undefined. */
+async function registryProvenance(file: ItemFile): Promise<{ version: string | undefined } | undefined> {
+  let content: string;
+  try {
+    content = await readFile(file.path, "utf8");
+  } catch {
+    return undefined;
+  }
+  const extracted = extractSignature(content, file.type);
+  if (extracted.status !== "signed" || extracted.signature.provider !== "rye-registry") return undefined;
+  const version = parseItem(content, file.type, { path: file.path }).summary.version;
+  return { version: version && isSemver(version) ? version : undefined };
+}
+
+/** Registry failures that mean "not there" for an implicit lookup (the caller reports ITEM_NOT_FOUND). */
+const SOFT_FAILURES = new Set(["ITEM_NOT_FOUND", "NOT_FOUND", "UNAVAILABLE", "TIMEOUT", "UNAUTHORIZED", "FORBIDDEN", "INVALID_ITEM_ID", "BAD_REQUEST", "RATE_LIMITED"]);
+
+export interface LocateOptions {
+  /** Only this space (load's `source`). */
+  only?: SpaceName | undefined;
+  /** Only these spaces (executor chains). */
+  spaces?: SpaceName[];
+}
+
+/**
+ * Local lookup with registry fallback. Returns the item file (local, or freshly pulled into the
+ * user space), or null when it is neither local nor available from a registry.
+ */
+export async function locateItem(ctx: EngineContext, type: ItemType, rawId: string, options: LocateOptions = {}): Promise<ItemFile | null> {
+  const ref = parseRemoteRef(rawId);
+  const allowed: readonly SpaceName[] = options.spaces ?? (options.only ? [options.only] : SPACE_NAMES);
+  const candidates = ctx.spaces.filter((s) => allowed.includes(s.name));
+  const local = await resolveItem(candidates, type, ref.id);
+  const remoteAllowed = allowed.includes("user") && looksLikeRegistryId(ref.id) && ctx.env.RYE_OFFLINE !== "1";
+  if (!remoteAllowed) return local;
+  const pin = await getLockEntry(ctx.projectPath, type, ref.id);
+  const userRoot = userAiDir(ctx.env);
+  if (local) {
+    const isCached = local.space.root === userRoot;
+    if (pin && isCached) {
+      if (!ref.version || ref.version === pin.version) {
+        await assertMatchesPin(local, pin, projectLockPath(ctx.projectPath));
+        return local;
+      }
+      // Another version asked for explicitly: pull it (a rollback is refused by the pin check).
+    } else if (!pin && isCached && !ref.version && (await registryProvenance(local))) {
+      // Pulled for another project: pin it here too (same version, verified again); offline, the
+      // file stays unattributed and its registry signature is not trusted in this project.
+      try {
+        return (await installRegistryItem(ctx, { type, id: ref.id, version: (await registryProvenance(local))!.version })).file;
+      } catch (err) {
+        if (err instanceof RyeError && SOFT_FAILURES.has(err.code)) return local;
+        throw err;
+      }
+    } else if (!ref.version || !isCached) {
+      return local; // a local item (the project's, or the user's own) wins
+    } else {
+      throw new RyeError("CONFLICT", `${type} ${ref.id} exists in your user space (${local.path}) but is not a pinned registry item; not replacing it with ${ref.id}@${ref.version}`, {
+        hint: "Move or delete the local file to use the registry version.",
+      });
+    }
+  }
+  try {
+    const installed = await installRegistryItem(ctx, { type, id: ref.id, version: ref.version });
+    return installed.file;
+  } catch (err) {
+    // A missing, unreachable or private item is "not found" for an implicit lookup of an unpinned id;
+    // verification failures always surface.
+    if (!ref.explicit && !pin && err instanceof RyeError && SOFT_FAILURES.has(err.code)) return null;
+    throw err;
+  }
+}
+
+/**
+ * Registry items declare the category without their namespace (`alice/tools/greet` has category
+ * `tools`), while a user-space file's folder path includes it (`alice/tools`). For a registry-shaped
+ * id in the user space, that one difference is not an issue.
+ */
+export function relaxRegistryCategory<T extends { field: string; message: string }>(file: Pick<ItemFile, "itemId" | "space">, category: unknown, issues: T[]): T[] {
+  if (file.space.name !== "user" || !looksLikeRegistryId(file.itemId) || typeof category !== "string") return issues;
+  const segments = file.itemId.split("/");
+  if (category !== segments.slice(1, -1).join("/")) return issues;
+  return issues.filter((i) => i.field !== "category");
+}
