@@ -24,7 +24,8 @@ export async function createWorkspace(): Promise<Workspace> {
   const userBase = join(root, "home");
   await mkdir(join(projectDir, ".ai"), { recursive: true });
   await mkdir(userBase, { recursive: true });
-  const env: NodeJS.ProcessEnv = { ...process.env, USER_SPACE: userBase, RYE_SYSTEM_SPACE: "" };
+  // Hermetic by default: no registry lookups unless a test opts in (remove RYE_OFFLINE, set RYE_REGISTRY_URL).
+  const env: NodeJS.ProcessEnv = { ...process.env, USER_SPACE: userBase, RYE_SYSTEM_SPACE: "", RYE_OFFLINE: "1" };
   delete env.RYE_SYSTEM_SPACE;
   const key = await new KeyStore({ env }).create();
   return {

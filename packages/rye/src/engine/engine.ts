@@ -3,6 +3,8 @@ import type { ItemType } from "@rye/core";
 import { ITEM_TYPES, RyeError } from "@rye/core";
 import type { SearchResult } from "../search/search.ts";
 import { searchItems } from "../search/search.ts";
+import type { RegistryHit } from "../registry/remote-search.ts";
+import { searchRegistry } from "../registry/remote-search.ts";
 import type { SpaceName } from "../spaces/spaces.ts";
 import type { EngineContext, EngineOptions } from "./context.ts";
 import { createEngineContext } from "./context.ts";
@@ -22,9 +24,18 @@ export interface SearchParams {
   limit?: number;
   offset?: number;
   fuzzy?: { enabled: boolean; max_distance?: number };
+  /** `all` (default: local hits first, then the default registry's), `local` spaces only, or `registry` only. */
+  scope?: "local" | "all" | "registry";
 }
 
-export type SearchResponse = SearchResult & { item_type: ItemType | "all"; source: SpaceName | "all"; search_type: "keyword" };
+export type SearchResponse = Omit<SearchResult, "results"> & {
+  results: (SearchResult["results"][number] | RegistryHit)[];
+  item_type: ItemType | "all";
+  source: SpaceName | "all";
+  search_type: "keyword";
+  registry?: { url: string; total: number };
+  warnings?: string[];
+};
 
 export class Engine {
   private constructor(readonly ctx: EngineContext) {}
@@ -36,7 +47,31 @@ export class Engine {
   async search(params: SearchParams): Promise<SearchResponse> {
     const itemTypes = params.item_types ?? (params.item_type ? [params.item_type] : [...ITEM_TYPES]);
     const source = params.source ?? "all";
-    const result = await searchItems({
+    // Local and registry hits together by default; RYE_OFFLINE=1 keeps search on this machine.
+    const scope = params.scope ?? (this.ctx.env.RYE_OFFLINE === "1" ? "local" : "all");
+    if (scope === "registry" && this.ctx.env.RYE_OFFLINE === "1") throw new RyeError("UNAVAILABLE", "RYE_OFFLINE=1 forbids registry searches");
+    const local = scope === "registry" ? null : await this.searchLocal(params, itemTypes, source);
+    const base = { item_type: itemTypes.length === 1 ? itemTypes[0]! : ("all" as const), source, search_type: "keyword" as const };
+    if (scope === "local") return { ...local!, ...base };
+    const limit = params.limit ?? 10;
+    const remote = await searchRegistry({ query: params.query, itemTypes, category: params.category, limit }, { projectPath: this.ctx.projectPath, env: this.ctx.env });
+    const localIds = new Set((local?.results ?? []).map((h) => `${h.type}:${h.id}`));
+    const remoteHits = remote.hits.filter((h) => !localIds.has(`${h.type}:${h.id}`));
+    const results = [...(local?.results ?? []), ...remoteHits].slice(0, limit);
+    return {
+      results,
+      total: (local?.total ?? 0) + remote.total,
+      query: params.query,
+      limit,
+      offset: params.offset ?? 0,
+      ...base,
+      registry: { url: remote.registry, total: remote.total },
+      ...(remote.warning ? { warnings: [remote.warning] } : {}),
+    };
+  }
+
+  private async searchLocal(params: SearchParams, itemTypes: ItemType[], source: SpaceName | "all"): Promise<SearchResult> {
+    return searchItems({
       query: params.query,
       spaces: this.ctx.spaces,
       itemTypes,
@@ -51,7 +86,6 @@ export class Engine {
         return { signed: v.code !== "UNSIGNED" && v.code !== "MALFORMED_SIGNATURE", verified: v.ok, code: v.code };
       },
     });
-    return { ...result, item_type: itemTypes.length === 1 ? itemTypes[0]! : "all", source, search_type: "keyword" };
   }
 
   load(params: LoadParams) {

@@ -22,6 +22,10 @@ export const searchInput = {
     .object({ enabled: z.boolean(), max_distance: z.number().int().min(1).max(3).optional() })
     .optional()
     .describe("Match every word within an edit distance"),
+  scope: z
+    .enum(["all", "local", "registry"])
+    .optional()
+    .describe("all (default): local hits first, then the registry's (space \"registry\"; load or execute one to pull, verify and pin it); local: this machine only; registry: the registry only"),
 };
 
 export const loadInput = {

@@ -45,6 +45,13 @@ async function setup(registryUrl: string) {
 
 const exists = (path: string) => stat(path).then(() => true, () => false);
 
+/** A workspace env that may reach `registryUrl` (workspaces are offline by default). */
+function online(env: NodeJS.ProcessEnv, registryUrl: string): NodeJS.ProcessEnv {
+  const copy: NodeJS.ProcessEnv = { ...env, RYE_REGISTRY_URL: registryUrl };
+  delete copy.RYE_OFFLINE;
+  return copy;
+}
+
 test("parseRemoteRef understands registry: prefixes and @version suffixes", () => {
   assert.deepEqual(parseRemoteRef("alice/notes/facts"), { id: "alice/notes/facts", explicit: false });
   assert.deepEqual(parseRemoteRef("registry:alice/notes/facts"), { id: "alice/notes/facts", explicit: true });
@@ -84,7 +91,7 @@ test("load pulls, verifies, caches and pins a registry item; later loads work of
 
   // Another project using the same user space pins the cached item too (verified again).
   const other = await createWorkspace();
-  const otherEngine = await Engine.open({ projectPath: other.projectDir, env: { ...ws.env, RYE_REGISTRY_URL: registry.url } });
+  const otherEngine = await Engine.open({ projectPath: other.projectDir, env: online(ws.env, registry.url) });
   const again = await otherEngine.load({ item_type: "knowledge", item_id: "alice/notes/facts" });
   assert.equal(again.verification.ok, true);
   assert.equal((await readProjectLock(other.projectDir)).items[0]?.file_sha256, entry.file_sha256);
@@ -111,7 +118,7 @@ test("load pulls, verifies, caches and pins a registry item; later loads work of
   const stray = join(third.userBase, ".ai", "knowledge", "alice", "notes", "facts.md");
   await mkdir(dirname(stray), { recursive: true });
   await writeFile(stray, content);
-  const untrusted = await (await Engine.open({ projectPath: third.projectDir, env: { ...third.env, RYE_REGISTRY_URL: registry.url } })).load({ item_type: "knowledge", item_id: "alice/notes/facts" }).catch((e) => e);
+  const untrusted = await (await Engine.open({ projectPath: third.projectDir, env: online(third.env, registry.url) })).load({ item_type: "knowledge", item_id: "alice/notes/facts" }).catch((e) => e);
   assert.equal(untrusted.code, "UNTRUSTED_KEY", "offline, an unpinned registry-signed file is not trusted");
 });
 
@@ -232,5 +239,38 @@ test("executing a registry tool whose runtime is local or also a registry item w
     assert.equal(missing.code, "ITEM_NOT_FOUND");
   } finally {
     await registry.close();
+  }
+});
+
+test("search merges registry hits after local ones, labels them, and degrades offline with a warning", async () => {
+  const registry = await startTestRegistry();
+  try {
+    const push = await publisher(registry);
+    await push("knowledge", "alice/notes/facts", "1.0.0", knowledge("1.0.0", "Zebras are striped."));
+    const { ws, env, open } = await setup(registry.url);
+    await ws.write("knowledge", "mine/zebra.md", "---\nid: zebra\ntitle: Zebra notes\nversion: 1.0.0\nentry_type: reference\ncategory: mine\n---\n\nLocal zebras.\n");
+    const merged = await (await open()).search({ query: "facts", item_type: "knowledge" });
+    const remote = merged.results.find((h) => h.space === "registry");
+    assert.ok(remote, JSON.stringify(merged.results));
+    assert.equal(remote.id, "alice/notes/facts");
+    assert.equal(merged.registry?.url, registry.url);
+    const zebra = await (await open()).search({ query: "zebra", item_type: "knowledge" });
+    assert.equal(zebra.results[0]!.space, "project", "local hits come first");
+    assert.equal((await (await open()).search({ query: "facts", scope: "local" })).results.some((h) => h.space === "registry"), false);
+    const only = await (await open()).search({ query: "facts", scope: "registry" });
+    assert.ok(only.results.every((h) => h.space === "registry") && only.results.length === 1);
+
+    // Once pulled, the item is local and not listed twice.
+    await (await open()).load({ item_type: "knowledge", item_id: "alice/notes/facts" });
+    const after = await (await open()).search({ query: "facts", item_type: "knowledge" });
+    assert.equal(after.results.filter((h) => h.id === "alice/notes/facts").length, 1);
+    assert.equal(after.results.find((h) => h.id === "alice/notes/facts")!.space, "user");
+
+    await registry.close();
+    const offline = await (await Engine.open({ projectPath: ws.projectDir, env })).search({ query: "zebra" });
+    assert.equal(offline.results[0]!.space, "project");
+    assert.match(offline.warnings?.[0] ?? "", /not searched/);
+  } finally {
+    await registry.close().catch(() => undefined);
   }
 });

@@ -13,6 +13,8 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     .option("-n, --limit <n>", "results per page (1-100, default 10)")
     .option("--offset <n>", "results to skip")
     .option("--fuzzy [distance]", "match every word within an edit distance (default 1)")
+    .option("--local", "search only this machine's spaces (no registry)")
+    .option("--registry-only", "search only the default registry")
     .option("-p, --project <dir>", "project directory (default: current directory)")
     .option("--json", "print JSON")
     .action(async (words: string[], opts: Record<string, string | boolean | undefined>) =>
@@ -30,19 +32,25 @@ export function registerSearch(program: Command, ctx: CliContext): void {
           ...(limit !== undefined ? { limit } : {}),
           ...(offset !== undefined ? { offset } : {}),
           ...(fuzzy ? { fuzzy } : {}),
+          ...(opts.registryOnly ? { scope: "registry" as const } : opts.local ? { scope: "local" as const } : {}),
         });
         if (opts.json) return ctx.json(result);
+        for (const warning of result.warnings ?? []) ctx.io.stderr(`warning: ${warning}`);
         if (result.results.length === 0) {
           ctx.io.stdout("No items found.");
           return;
         }
         for (const hit of result.results) {
-          const badge = hit.verified === true ? "✓" : hit.signed ? "!" : "·";
-          ctx.io.stdout(`${badge} ${hit.type.padEnd(9)} ${hit.id}${hit.version ? `@${hit.version}` : ""}  [${hit.space}${hit.shadowed ? ", shadowed" : ""}]  ${hit.score.toFixed(2)}`);
+          if (hit.space === "registry") {
+            ctx.io.stdout(`⇣ ${hit.type.padEnd(9)} ${hit.id}${hit.version ? `@${hit.version}` : ""}  [registry${hit.deprecated ? ", deprecated" : ""}]`);
+          } else {
+            const badge = hit.verified === true ? "✓" : hit.signed ? "!" : "·";
+            ctx.io.stdout(`${badge} ${hit.type.padEnd(9)} ${hit.id}${hit.version ? `@${hit.version}` : ""}  [${hit.space}${hit.shadowed ? ", shadowed" : ""}]  ${hit.score.toFixed(2)}`);
+          }
           if (hit.description) ctx.io.stdout(`    ${hit.description.slice(0, 160)}`);
         }
         const shown = result.offset + result.results.length;
-        ctx.io.stdout(`\n${shown} of ${result.total} (✓ verified, ! signature fails, · unsigned)`);
+        ctx.io.stdout(`\n${shown} of ${result.total} (✓ verified, ! signature fails, · unsigned${result.registry ? ", ⇣ in the registry: rye load <type> <id> pulls and verifies it" : ""})`);
       }),
     );
 }
