@@ -134,3 +134,8 @@ const pgRawTypes = {
   getTypeParser: (oid: number, format?: "text" | "binary") =>
     oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format),
 } as pg.CustomTypesConfig;
+
+/** Prisma's unique-constraint violation (P2002): a duplicate the caller should report as a conflict. */
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "P2002";
+}

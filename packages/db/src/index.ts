@@ -1,4 +1,4 @@
-export { type Database, type DatabaseKind, MEMORY, type OpenDatabaseOptions, openDatabase, type RawSql } from "./client.ts";
+export { type Database, type DatabaseKind, isUniqueViolation, MEMORY, type OpenDatabaseOptions, openDatabase, type RawSql } from "./client.ts";
 export { DataDirInUseError } from "./data-dir-lock.ts";
 export { migrate, type MigrateOptions, type MigrateResult, MigrationError, type SqlSession } from "./migrate.ts";
 export { migrationsDir, schemaPath } from "./paths.ts";

@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { z } from "zod";
 import { publicKeyFromPem, publicKeyToPem, RyeError } from "@rye/core";
+import { isUniqueViolation } from "@rye/db";
 import type { AppEnv } from "../env.ts";
 import { requirePrincipal } from "../middleware/auth.ts";
 import { limitBody } from "../middleware/body-limit.ts";
@@ -45,9 +46,6 @@ export function userKeyJson(row: UserKeyRow) {
   };
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { code?: string }).code === "P2002";
-}
 
 function meta(c: Context<AppEnv>) {
   return { ip: c.get("clientIp"), requestId: c.get("requestId") };

@@ -1,6 +1,6 @@
 /** Local accounts: sign-up, password sign-in (with a failed-attempt throttle) and the caller of a request. */
 import { RyeError } from "@rye/core";
-import type { Database, User } from "@rye/db";
+import { type Database, isUniqueViolation, type User } from "@rye/db";
 import { hashPassword, needsRehash, passwordProblems, verifyPassword } from "../auth/passwords.ts";
 import { lookupName, nameProblems, normalizeEmail, normalizeName } from "../auth/usernames.ts";
 import { recordAudit } from "./audit.ts";
@@ -18,9 +18,6 @@ export interface Actor extends RequestMeta {
   token: TokenCeiling | null;
 }
 
-export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { code?: string }).code === "P2002";
-}
 
 export function userView(user: User) {
   return { id: user.id, username: user.username, email: user.email, email_verified: user.emailVerified };

@@ -13,7 +13,7 @@
  */
 import type { ItemType, RegistryItemRef } from "@rye/core";
 import { parseRegistryItemId, parseSemver, RyeError } from "@rye/core";
-import type { Database, Prisma } from "@rye/db";
+import { type Database, isUniqueViolation, type Prisma } from "@rye/db";
 import type { Principal } from "../auth/principal.ts";
 import { requireManageAccess } from "./access.ts";
 import { recordAudit } from "./audit.ts";
@@ -231,7 +231,7 @@ export async function transferItem(ctx: ManageContext, typeParam: string, id: st
       return { status: "transferred" as const, item_type: t.type, item_id: newId, previous_item_id: t.ref.id, namespace: to.namespace.name, previous_namespace: t.ref.namespace };
     });
   } catch (err) {
-    if ((err as { code?: string } | null)?.code === "P2002") throw taken();
+    if (isUniqueViolation(err)) throw taken();
     throw err;
   }
 }

@@ -5,11 +5,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { RyeError } from "@rye/core";
-import type { Database, OrgRole, Organization, Prisma } from "@rye/db";
+import { type Database, isUniqueViolation, type OrgRole, type Organization, type Prisma } from "@rye/db";
 import { hashToken } from "../auth/api-tokens.ts";
 import type { Scope } from "../auth/principal.ts";
 import { lookupName, nameProblems, normalizeEmail, normalizeName } from "../auth/usernames.ts";
-import { type Actor, isUniqueViolation } from "./accounts.ts";
+import type { Actor } from "./accounts.ts";
 import { recordAudit } from "./audit.ts";
 import { issueToken, revokeToken, type TokenRequest, tokenView } from "./tokens.ts";
 

@@ -19,7 +19,7 @@ import {
   utf8Encode,
   verifyItem,
 } from "@rye/core";
-import type { Database, Prisma } from "@rye/db";
+import { type Database, isUniqueViolation, type Prisma } from "@rye/db";
 import type { Principal } from "../auth/principal.ts";
 import { requirePublishAccess } from "./access.ts";
 import { recordAudit } from "./audit.ts";
@@ -50,9 +50,6 @@ export interface PushContext {
 
 const TOOL_EXTENSION_RE = /^\.(py|ya?ml|m?js|cjs|m?ts|sh)$/;
 
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { code?: string }).code === "P2002";
-}
 
 async function authorSignature(db: Database, principal: Principal, content: string, type: ItemType) {
   const extracted = extractSignature(content, type);

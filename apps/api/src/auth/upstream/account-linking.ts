@@ -11,7 +11,7 @@
  * Disabled users are refused. Every outcome writes an audit event in the same transaction.
  */
 import { RyeError } from "@rye/core";
-import type { Database, Prisma } from "@rye/db";
+import { type Database, isUniqueViolation, type Prisma } from "@rye/db";
 import { recordAudit } from "../../services/audit.ts";
 import type { UpstreamProfile } from "./upstream-client.ts";
 import { suggestUsername } from "./username-suggestion.ts";
@@ -32,9 +32,6 @@ export interface LinkResult {
 
 type Tx = Prisma.TransactionClient;
 
-function isUniqueViolation(err: unknown): boolean {
-  return (err as { code?: unknown } | null)?.code === "P2002";
-}
 
 function refuseDisabled(user: { disabledAt: Date | null }): void {
   if (user.disabledAt) throw new RyeError("FORBIDDEN", "This account is disabled", { hint: "Ask a registry administrator to re-enable it." });
