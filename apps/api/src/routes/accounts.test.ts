@@ -2,52 +2,11 @@
 import assert from "node:assert/strict";
 import { scryptSync } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { Hono } from "hono";
 import { postgresAvailable } from "@rye/db/testing";
+import { type Json, testClient } from "../../test/session-client.ts";
 import { createTestRegistry, type TestRegistry } from "../../test/harness.ts";
 import { needsRehash } from "../auth/passwords.ts";
-import type { AppEnv } from "../env.ts";
-import { errorHandler } from "../middleware/errors.ts";
 import { rateLimit } from "../middleware/rate-limit.ts";
-import { requestContext } from "../middleware/request-context.ts";
-import type { AppDeps } from "../services/deps.ts";
-import { accountRoutes } from "./accounts.ts";
-
-type Json = Record<string, any>;
-interface Session { cookie: string; csrf: string; id: string }
-interface CallOptions { json?: unknown; body?: string; session?: Session; csrf?: string | null; token?: string; headers?: Record<string, string> }
-
-/** app.ts's middleware and error handler around the routes under test. */
-function testClient(deps: AppDeps) {
-  const app = new Hono<AppEnv>()
-    .use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy }))
-    .use("/v1/*", rateLimit(deps.config.rateLimit))
-    .route("/", accountRoutes(deps))
-    .onError(errorHandler(deps.logger));
-  async function call(method: string, path: string, o: CallOptions = {}) {
-    const headers: Record<string, string> = { ...o.headers };
-    if (o.session) headers.cookie = o.session.cookie;
-    const csrf = o.csrf === undefined ? o.session?.csrf : o.csrf;
-    if (csrf != null) headers["x-csrf-token"] = csrf;
-    if (o.token) headers.authorization = `Bearer ${o.token}`;
-    if (o.json !== undefined) headers["content-type"] ??= "application/json";
-    const body = o.json !== undefined ? JSON.stringify(o.json) : o.body;
-    const res = await app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as Json, res };
-  }
-  function sessionOf(res: Response, body: Json): Session {
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("rye_session="));
-    assert.ok(cookie, "a session cookie is set");
-    return { cookie: cookie.split(";")[0]!, csrf: body.csrf_token, id: body.user.id };
-  }
-  async function signUp(username: string, password = `${username}-long-password`): Promise<Session> {
-    const r = await call("POST", "/v1/auth/signup", { json: { username, email: `${username}@example.test`, password } });
-    assert.equal(r.status, 201, JSON.stringify(r.body));
-    return sessionOf(r.res, r.body);
-  }
-  return { call, sessionOf, signUp };
-}
 
 for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["pglite"] as const)) {
 describe(`accounts on ${kind}`, () => {

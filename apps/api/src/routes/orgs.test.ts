@@ -1,49 +1,9 @@
 /** Organizations, members, invitations and organization tokens: happy paths, errors, security, on PostgreSQL and PGlite. */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Hono } from "hono";
 import { postgresAvailable } from "@rye/db/testing";
+import { type Json, type Session, testClient } from "../../test/session-client.ts";
 import { createTestRegistry, type TestRegistry, type TestUser } from "../../test/harness.ts";
-import type { AppEnv } from "../env.ts";
-import { errorHandler } from "../middleware/errors.ts";
-import { rateLimit } from "../middleware/rate-limit.ts";
-import { requestContext } from "../middleware/request-context.ts";
-import type { AppDeps } from "../services/deps.ts";
-import { accountRoutes } from "./accounts.ts";
-import { orgRoutes } from "./orgs.ts";
-
-type Json = Record<string, any>;
-interface Session { cookie: string; csrf: string; id: string }
-interface CallOptions { json?: unknown; session?: Session; csrf?: string | null; token?: string }
-
-/** app.ts's middleware and error handler around the routes under test. */
-function testClient(deps: AppDeps) {
-  const app = new Hono<AppEnv>()
-    .use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy }))
-    .use("/v1/*", rateLimit(deps.config.rateLimit))
-    .route("/", accountRoutes(deps))
-    .route("/", orgRoutes(deps))
-    .onError(errorHandler(deps.logger));
-  async function call(method: string, path: string, o: CallOptions = {}) {
-    const headers: Record<string, string> = {};
-    if (o.session) headers.cookie = o.session.cookie;
-    const csrf = o.csrf === undefined ? o.session?.csrf : o.csrf;
-    if (csrf != null) headers["x-csrf-token"] = csrf;
-    if (o.token) headers.authorization = `Bearer ${o.token}`;
-    if (o.json !== undefined) headers["content-type"] = "application/json";
-    const res = await app.request(path, { method, headers, ...(o.json !== undefined ? { body: JSON.stringify(o.json) } : {}) });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
-  }
-  async function signUp(username: string): Promise<Session & TestUser> {
-    const res = await app.request("/v1/auth/signup", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username, email: `${username}@example.test`, password: `${username}-long-password` }) });
-    const body = (await res.json()) as Json;
-    assert.equal(res.status, 201, JSON.stringify(body));
-    const cookie = res.headers.getSetCookie().find((c) => c.startsWith("rye_session="))!.split(";")[0]!;
-    return { cookie, csrf: body.csrf_token, id: body.user.id, username };
-  }
-  return { call, signUp };
-}
 
 for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["pglite"] as const)) {
 describe(`organizations on ${kind}`, () => {
