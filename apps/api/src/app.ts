@@ -29,7 +29,7 @@ export type { AppDeps } from "./services/deps.ts";
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy }));
+  app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy, internalSecret: deps.internalSecret }));
   app.use("/v1/*", rateLimit(deps.config.rateLimit));
   app.use("/oauth/*", rateLimit(deps.config.rateLimit));
   app.route("/", healthRoutes(deps));

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { RyeError } from "@rye/core";
@@ -6,8 +6,15 @@ import type { Authenticator } from "../auth/principal.ts";
 import type { AppEnv } from "../env.ts";
 import type { Logger } from "../logger.ts";
 
-function clientIp(c: Parameters<MiddlewareHandler<AppEnv>>[0], trustProxy: boolean): string {
-  if (trustProxy) {
+function isInternal(presented: string | undefined, secret: string | undefined): boolean {
+  if (!secret || !presented) return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function clientIp(c: Parameters<MiddlewareHandler<AppEnv>>[0], trustProxy: boolean, internalSecret: string | undefined): string {
+  if (trustProxy || isInternal(c.req.header("x-rye-internal"), internalSecret)) {
     const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
     if (forwarded) return forwarded;
   }
@@ -19,12 +26,12 @@ function clientIp(c: Parameters<MiddlewareHandler<AppEnv>>[0], trustProxy: boole
 }
 
 /** Request id, client IP, bearer authentication and one structured log line per request. */
-export function requestContext(options: { authenticator: Authenticator; logger: Logger; trustProxy: boolean }): MiddlewareHandler<AppEnv> {
+export function requestContext(options: { authenticator: Authenticator; logger: Logger; trustProxy: boolean; internalSecret?: string | undefined }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
     const requestId = randomUUID();
     c.set("requestId", requestId);
-    c.set("clientIp", clientIp(c, options.trustProxy));
+    c.set("clientIp", clientIp(c, options.trustProxy, options.internalSecret));
     c.set("principal", null);
     c.header("X-Request-Id", requestId);
     const header = c.req.header("authorization");

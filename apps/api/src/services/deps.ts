@@ -16,4 +16,10 @@ export interface AppDeps {
   version: string;
   /** Secret of the loopback admin endpoint for the operator CLI (set by `npm start`); unset → no admin routes. */
   adminSecret?: string;
+  /**
+   * Shared with the website's server in the same process (`npm start`): its server-side requests carry
+   * it in `X-Rye-Internal` so the API takes the visitor's address from `X-Forwarded-For` (rate limits,
+   * audit) instead of 127.0.0.1. Unset → the header means nothing.
+   */
+  internalSecret?: string;
 }

@@ -1,0 +1,51 @@
+/**
+ * `npm start` builds the website when its production build is missing or older than its sources (the
+ * site, @rye/core, the lockfile), so a fresh clone needs no separate build step.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+
+const SKIP = new Set(["node_modules", ".next", "server", "test-results"]);
+
+function newestMtime(path: string): number {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) {
+    if (!SKIP.has(entry)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  }
+  return newest;
+}
+
+/** True when `.next/BUILD_ID` is missing or older than anything the build depends on. */
+export function webBuildIsStale(webDir: string): boolean {
+  const buildId = join(webDir, ".next", "BUILD_ID");
+  if (!existsSync(buildId)) return true;
+  const built = statSync(buildId).mtimeMs;
+  const repo = resolve(webDir, "../..");
+  const inputs = [webDir, join(repo, "packages/core/src"), join(repo, "package-lock.json")];
+  return inputs.some((p) => newestMtime(p) > built);
+}
+
+/** Runs `next build` in `webDir` (no shell), streaming its output to stderr. */
+export function buildWeb(webDir: string): Promise<void> {
+  const nextBin = createRequire(join(webDir, "package.json")).resolve("next/dist/bin/next");
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [nextBin, "build"], {
+      cwd: webDir,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+      stdio: ["ignore", process.stderr, process.stderr],
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolvePromise() : reject(new Error(`next build exited with ${code}`))));
+  });
+}
+
+export async function ensureWebBuild(webDir: string, log: (message: string) => void): Promise<void> {
+  if (!webBuildIsStale(webDir)) return;
+  log("building the website (next build); this happens once after each change");
+  await buildWeb(webDir);
+}

@@ -1,0 +1,55 @@
+/**
+ * `npm start`: the registry API and the website on one origin ($PORT, default 3000), on the embedded
+ * database in $RYE_DATA_DIR unless DATABASE_URL is set. API paths (see routing.ts) go to the Hono app,
+ * everything else to Next.js; the site's server-side requests reach the API over loopback HTTP.
+ */
+import "@rye/core/node";
+import { randomBytes } from "node:crypto";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import nextModule from "next";
+import { toErrorEnvelope } from "@rye/core";
+import { prepareRegistry, serveRegistry } from "@rye/api/server";
+import type { NodeListener } from "@rye/api/server";
+import { ensureWebBuild } from "./build.ts";
+import { isApiPath } from "./routing.ts";
+
+// `next` is CommonJS: Node hands the function itself to an ESM default import; its typings describe the ESM shape.
+const next = nextModule as unknown as (typeof nextModule)["default"];
+
+const webDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+async function main(): Promise<void> {
+  const internalSecret = randomBytes(32).toString("base64url");
+  const registry = await prepareRegistry({ internalSecret });
+  await ensureWebBuild(webDir, (message) => registry.logger.log("info", message));
+  const site = next({ dev: false, dir: webDir });
+  await site.prepare();
+  const handleSite = site.getRequestHandler();
+
+  let ready: () => void;
+  const listening = new Promise<void>((r) => (ready = r));
+  const listener: NodeListener = (req, res) => {
+    if (isApiPath(req.url ?? "/")) return registry.listener(req, res);
+    // The site forwards the visitor's address to the API; never a client-supplied one unless proxies are trusted.
+    if (!registry.config.trustProxy) req.headers["x-forwarded-for"] = req.socket.remoteAddress ?? "unknown";
+    void listening.then(() => handleSite(req, res)).catch((err: Error) => {
+      registry.logger.log("error", "website request failed", { error: err.message });
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
+      res.end("Internal error");
+    });
+  };
+  const server = await serveRegistry(registry, listener, { website: true });
+  const host = process.env.HOST;
+  const loopback = !host || host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  process.env.RYE_INTERNAL_API_URL = `http://${loopback}:${server.port}`;
+  process.env.RYE_INTERNAL_SECRET = internalSecret;
+  process.env.RYE_PUBLIC_URL = registry.config.publicUrl;
+  ready!();
+}
+
+main().catch((err) => {
+  const { error } = toErrorEnvelope(err);
+  console.error(`error[${error.code}]: ${error.message}\nhint: ${error.hint}`);
+  process.exit(1);
+});
