@@ -4,7 +4,7 @@ import { limitBody } from "../middleware/body-limit.ts";
 import { z } from "zod";
 import { extractSignature, ITEM_TYPES, type ItemType, RyeError } from "@rye/core";
 import type { AppEnv } from "../env.ts";
-import { requirePrincipal } from "../middleware/auth.ts";
+import { requirePrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { findReadableItem } from "../services/items.ts";
 import { publishItem } from "../services/publish.ts";
@@ -46,7 +46,8 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
   const limit = limitBody(deps.config.limits.maxJsonBodyBytes);
   return new Hono<AppEnv>()
     .post("/v1/push", limit, async (c) => {
-      const principal = requirePrincipal(c, "items:write");
+      // A bearer token with items:write, or the website's session cookie + CSRF token (publishing from the browser).
+      const principal = await requirePrincipalOrSession(c, deps.db, "items:write");
       const body = parseBody(pushRequestSchema, await c.req.json());
       if (!tokenAllowsItem(principal, body.item_id)) {
         throw new RyeError("FORBIDDEN", `This token may only publish items matching ${principal.itemPattern}`);

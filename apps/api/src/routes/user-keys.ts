@@ -1,6 +1,6 @@
 /**
  * The caller's author keys: `GET /v1/me/keys`, `POST /v1/me/keys` (register an SPKI PEM),
- * `DELETE /v1/me/keys/{fingerprint}` (revoke). The push route checks inline author signatures
+ * `DELETE /v1/me/keys/{fingerprint}` (revoke); a bearer token or the website session (+ CSRF on changes). The push route checks inline author signatures
  * against these rows (services/publish.ts), so a fingerprint belongs to one user only.
  */
 import type { Context } from "hono";
@@ -9,7 +9,7 @@ import { z } from "zod";
 import { publicKeyFromPem, publicKeyToPem, RyeError } from "@rye/core";
 import { isUniqueViolation } from "@rye/db";
 import type { AppEnv } from "../env.ts";
-import { requirePrincipal } from "../middleware/auth.ts";
+import { requirePrincipalOrSession } from "../middleware/auth.ts";
 import { limitBody } from "../middleware/body-limit.ts";
 import { recordAudit } from "../services/audit.ts";
 import type { AppDeps } from "../services/deps.ts";
@@ -61,12 +61,12 @@ export function userKeyRoutes(deps: AppDeps): Hono<AppEnv> {
   const prisma = deps.db.prisma;
   return new Hono<AppEnv>()
     .get("/v1/me/keys", async (c) => {
-      const principal = requirePrincipal(c, "items:read");
+      const principal = await requirePrincipalOrSession(c, deps.db, "items:read");
       const rows = await prisma.userKey.findMany({ where: { userId: principal.userId }, orderBy: { createdAt: "asc" } });
       return c.json({ keys: rows.map(userKeyJson) });
     })
     .post("/v1/me/keys", limitBody(BODY_MAX_BYTES), async (c) => {
-      const principal = requirePrincipal(c, "items:write");
+      const principal = await requirePrincipalOrSession(c, deps.db, "items:write");
       const body = parseBody(registerKeySchema, await c.req.json().catch(() => {
         throw new RyeError("BAD_REQUEST", "The request body is not valid JSON");
       }));
@@ -108,7 +108,7 @@ export function userKeyRoutes(deps: AppDeps): Hono<AppEnv> {
       }
     })
     .delete("/v1/me/keys/:fingerprint", async (c) => {
-      const principal = requirePrincipal(c, "items:write");
+      const principal = await requirePrincipalOrSession(c, deps.db, "items:write");
       const fingerprint = c.req.param("fingerprint");
       const notFound = () => new RyeError("NOT_FOUND", `You have no key ${fingerprint}`, { hint: "List your keys with GET /v1/me/keys." });
       if (!FINGERPRINT_RE.test(fingerprint)) throw notFound();
