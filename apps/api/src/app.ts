@@ -17,6 +17,7 @@ import { LoginThrottle } from "./services/accounts.ts";
 import { keyRoutes } from "./routes/keys.ts";
 import { logRoutes } from "./routes/log.ts";
 import { manageRoutes } from "./routes/manage.ts";
+import { namespaceRoutes } from "./routes/namespaces.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { orgRoutes } from "./routes/orgs.ts";
 import { searchRoutes } from "./routes/search.ts";
@@ -49,6 +50,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", tokenRoutes(deps));
   app.route("/", userKeyRoutes(deps));
   app.route("/", orgRoutes(deps));
+  app.route("/", namespaceRoutes(deps));
   if (deps.adminSecret) app.route("/", adminRoutes(deps, deps.adminSecret));
   app.notFound((c) => c.json(new RyeError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`).toEnvelope(), 404));
   app.onError(errorHandler(deps.logger));

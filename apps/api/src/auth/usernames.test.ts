@@ -30,6 +30,17 @@ test("reserved names are refused", () => {
   for (const name of RESERVED_NAMES) assert.equal(normalizeName(name), name, "reserved names are stored normalized");
 });
 
+test("the website's top-level routes can never be a user or organization name", () => {
+  // /{namespace} pages sit beside these (apps/web/app): a namespace named like them would be unreachable.
+  for (const name of ["directive", "directives", "tool", "tools", "knowledge", "publish", "manage", "search", "settings", "login", "signup", "device"]) {
+    assert.ok(RESERVED_NAMES.has(name), name);
+    assert.match(nameProblems(name).join(), /reserved/, name);
+  }
+  // Next.js serves its assets under /_next: reserved, and not even a valid name.
+  assert.ok(RESERVED_NAMES.has("_next"));
+  assert.equal(nameProblems("_next").length, 1);
+});
+
 test("emails are trimmed, lowercased and shape-checked", () => {
   assert.equal(normalizeEmail("  Alice@Example.TEST "), "alice@example.test");
   assert.equal(normalizeEmail("a.b+tag@sub.example.org"), "a.b+tag@sub.example.org");

@@ -8,15 +8,19 @@ export const NAME_MAX_LENGTH = 39;
 /** Lowercase letters, digits and single inner hyphens. */
 const NAME_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-/** Names that would be confused with the registry itself, its pages or its routes. */
+/**
+ * Names that would be confused with the registry itself, its pages or its routes. The website serves
+ * `/{namespace}` for users and organizations next to its own top-level pages (`/directive/…`, `/tool/…`,
+ * `/knowledge/…`, `/publish`, `/manage`, Next's `/_next/…`), so those can never be a namespace.
+ */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set([
-  "about", "abuse", "account", "accounts", "admin", "administrator", "anonymous", "api", "app", "assets", "auth",
-  "billing", "blog", "bundle", "bundles", "cdn", "contact", "dashboard", "device", "docs", "download", "downloads",
-  "explore", "false", "help", "home", "info", "invitations", "item", "items", "keys", "legal", "login", "logout",
-  "me", "mail", "new", "null", "oauth", "official", "org", "orgs", "organization", "organizations", "owner",
-  "password", "postmaster", "privacy", "pull", "push", "register", "registry", "root", "rye", "rye-registry",
+  "_next", "about", "abuse", "account", "accounts", "admin", "administrator", "anonymous", "api", "app", "assets", "auth",
+  "billing", "blog", "bundle", "bundles", "cdn", "contact", "dashboard", "device", "directive", "directives", "docs", "download", "downloads",
+  "explore", "false", "help", "home", "info", "invitations", "item", "items", "keys", "knowledge", "legal", "login", "logout",
+  "manage", "me", "mail", "new", "null", "oauth", "official", "org", "orgs", "organization", "organizations", "owner",
+  "password", "postmaster", "privacy", "publish", "pull", "push", "register", "registry", "root", "rye", "rye-registry",
   "search", "security", "session", "sessions", "settings", "signin", "signout", "signup", "static", "status",
-  "staff", "support", "system", "team", "terms", "token", "tokens", "true", "undefined", "user", "users",
+  "staff", "support", "system", "team", "terms", "token", "tokens", "tool", "tools", "true", "undefined", "user", "users",
   "v1", "v2", "verify", "webmaster", "well-known", "www",
 ]);
 

@@ -17,6 +17,7 @@ import { INVITATION_TTL_MS, ORG_TOKEN_SCOPES } from "../services/orgs.ts";
 import type { issueToken, tokenView } from "../services/tokens.ts";
 import { DEFAULT_TOKEN_DAYS, TOKEN_DISPLAY_PREFIX_LENGTH } from "../services/tokens.ts";
 import { ACCOUNT_BODY_LIMIT_BYTES, plainText } from "./accounts.ts";
+import type { NamespaceView } from "./namespaces.ts";
 import type { Operation, Reply, SameKeys } from "./openapi.ts";
 import { tokenRequestSchema } from "./tokens.ts";
 
@@ -129,6 +130,21 @@ true satisfies SameKeys<z.output<typeof MemberRole>, Awaited<ReturnType<typeof c
 const MemberRemoved = z.object({ org: z.string(), username: z.string(), removed: z.literal(true) });
 true satisfies SameKeys<z.output<typeof MemberRemoved>, Awaited<ReturnType<typeof removeMember>>>;
 
+// ---------------------------------------------------------------- namespaces (namespaces.ts)
+const Namespace = z.object({
+  name: z.string(),
+  kind: z.enum(["user", "org"]),
+  display_name: z.string(),
+  created_at: timestamp,
+  item_count: z.number().int().meta({ description: "Public items; every item for the namespace's owner or the organization's members." }),
+  viewer_role: orgRole.nullable().meta({ description: "The caller's role: owner of their own user namespace, their role in an organization; null otherwise." }),
+  members: z
+    .array(z.object({ username: z.string(), role: orgRole, joined_at: timestamp }))
+    .nullable()
+    .meta({ description: "Organizations, for their members only (membership is not public); null for users and everyone else." }),
+});
+true satisfies SameKeys<z.output<typeof Namespace>, NamespaceView>;
+
 export const ACCOUNT_SCHEMAS: Record<string, z.ZodType> = {
   AuthProviders,
   SupabaseSessionRequest,
@@ -157,6 +173,7 @@ export const ACCOUNT_SCHEMAS: Record<string, z.ZodType> = {
   RoleRequest,
   MemberRole,
   MemberRemoved,
+  Namespace,
 };
 
 export const ACCOUNT_HEADERS: Record<string, Record<string, unknown>> = {
@@ -337,5 +354,15 @@ export const ACCOUNT_OPERATIONS: Operation[] = [
     errors: [JSON_BODY, [404, "No such organization"], TOO_LARGE],
   }),
   orgOp("get", "/{name}/tokens", "listOrgTokens", "The organization's tokens, newest first (owners and admins)", { ok: { status: 200, description: "Tokens (no secrets)", schema: "OrgTokenList" }, errors: [[404, "No such organization"]] }),
+  {
+    method: "get",
+    path: "/v1/namespaces/{name}",
+    operationId: "getNamespace",
+    summary: "A namespace's profile: user or organization, display name, visible item count; an organization's members for its members only",
+    tag: "orgs",
+    auth: "optional-caller",
+    ok: { status: 200, description: "The namespace", schema: "Namespace" },
+    errors: [[404, "No such user or organization (also for names no one can have)"]],
+  },
   orgOp("delete", "/{name}/tokens/{id}", "revokeOrgToken", "Revoke an organization token (owners and admins)", { ok: { status: 200, description: "Revoked", schema: "TokenInfo" }, errors: [[404, "No such organization or token"]] }),
 ];

@@ -89,6 +89,7 @@ test("the paths and methods are pinned", () => {
     "GET /v1/log/entries",
     "GET /v1/me",
     "GET /v1/me/keys",
+    "GET /v1/namespaces/{name}",
     "GET /v1/openapi.json",
     "GET /v1/orgs/{name}",
     "GET /v1/orgs/{name}/tokens",
