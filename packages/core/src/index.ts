@@ -19,3 +19,4 @@ export * from "./canonical-json.ts";
 export * from "./registry/signed-document.ts";
 export * from "./registry/attestation.ts";
 export * from "./registry/log.ts";
+export * from "./contracts/index.ts";

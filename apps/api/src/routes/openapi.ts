@@ -6,7 +6,27 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { ERROR_CODE_LIST, errorEnvelopeSchema, ITEM_TYPES, keyRotationSchema, logCheckpointSchema, publishAttestationSchema } from "@rye/core";
+import {
+  ERROR_CODE_LIST,
+  errorEnvelopeSchema,
+  isoTimestampSchema,
+  ITEM_TYPES,
+  itemCoordinates,
+  itemDetailsSchema,
+  itemTypeSchema,
+  itemVisibilitySchema,
+  keysResponseSchema,
+  logCheckpointSchema,
+  publishAttestationSchema,
+  pulledSignatureSchema,
+  pullResponseSchema,
+  SEARCH_SORTS,
+  searchResponseSchema,
+  searchResultSchema,
+  sha256HexSchema,
+  signedAttestationSchema,
+  signedDocumentSchema,
+} from "@rye/core";
 import type { Scope } from "../auth/principal.ts";
 import { SESSION_COOKIE } from "../auth/web-sessions.ts";
 import type { AppEnv } from "../env.ts";
@@ -27,19 +47,15 @@ type KeysOf<T> = T extends unknown ? keyof T : never;
 export type SameKeys<A, B> = Same<KeysOf<A>, KeysOf<B>>;
 
 // ---------------------------------------------------------------- shared pieces
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/);
-const timestamp = z.iso.datetime();
-const itemType = z.enum(ITEM_TYPES);
-const visibility = z.enum(["public", "unlisted", "private"]);
-const signedDocument = <T extends z.ZodType>(payload: T) =>
-  z.object({
-    payload,
-    signature: z.string().meta({ description: "Padded base64url Ed25519 signature over the canonical JSON of payload." }),
-    key_fingerprint: z.string().meta({ description: "Fingerprint of the registry key that signed (see GET /v1/keys)." }),
-  });
+// The shapes clients read come from @rye/core's contracts (packages/core/src/contracts): one definition
+// for the API, this document, the website and the CLI.
+const hex64 = sha256HexSchema;
+const timestamp = isoTimestampSchema;
+const itemType = itemTypeSchema;
+const visibility = itemVisibilitySchema;
 
-const SignedAttestation = signedDocument(publishAttestationSchema);
-const SignedCheckpoint = signedDocument(logCheckpointSchema);
+const SignedAttestation = signedAttestationSchema;
+const SignedCheckpoint = signedDocumentSchema(logCheckpointSchema);
 const ErrorEnvelope = errorEnvelopeSchema.meta({ description: `The one error shape of the API. error.code is one of: ${ERROR_CODE_LIST.join(", ")}.` });
 
 // ---------------------------------------------------------------- health and keys
@@ -49,23 +65,11 @@ const HealthResponse = z.object({
   database: z.enum(["connected", "error"]),
   database_kind: z.enum(["postgres", "pglite"]),
 });
-const RegistryKeyInfo = z.object({
-  fingerprint: z.string(),
-  public_key: z.string().meta({ description: "SPKI PEM." }),
-  algorithm: z.literal("ed25519"),
-  valid_from: timestamp,
-  valid_until: timestamp.nullable(),
-  previous_fingerprint: z.string().nullable(),
-  rotation: signedDocument(keyRotationSchema).nullable().meta({ description: "Signed by the previous key." }),
-  revoked_at: timestamp.nullable(),
-  revocation_reason: z.string().nullable(),
-  active: z.boolean(),
-});
-const KeysResponse = z.object({ registry: z.string(), active: z.string(), keys: z.array(RegistryKeyInfo) });
+const KeysResponse = keysResponseSchema;
 
 // ---------------------------------------------------------------- items
-const SignatureInfo = z.object({ timestamp: z.string(), hash: z.string(), registry_username: z.string().nullable(), fingerprint: z.string() });
-const ItemCoordinates = { item_type: itemType, item_id: z.string(), namespace: z.string(), category: z.string(), name: z.string(), version: z.string() };
+const SignatureInfo = pulledSignatureSchema;
+const ItemCoordinates = itemCoordinates;
 const PushResponse = z.object({
   status: z.literal("published"),
   ...ItemCoordinates,
@@ -76,24 +80,7 @@ const PushResponse = z.object({
   log_index: z.number().int(),
 });
 const PullQuery = z.object({ version: z.string().optional().meta({ description: "Default: the highest non-yanked version." }) });
-const PullResponse = z.object({
-  ...ItemCoordinates,
-  content: z.string(),
-  file_extension: z.string(),
-  author: z.string(),
-  signature: SignatureInfo,
-  content_hash: hex64,
-  file_sha256: hex64,
-  author_key: z.object({ fingerprint: z.string(), signature: z.string().nullable(), verified: z.boolean() }).nullable(),
-  attestation: SignedAttestation,
-  log_index: z.number().int().nullable(),
-  yanked: z.boolean(),
-  yanked_reason: z.string().nullable(),
-  deprecated: z.boolean(),
-  deprecation_message: z.string().nullable(),
-  visibility,
-  created_at: timestamp,
-});
+const PullResponse = pullResponseSchema;
 
 // ---------------------------------------------------------------- search and metadata
 const SearchQuery = z.object({
@@ -105,59 +92,12 @@ const SearchQuery = z.object({
   limit: z.number().int().min(1).max(100).default(20),
   cursor: z.string().max(512).optional().meta({ description: "next_cursor of the previous page." }),
   offset: z.number().int().min(0).max(10_000).optional().meta({ description: "Original API paging; prefer cursor." }),
+  sort: z.enum(SEARCH_SORTS).optional().meta({ description: "relevance (default with a query), recent (default without one; updated_at, newest first) or downloads (most pulled first)." }),
+  facets: z.enum(["1", "0", "true", "false"]).optional().meta({ description: "1: add facet counts (item_type, namespace, category, tool_type) over the visible match set." }),
 });
-const SearchResult = z.object({
-  item_type: itemType,
-  item_id: z.string(),
-  namespace: z.string(),
-  category: z.string(),
-  name: z.string(),
-  description: z.string(),
-  version: z.string().nullable(),
-  author: z.string(),
-  download_count: z.number().int(),
-  created_at: timestamp,
-  updated_at: timestamp,
-  tool_type: z.string().nullable(),
-  deprecated: z.boolean(),
-  visibility,
-  score: z.number().nullable(),
-});
-const SearchResponse = z.object({
-  results: z.array(SearchResult),
-  total: z.number().int(),
-  limit: z.number().int(),
-  offset: z.number().int().meta({ description: "0 when paging by cursor." }),
-  next_cursor: z.string().nullable(),
-  query: z.string(),
-});
-const ItemDetails = z.object({
-  ...ItemCoordinates,
-  version: z.string().nullable(),
-  description: z.string(),
-  author: z.string(),
-  latest_version: z.string().nullable(),
-  visibility,
-  deprecated: z.boolean(),
-  deprecation_message: z.string().nullable(),
-  download_count: z.number().int(),
-  tool_type: z.string().nullable(),
-  file_extension: z.string().nullable(),
-  created_at: timestamp,
-  updated_at: timestamp,
-  versions: z.array(
-    z.object({
-      version: z.string(),
-      created_at: timestamp,
-      yanked: z.boolean(),
-      yanked_reason: z.string().nullable(),
-      content_hash: hex64,
-      size_bytes: z.number().int(),
-      publisher: z.string(),
-      log_index: z.number().int().nullable(),
-    }),
-  ),
-});
+const SearchResult = searchResultSchema;
+const SearchResponse = searchResponseSchema;
+const ItemDetails = itemDetailsSchema;
 
 // ---------------------------------------------------------------- management
 const ItemTarget = { item_type: itemType, item_id: z.string() };

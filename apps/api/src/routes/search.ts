@@ -1,7 +1,7 @@
 /** Discovery: GET /v1/search (wire-compatible with the original v1 API) and GET /v1/items/{type}/{id} metadata. */
 import { Hono } from "hono";
 import { z } from "zod";
-import { compareSemver, RyeError } from "@rye/core";
+import { compareSemver, RyeError, searchSortSchema } from "@rye/core";
 import type { AppEnv } from "../env.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { assertType, findReadableItem } from "../services/items.ts";
@@ -24,6 +24,8 @@ const searchQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(SEARCH_MAX_LIMIT).default(20),
   offset: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(0).max(10_000).optional()),
   cursor: optional(z.string().max(512)),
+  sort: z.preprocess((v) => (v === "" ? undefined : v), searchSortSchema.optional()),
+  facets: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["1", "0", "true", "false"]).optional()),
 });
 
 function parseQuery<T>(schema: z.ZodType<T>, query: Record<string, string>): T {
@@ -49,6 +51,8 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
         limit: q.limit,
         offset: q.offset,
         cursor: q.cursor,
+        sort: q.sort,
+        facets: q.facets === "1" || q.facets === "true",
       });
       c.header("Cache-Control", "private, no-cache");
       return c.json(result);

@@ -1,27 +1,43 @@
 /**
  * GET /v1/search: weighted full-text search over `items.search_document` (name A > description B >
- * category C > content D) with a pg_trgm fallback on the name, visibility-aware, keyset-paginated.
+ * category C > content D) with a pg_trgm fallback on the name, visibility-aware, keyset-paginated,
+ * sortable, with optional facet counts.
  *
  * Every value from the request reaches SQL as a bind parameter; the SQL text is built only from
- * constants. Ranking (`score`, higher first, ties by id):
+ * constants. Relevance (`score`, higher first, ties by id):
  *   2 + rank   the name equals the query (case-insensitive)
  *   1 + rank   a full-text match; rank = ts_rank_cd(weights {D 0.1, C 0.2, B 0.4, A 1.0}, normalization 32) ∈ [0, 1)
  *   0 … 1      a trigram-only match: max(similarity, word_similarity) of query and name
- * Trigram matches are added ("fuzzy" mode) when the full-text query finds fewer than `limit` items or
- * has no lexemes; the mode is fixed on the first page and carried in the cursor, so pages stay consistent.
+ * Trigram matches are added ("fuzzy" match) when the full-text query finds fewer than `limit` items or
+ * has no lexemes; the match is fixed on the first page and carried in the cursor, so pages stay consistent.
  * The trigram test uses the operators (`%`, `<%`) the GIN trigram index on name serves. Descriptions are
  * not fuzzy-matched: without a trigram index on them that forces a sequential scan (measured 4.7 ms →
- * 264 ms at 50 000 items). An empty query lists by recency (updated_at, newest first); a query without
- * any letter or digit can match nothing and is answered without touching the database.
+ * 264 ms at 50 000 items). An empty query matches every visible item; a query without any letter or
+ * digit can match nothing and is answered without touching the database.
+ *
+ * Sorts: `relevance` (the default for a query; an empty query has no relevance and is listed by
+ * `recent`), `recent` (updated_at, newest first) and `downloads` (download_count, most first); ties by
+ * id. A download-sorted walk is keyset-paginated on live counts: an item pulled between two pages can
+ * move across the page boundary (seen twice or not at all), as on any registry that sorts by popularity.
+ *
+ * Facets (`facets: true`) count the same visibility-filtered match set: item_type, namespace (top 20)
+ * and tool_type each ignore their own filter and apply the others (so the other values stay
+ * selectable, with the count that selecting them gives); category counts the next category level
+ * under the category filter (top-level segments without one), which is exactly what filtering by that
+ * value returns (category filters are prefixes on whole segments).
  */
 import { createHash } from "node:crypto";
-import type { ItemType } from "@rye/core";
+import type { ItemType, SearchFacets, SearchResponse, SearchResult, SearchSort } from "@rye/core";
 import { RyeError } from "@rye/core";
 import type { Database } from "@rye/db";
 import type { Principal } from "../auth/principal.ts";
 
+export type { SearchResponse, SearchResult } from "@rye/core";
+
 export const SEARCH_MAX_QUERY_CHARS = 256;
 export const SEARCH_MAX_LIMIT = 100;
+/** Largest namespace and category facet lists. */
+export const FACET_TOP = 20;
 
 export interface SearchInput {
   query: string;
@@ -30,47 +46,30 @@ export interface SearchInput {
   /** Prefix on whole segments: `rye/core` matches `rye/core` and `rye/core/x`, not `rye/corex`. */
   category?: string | undefined;
   toolType?: string | undefined;
+  /** Default: relevance for a non-empty query, recent for an empty one. */
+  sort?: SearchSort | undefined;
+  /** Add facet counts to the answer. */
+  facets?: boolean | undefined;
   limit: number;
   /** The original API's offset; not combinable with `cursor`. */
   offset?: number | undefined;
   cursor?: string | undefined;
 }
 
-export interface SearchResult {
-  item_type: ItemType;
-  item_id: string;
-  namespace: string;
-  category: string;
-  name: string;
-  description: string;
-  version: string | null;
-  author: string;
-  download_count: number;
-  created_at: string;
-  updated_at: string;
-  tool_type: string | null;
-  deprecated: boolean;
-  visibility: "public" | "private";
-  score: number | null;
-}
-
-export interface SearchResponse {
-  results: SearchResult[];
-  total: number;
-  limit: number;
-  offset: number;
-  next_cursor: string | null;
-  query: string;
-}
-
-type Mode = "recent" | "text" | "fuzzy";
+/** Which items match: every visible one, full-text matches, or full-text plus trigram matches. */
+type Match = "all" | "text" | "fuzzy";
+/** The sort key column of the page query. */
+type Order = "score" | "updated_at" | "download_count";
+const ORDER_OF: Record<SearchSort, Order> = { relevance: "score", recent: "updated_at", downloads: "download_count" };
+const KEY_TYPE: Record<Order, string> = { score: "float8", updated_at: "timestamptz", download_count: "int8" };
 
 interface Cursor {
-  mode: Mode;
-  /** The last row's sort key: its score, or its updated_at (ISO) in recent mode. */
+  match: Match;
+  order: Order;
+  /** The last row's sort key: its score, its download count, or its updated_at (ISO). */
   key: number | string;
   id: string;
-  /** Binds the cursor to one query + filters. */
+  /** Binds the cursor to one query + filters + sort. */
   fingerprint: string;
 }
 
@@ -114,41 +113,54 @@ export function normalizeQuery(raw: string): string {
 
 export async function searchItems(db: Database, principal: Principal | null, input: SearchInput): Promise<SearchResponse> {
   const query = normalizeQuery(input.query);
-  const filters = { ...input, query, namespace: input.namespace?.toLowerCase(), category: input.category?.replace(/^\/+|\/+$/g, "") || undefined };
+  const filters: Filters = { query, itemType: input.itemType, namespace: input.namespace?.toLowerCase(), category: input.category?.replace(/^\/+|\/+$/g, "") || undefined, toolType: input.toolType };
   if (input.limit < 1 || input.limit > SEARCH_MAX_LIMIT) throw new RyeError("BAD_REQUEST", `limit must be between 1 and ${SEARCH_MAX_LIMIT}`);
   if (input.cursor !== undefined && input.offset !== undefined) throw new RyeError("BAD_REQUEST", "Pass either cursor or offset, not both", { hint: "Follow next_cursor from the previous page." });
-  const fingerprint = fingerprintOf(filters);
+  // An empty query has no relevance: it is listed by recency, whatever was asked.
+  const sort: SearchSort = query === "" && (input.sort === undefined || input.sort === "relevance") ? "recent" : (input.sort ?? "relevance");
+  const order = ORDER_OF[sort];
+  const fingerprint = fingerprintOf(filters, sort);
   const cursor = input.cursor === undefined ? null : decodeCursor(input.cursor, fingerprint);
+  if (cursor && cursor.order !== order) throw invalidCursor();
   const userId = principal?.userId ?? null;
 
   const offset = input.offset ?? 0;
-  const run = async (mode: Mode) => {
-    const [rows, total] = await Promise.all([pageOf(db, filters, userId, mode, cursor, input.limit + 1, offset), countMatches(db, filters, userId, mode)]);
-    return { mode, rows, total };
+  const run = async (match: Match) => {
+    const [rows, total] = await Promise.all([pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset), countMatches(db, filters, userId, match)]);
+    return { match, rows, total };
   };
-  let found: { mode: Mode; rows: Row[]; total: number };
-  if (cursor) found = await run(cursor.mode);
-  else if (query === "") found = await run("recent");
-  else if (!HAS_WORD.test(query)) found = { mode: "text", rows: [], total: 0 };
+  let found: { match: Match; rows: Row[]; total: number };
+  if (cursor) found = await run(cursor.match);
+  else if (query === "") found = await run("all");
+  else if (!HAS_WORD.test(query)) found = { match: "text", rows: [], total: 0 };
   else {
     // Page and count in one round trip for the common case; fall back when full text finds too little.
     found = await run("text");
     if (found.total < input.limit) found = await run("fuzzy");
   }
-  const { mode, rows, total } = found;
+  const { match, rows, total } = found;
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
-  const next = rows.length > input.limit && last ? encodeCursor({ mode, key: mode === "recent" ? last.updated_at.toISOString() : Number(last.score), id: last.id, fingerprint }) : null;
-  return { results: page.map(toResult), total, limit: input.limit, offset, next_cursor: next, query };
+  const next = rows.length > input.limit && last ? encodeCursor({ match, order, key: sortKeyOf(last, order), id: last.id, fingerprint }) : null;
+  const response: SearchResponse = { results: page.map(toResult), total, limit: input.limit, offset, next_cursor: next, query, sort };
+  if (input.facets) response.facets = total === 0 && !hasFilters(filters) ? emptyFacets() : await facetCounts(db, filters, userId, match);
+  return response;
 }
 
 /** Neither a lexeme nor a trigram can come from a query without a letter or digit. */
 const HAS_WORD = /[\p{L}\p{N}]/u;
 
-type Filters = Omit<SearchInput, "limit" | "offset" | "cursor">;
+type Filters = Pick<SearchInput, "query" | "itemType" | "namespace" | "category" | "toolType">;
 
-/** WHERE clauses shared by the page and the count: visibility, filters and the mode's match. */
-function whereClause(p: Params, f: Filters, userId: string | null, mode: Mode): string {
+const hasFilters = (f: Filters) => Boolean(f.itemType || f.namespace || f.category || f.toolType);
+
+function sortKeyOf(row: Row, order: Order): number | string {
+  if (order === "updated_at") return new Date(row.updated_at).toISOString();
+  return order === "score" ? Number(row.score) : Number(row.download_count);
+}
+
+/** WHERE clauses shared by the page, the count and the facets: visibility, filters and the match. */
+function whereClause(p: Params, f: Filters, userId: string | null, match: Match): string {
   const uid = `${p.add(userId)}::uuid`;
   const where = [
     `(i.visibility = 'public' OR (i.visibility = 'private' AND ${uid} IS NOT NULL AND (n.user_id = ${uid}
@@ -161,9 +173,9 @@ function whereClause(p: Params, f: Filters, userId: string | null, mode: Mode): 
     where.push(`(i.category = ${c} OR starts_with(i.category, ${c} || '/'))`);
   }
   if (f.toolType) where.push(`i.tool_type = ${p.add(f.toolType)}::text`);
-  if (mode !== "recent") {
+  if (match !== "all") {
     const m = matchExpressions(p, f.query);
-    where.push(mode === "text" ? m.text : `(${m.text} OR ${m.fuzzy})`);
+    where.push(match === "text" ? m.text : `(${m.text} OR ${m.fuzzy})`);
   }
   return where.join(" AND ");
 }
@@ -179,27 +191,28 @@ function matchExpressions(p: Params, query: string) {
   return {
     text,
     fuzzy: `(i.name % ${q} OR ${q} <% i.name)`,
-    score: (mode: Mode) => (mode === "text" ? textScore : `CASE WHEN ${text} THEN ${textScore} WHEN ${exact} THEN 2 ELSE ${similarity} END`),
+    score: (match: Match) => (match === "text" ? textScore : `CASE WHEN ${text} THEN ${textScore} WHEN ${exact} THEN 2 ELSE ${similarity} END`),
   };
 }
 
 const FROM = "FROM items i JOIN namespaces n ON n.id = i.namespace_id";
 
-async function countMatches(db: Database, f: Filters, userId: string | null, mode: Mode): Promise<number> {
+async function countMatches(db: Database, f: Filters, userId: string | null, match: Match): Promise<number> {
   const p = new Params();
-  const sql = `SELECT count(*) AS total ${FROM} WHERE ${whereClause(p, f, userId, mode)}`;
+  const sql = `SELECT count(*) AS total ${FROM} WHERE ${whereClause(p, f, userId, match)}`;
   const { rows } = await db.raw.query<{ total: bigint }>(sql, p.values);
   return Number(rows[0]?.total ?? 0);
 }
 
-async function pageOf(db: Database, f: Filters, userId: string | null, mode: Mode, cursor: Cursor | null, limit: number, offset: number): Promise<Row[]> {
+async function pageOf(db: Database, f: Filters, userId: string | null, match: Match, order: Order, cursor: Cursor | null, limit: number, offset: number): Promise<Row[]> {
   const p = new Params();
-  const where = whereClause(p, f, userId, mode);
-  const score = mode === "recent" ? "NULL::float8" : matchExpressions(p, f.query).score(mode);
-  const [sortKey, keyType] = mode === "recent" ? ["r.updated_at", "timestamptz"] : ["r.score", "float8"];
+  const where = whereClause(p, f, userId, match);
+  // The score is computed only when it orders the page: ranking every match is the expensive part.
+  const score = match === "all" || order !== "score" ? "NULL::float8" : matchExpressions(p, f.query).score(match);
+  const sortKey = `r.${order}`;
   let after = "TRUE";
   if (cursor) {
-    const key = `${p.add(cursor.key)}::${keyType}`;
+    const key = `${p.add(cursor.key)}::${KEY_TYPE[order]}`;
     const id = `${p.add(cursor.id)}::uuid`;
     after = `(${sortKey} < ${key} OR (${sortKey} = ${key} AND r.id > ${id}))`;
   }
@@ -213,6 +226,32 @@ async function pageOf(db: Database, f: Filters, userId: string | null, mode: Mod
     ORDER BY ${sortKey} DESC, r.id ASC
     LIMIT ${p.add(limit)}::int OFFSET ${p.add(offset)}::int`;
   return (await db.raw.query<Row>(sql, p.values)).rows;
+}
+
+const emptyFacets = (): SearchFacets => ({ item_type: [], namespace: [], category: [], tool_type: [] });
+
+interface FacetRow {
+  value: string;
+  count: bigint | number;
+}
+
+async function facetCounts(db: Database, f: Filters, userId: string | null, match: Match): Promise<SearchFacets> {
+  const facet = async (filters: Filters, value: string, extra: string, top: number | null, prefix = "") => {
+    const p = new Params();
+    const where = whereClause(p, filters, userId, match);
+    const sql = `SELECT ${value} AS value, count(*) AS count ${FROM} WHERE ${where}${extra} GROUP BY 1 ORDER BY 2 DESC, 1 ASC${top ? ` LIMIT ${top}` : ""}`;
+    const { rows } = await db.raw.query<FacetRow>(sql, p.values);
+    return rows.map((r) => ({ value: `${prefix}${r.value}`, count: Number(r.count) }));
+  };
+  // The next category level under the filter: segment depth+1 of the categories inside it.
+  const depth = f.category ? f.category.split("/").length : 0;
+  const [itemType, namespace, category, toolType] = await Promise.all([
+    facet({ ...f, itemType: undefined }, "i.type::text", "", null),
+    facet({ ...f, namespace: undefined }, "n.name", "", FACET_TOP),
+    facet(f, `split_part(i.category, '/', ${depth + 1})`, ` AND split_part(i.category, '/', ${depth + 1}) <> ''`, FACET_TOP, f.category ? `${f.category}/` : ""),
+    facet({ ...f, toolType: undefined }, "i.tool_type", " AND i.tool_type IS NOT NULL", FACET_TOP),
+  ]);
+  return { item_type: itemType, namespace, category, tool_type: toolType };
 }
 
 function toResult(row: Row): SearchResult {
@@ -235,30 +274,35 @@ function toResult(row: Row): SearchResult {
   };
 }
 
-function fingerprintOf(f: Filters): string {
-  const key = JSON.stringify([f.query, f.itemType ?? null, f.namespace ?? null, f.category ?? null, f.toolType ?? null]);
+function fingerprintOf(f: Filters, sort: SearchSort): string {
+  const key = JSON.stringify([f.query, f.itemType ?? null, f.namespace ?? null, f.category ?? null, f.toolType ?? null, sort]);
   return createHash("sha256").update(key).digest("base64url").slice(0, 16);
 }
 
 function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.mode, c.key, c.id, c.fingerprint])).toString("base64url");
+  return Buffer.from(JSON.stringify([c.match, c.order, c.key, c.id, c.fingerprint])).toString("base64url");
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const MATCHES: readonly unknown[] = ["all", "text", "fuzzy"] satisfies Match[];
+
+const invalidCursor = () => new RyeError("BAD_REQUEST", "The cursor is invalid", { hint: "Pass next_cursor exactly as the previous page returned it, with the same query, filters and sort." });
 
 function decodeCursor(text: string, fingerprint: string): Cursor {
-  const invalid = () => new RyeError("BAD_REQUEST", "The cursor is invalid", { hint: "Pass next_cursor exactly as the previous page returned it, with the same query and filters." });
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
   } catch {
-    throw invalid();
+    throw invalidCursor();
   }
-  if (!Array.isArray(parsed) || parsed.length !== 4) throw invalid();
-  const [mode, key, id, fp] = parsed as unknown[];
-  if (fp !== fingerprint) throw invalid();
-  if (typeof id !== "string" || !UUID_RE.test(id)) throw invalid();
-  if (mode === "recent" && typeof key === "string" && !Number.isNaN(Date.parse(key))) return { mode, key, id, fingerprint };
-  if ((mode === "text" || mode === "fuzzy") && typeof key === "number" && Number.isFinite(key)) return { mode, key, id, fingerprint };
-  throw invalid();
+  if (!Array.isArray(parsed) || parsed.length !== 5) throw invalidCursor();
+  const [match, order, key, id, fp] = parsed as unknown[];
+  if (fp !== fingerprint || !MATCHES.includes(match)) throw invalidCursor();
+  if (typeof id !== "string" || !UUID_RE.test(id)) throw invalidCursor();
+  const m = match as Match;
+  // Relevance needs a score, so it never walks every item.
+  if (order === "score" && m !== "all" && typeof key === "number" && Number.isFinite(key)) return { match: m, order, key, id, fingerprint };
+  if (order === "download_count" && typeof key === "number" && Number.isSafeInteger(key) && key >= 0) return { match: m, order, key, id, fingerprint };
+  if (order === "updated_at" && typeof key === "string" && !Number.isNaN(Date.parse(key))) return { match: m, order, key, id, fingerprint };
+  throw invalidCursor();
 }

@@ -1,0 +1,11 @@
+/**
+ * Contracts of the registry API responses that clients read (the website, the CLI): zod schemas and
+ * the types inferred from them. The API's OpenAPI document is generated from the same schemas, and its
+ * test checks live answers against them. The error envelope is `errorEnvelopeSchema` (errors.ts).
+ */
+export * from "./common.ts";
+export * from "./search.ts";
+export * from "./stats.ts";
+export * from "./items.ts";
+export * from "./keys.ts";
+export { errorEnvelopeSchema, type ErrorEnvelope } from "../errors.ts";

@@ -1,0 +1,71 @@
+/** GET /v1/items/{type}/{id} (metadata and versions) and GET /v1/pull/{type}/{id} (a signed version). */
+import { z } from "zod";
+import { publishAttestationSchema } from "../registry/attestation.ts";
+import { isoTimestampSchema, itemTypeSchema, itemVisibilitySchema, sha256HexSchema, signedDocumentSchema } from "./common.ts";
+
+export const signedAttestationSchema = signedDocumentSchema(publishAttestationSchema);
+export type SignedAttestation = z.infer<typeof signedAttestationSchema>;
+
+/** Coordinates of one version of an item, as push and pull answer them. */
+export const itemCoordinates = {
+  item_type: itemTypeSchema,
+  item_id: z.string(),
+  namespace: z.string(),
+  category: z.string(),
+  name: z.string(),
+  version: z.string(),
+};
+
+export const itemVersionSchema = z.object({
+  version: z.string(),
+  created_at: isoTimestampSchema,
+  yanked: z.boolean(),
+  yanked_reason: z.string().nullable(),
+  content_hash: sha256HexSchema,
+  size_bytes: z.number().int(),
+  publisher: z.string(),
+  log_index: z.number().int().nullable(),
+});
+export type ItemVersion = z.infer<typeof itemVersionSchema>;
+
+export const itemDetailsSchema = z.object({
+  ...itemCoordinates,
+  version: z.string().nullable(),
+  description: z.string(),
+  author: z.string(),
+  latest_version: z.string().nullable(),
+  visibility: itemVisibilitySchema,
+  deprecated: z.boolean(),
+  deprecation_message: z.string().nullable(),
+  download_count: z.number().int(),
+  tool_type: z.string().nullable(),
+  file_extension: z.string().nullable(),
+  created_at: isoTimestampSchema,
+  updated_at: isoTimestampSchema,
+  versions: z.array(itemVersionSchema).meta({ description: "Highest version first." }),
+});
+export type ItemDetails = z.infer<typeof itemDetailsSchema>;
+
+/** The inline signature line of served content (registry-signed). */
+export const pulledSignatureSchema = z.object({ timestamp: z.string(), hash: z.string(), registry_username: z.string().nullable(), fingerprint: z.string() });
+export type PulledSignature = z.infer<typeof pulledSignatureSchema>;
+
+export const pullResponseSchema = z.object({
+  ...itemCoordinates,
+  content: z.string(),
+  file_extension: z.string(),
+  author: z.string(),
+  signature: pulledSignatureSchema,
+  content_hash: sha256HexSchema,
+  file_sha256: sha256HexSchema,
+  author_key: z.object({ fingerprint: z.string(), signature: z.string().nullable(), verified: z.boolean() }).nullable(),
+  attestation: signedAttestationSchema,
+  log_index: z.number().int().nullable(),
+  yanked: z.boolean(),
+  yanked_reason: z.string().nullable(),
+  deprecated: z.boolean(),
+  deprecation_message: z.string().nullable(),
+  visibility: itemVisibilitySchema,
+  created_at: isoTimestampSchema,
+});
+export type PullResponse = z.infer<typeof pullResponseSchema>;

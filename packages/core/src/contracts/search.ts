@@ -1,0 +1,54 @@
+/** GET /v1/search: a page of ranked results, optionally with facet counts over the whole match set. */
+import { z } from "zod";
+import { isoTimestampSchema, itemTypeSchema, itemVisibilitySchema } from "./common.ts";
+
+export const SEARCH_SORTS = ["relevance", "recent", "downloads"] as const;
+export const searchSortSchema = z.enum(SEARCH_SORTS);
+export type SearchSort = z.infer<typeof searchSortSchema>;
+
+export const searchResultSchema = z.object({
+  item_type: itemTypeSchema,
+  item_id: z.string().meta({ description: "namespace/category…/name" }),
+  namespace: z.string(),
+  category: z.string(),
+  name: z.string(),
+  description: z.string(),
+  version: z.string().nullable().meta({ description: "The latest non-yanked version." }),
+  author: z.string().meta({ description: "The publishing namespace (user or organization)." }),
+  download_count: z.number().int(),
+  created_at: isoTimestampSchema,
+  updated_at: isoTimestampSchema,
+  tool_type: z.string().nullable(),
+  deprecated: z.boolean(),
+  visibility: itemVisibilitySchema,
+  score: z.number().nullable().meta({ description: "Relevance (higher first); null when the query is empty." }),
+});
+export type SearchResult = z.infer<typeof searchResultSchema>;
+
+export const facetValueSchema = z.object({ value: z.string(), count: z.number().int() });
+export type FacetValue = z.infer<typeof facetValueSchema>;
+
+export const searchFacetsSchema = z
+  .object({
+    item_type: z.array(facetValueSchema),
+    namespace: z.array(facetValueSchema).meta({ description: "The 20 largest." }),
+    category: z.array(facetValueSchema).meta({ description: "Top-level category segments, the 20 largest." }),
+    tool_type: z.array(facetValueSchema),
+  })
+  .meta({
+    description:
+      "Counts over the visible match set of the query. Each facet ignores its own filter (so other values of it stay selectable) and applies the others.",
+  });
+export type SearchFacets = z.infer<typeof searchFacetsSchema>;
+
+export const searchResponseSchema = z.object({
+  results: z.array(searchResultSchema),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int().meta({ description: "0 when paging by cursor." }),
+  next_cursor: z.string().nullable(),
+  query: z.string(),
+  sort: searchSortSchema,
+  facets: searchFacetsSchema.optional().meta({ description: "With facets=1 only." }),
+});
+export type SearchResponse = z.infer<typeof searchResponseSchema>;
