@@ -1,11 +1,13 @@
 /**
  * The real registry app (apps/api) in-process on a loopback port, for client tests: key rotation,
- * revocation and an unannounced key swap act on its real key file and database; `startProxy` puts a
- * small node:http proxy in front of it that can rewrite responses (a tampering network).
+ * revocation and an unannounced key swap act on its real key file and database; `requests` records
+ * what it was asked (routing checks), `stop`/`restart` take it off the network and back on the same URL;
+ * `startProxy` puts a small node:http proxy in front of it that can rewrite responses (a tampering network).
  */
 import "@rye/core/node";
 import { once } from "node:events";
 import { mkdtemp, writeFile } from "node:fs/promises";
+import type { Server } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -32,18 +34,46 @@ export interface TestRegistry {
   revoke(fingerprint: string, reason?: string): Promise<void>;
   /** Replaces the signing key WITHOUT a rotation statement (key file + database row). */
   swapKey(): Promise<string>;
+  /** Every request the registry received, in order (method, path with query, whether it carried a bearer token). */
+  requests: RecordedRequest[];
+  /** Stops listening (open connections are dropped); the database and keys stay. */
+  stop(): Promise<void>;
+  /** Listens again on the same port (same URL) after `stop()`. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startTestRegistry(): Promise<TestRegistry> {
+export interface RecordedRequest {
+  method: string;
+  /** Path and query, e.g. `/v1/pull/tool/acme/tools/x?version=1.0.0`. */
+  path: string;
+  authorized: boolean;
+}
+
+export interface TestRegistryOptions {
+  /** Extra registry settings (`RYE_RATE_LIMIT_READS`, …) on top of the test defaults. */
+  env?: Record<string, string>;
+}
+
+export async function startTestRegistry(options: TestRegistryOptions = {}): Promise<TestRegistry> {
   let app: Hono<AppEnv> | undefined;
-  const server = serve({ fetch: (req, env) => app!.fetch(req, env), port: 0, hostname: "127.0.0.1" });
+  const requests: RecordedRequest[] = [];
+  const server = serve({
+    fetch: (req, env) => {
+      const target = new URL(req.url);
+      requests.push({ method: req.method, path: `${target.pathname}${target.search}`, authorized: /^bearer /i.test(req.headers.get("authorization") ?? "") });
+      return app!.fetch(req, env);
+    },
+    port: 0,
+    hostname: "127.0.0.1",
+  }) as Server;
   await once(server, "listening");
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
   const db = await openTestDatabase();
   const dataDir = await mkdtemp(join(tmpdir(), "rye-test-registry-"));
   const keyDir = join(dataDir, "keys");
-  const config = loadConfig({ RYE_DATA_DIR: dataDir, RYE_REGISTRY_URL: url, RYE_LOG_LEVEL: "silent" });
+  const config = loadConfig({ RYE_DATA_DIR: dataDir, RYE_REGISTRY_URL: url, RYE_LOG_LEVEL: "silent", ...options.env });
   const deps = await openRegistry(config, silentLogger, { env: { RYE_REGISTRY_KEY_DIR: keyDir }, db });
   app = createApp(deps);
   const activeFingerprint = async () => (await deps.keyring.signer()).publicKey.fingerprint;
@@ -65,6 +95,16 @@ export async function startTestRegistry(): Promise<TestRegistry> {
       await db.prisma.registryKey.create({ data: { fingerprint: key.publicKey.fingerprint, publicKeyPem: key.publicKey.pem } });
       await writeFile(join(keyDir, "private_key.pem"), key.privateKeyPem, { mode: 0o600 });
       return key.publicKey.fingerprint;
+    },
+    requests,
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+    async restart() {
+      server.listen(port, "127.0.0.1");
+      await once(server, "listening");
     },
     async close() {
       server.close();
