@@ -167,6 +167,16 @@ describe("security", () => {
     assert.match(push.body.error.message, /items:write/);
   });
 
+  test("a private item pulls for a member's session and stays 404 for other sessions and anonymous callers", async () => {
+    const pushed = await client.call("POST", "/v1/push", { session: alice, json: pushBody("alice/notes/secret_web", await signed("secret_web"), "1.0.0", "private") });
+    assert.equal(pushed.status, 201, JSON.stringify(pushed.body));
+    const mine = await client.call("GET", "/v1/pull/knowledge/alice/notes/secret_web", { session: alice, csrf: null });
+    assert.equal(mine.status, 200, JSON.stringify(mine.body));
+    assert.equal(mine.res.headers.get("cache-control"), "private, no-cache");
+    assert.equal((await client.call("GET", "/v1/pull/knowledge/alice/notes/secret_web", { session: bob })).status, 404);
+    assert.equal((await client.call("GET", "/v1/pull/knowledge/alice/notes/secret_web")).status, 404);
+  });
+
   test("session keys are the account's: bob's session does not list alice's keys", async () => {
     const list = await client.call("GET", "/v1/me/keys", { session: bob });
     assert.ok(!list.body.keys.some((k: Json) => k.fingerprint === aliceKey.publicKey.fingerprint));

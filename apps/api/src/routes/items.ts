@@ -4,7 +4,7 @@ import { limitBody } from "../middleware/body-limit.ts";
 import { z } from "zod";
 import { extractSignature, ITEM_TYPES, type ItemType, RyeError } from "@rye/core";
 import type { AppEnv } from "../env.ts";
-import { requirePrincipalOrSession } from "../middleware/auth.ts";
+import { optionalPrincipalOrSession, requirePrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { findReadableItem } from "../services/items.ts";
 import { publishItem } from "../services/publish.ts";
@@ -75,7 +75,8 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       return c.json(result, 201);
     })
     .get("/v1/pull/:item_type/:item_id{.+}", async (c) => {
-      const { type, ref, item } = await findReadableItem(deps.db, c.get("principal"), c.req.param("item_type"), c.req.param("item_id"));
+      // Private items: members read them with a token, or signed in on the website (the browser verifies pulls).
+      const { type, ref, item } = await findReadableItem(deps.db, await optionalPrincipalOrSession(c, deps.db), c.req.param("item_type"), c.req.param("item_id"));
       const requested = c.req.query("version");
       // latest_version is maintained on publish, yank and delete (highest non-yanked, stable first).
       const version = requested ?? item.latestVersion;
