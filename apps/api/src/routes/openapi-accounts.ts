@@ -12,7 +12,20 @@ import { FLOW_COOKIE, FLOW_TTL_SECONDS } from "../auth/upstream/flow-cookie.ts";
 import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, NAME_MIN_LENGTH } from "../auth/usernames.ts";
 import { SESSION_COOKIE, SESSION_TTL_MS } from "../auth/web-sessions.ts";
 import type { userView } from "../services/accounts.ts";
-import type { acceptInvitation, changeRole, createOrg, describeOrg, inviteMember, listOrgTokens, removeMember } from "../services/orgs.ts";
+import type {
+  acceptInvitation,
+  changeRole,
+  createOrg,
+  declineInvitation,
+  describeOrg,
+  inviteMember,
+  listMyInvitations,
+  listMyOrgs,
+  listOrgInvitations,
+  listOrgTokens,
+  removeMember,
+  revokeOrgInvitation,
+} from "../services/orgs.ts";
 import { INVITATION_TTL_MS, ORG_TOKEN_SCOPES } from "../services/orgs.ts";
 import type { issueToken, tokenView } from "../services/tokens.ts";
 import { DEFAULT_TOKEN_DAYS, TOKEN_DISPLAY_PREFIX_LENGTH } from "../services/tokens.ts";
@@ -144,6 +157,41 @@ const Namespace = z.object({
     .meta({ description: "Organizations, for their members only (membership is not public); null for users and everyone else." }),
 });
 true satisfies SameKeys<z.output<typeof Namespace>, NamespaceView>;
+const MyOrg = z.object({
+  name: z.string(),
+  display_name: z.string(),
+  role: orgRole.meta({ description: "The caller's role." }),
+  member_count: z.number().int(),
+  joined_at: timestamp,
+});
+true satisfies SameKeys<z.output<typeof MyOrg>, Awaited<ReturnType<typeof listMyOrgs>>[number]>;
+const MyOrgList = z.object({ orgs: z.array(MyOrg).meta({ description: "By name; a namespace-restricted token sees its namespace's organization only." }) });
+const MyInvitation = z.object({
+  id: z.uuid().meta({ description: "For POST /v1/me/invitations/{id}/accept or /decline." }),
+  org: z.string(),
+  org_display_name: z.string(),
+  role: orgRole,
+  invited_by: z.string().nullable().meta({ description: "Username of the member who invited (null when that account is gone)." }),
+  created_at: timestamp,
+  expires_at: timestamp,
+});
+true satisfies SameKeys<z.output<typeof MyInvitation>, Awaited<ReturnType<typeof listMyInvitations>>[number]>;
+const MyInvitationList = z.object({ invitations: z.array(MyInvitation).meta({ description: "Pending invitations naming the caller's username, or their email once verified; newest first." }) });
+const InvitationDeclined = z.object({ org: z.string(), id: z.uuid(), declined: z.literal(true) });
+true satisfies SameKeys<z.output<typeof InvitationDeclined>, Awaited<ReturnType<typeof declineInvitation>>>;
+const OrgInvitation = z.object({
+  id: z.uuid(),
+  username: z.string().nullable(),
+  email: z.string().nullable(),
+  role: orgRole,
+  invited_by: z.string().nullable(),
+  created_at: timestamp,
+  expires_at: timestamp,
+});
+true satisfies SameKeys<z.output<typeof OrgInvitation>, Awaited<ReturnType<typeof listOrgInvitations>>[number]>;
+const OrgInvitationList = z.object({ invitations: z.array(OrgInvitation).meta({ description: "Pending (not accepted, revoked or expired), newest first; the secrets are never shown again." }) });
+const InvitationRevoked = z.object({ org: z.string(), id: z.uuid(), revoked: z.literal(true) });
+true satisfies SameKeys<z.output<typeof InvitationRevoked>, Awaited<ReturnType<typeof revokeOrgInvitation>>>;
 
 export const ACCOUNT_SCHEMAS: Record<string, z.ZodType> = {
   AuthProviders,
@@ -174,6 +222,11 @@ export const ACCOUNT_SCHEMAS: Record<string, z.ZodType> = {
   MemberRole,
   MemberRemoved,
   Namespace,
+  MyOrgList,
+  MyInvitationList,
+  InvitationDeclined,
+  OrgInvitationList,
+  InvitationRevoked,
 };
 
 export const ACCOUNT_HEADERS: Record<string, Record<string, unknown>> = {
@@ -338,6 +391,35 @@ export const ACCOUNT_OPERATIONS: Operation[] = [
     body: "InviteRequest",
     ok: { status: 201, description: "Invited; the invitation token is shown this once", schema: "Invitation" },
     errors: [JSON_BODY, [404, "No such organization or user"], [409, "Already a member"], TOO_LARGE],
+  }),
+  { method: "get", path: "/v1/me/orgs", operationId: "listMyOrgs", summary: "The caller's organizations and role in each", tag: "orgs", auth: "caller", ok: { status: 200, description: "Organizations", schema: "MyOrgList" }, errors: [[403, "Organization tokens"]] },
+  { method: "get", path: "/v1/me/invitations", operationId: "listMyInvitations", summary: "Pending invitations addressed to the caller", tag: "orgs", auth: "caller", ok: { status: 200, description: "Invitations", schema: "MyInvitationList" }, errors: [[403, "Organization tokens"]] },
+  {
+    method: "post",
+    path: "/v1/me/invitations/{id}/accept",
+    operationId: "acceptMyInvitation",
+    summary: "Join an organization through a pending invitation addressed to the caller (no invitation secret needed)",
+    tag: "orgs",
+    auth: "caller+csrf",
+    scopes: [...ORG_ADMIN],
+    ok: { status: 200, description: "Joined", schema: "InvitationAccepted" },
+    errors: [[404, "No pending invitation with this id for the caller (someone else's answers the same)"], [409, "Already a member"]],
+  },
+  {
+    method: "post",
+    path: "/v1/me/invitations/{id}/decline",
+    operationId: "declineMyInvitation",
+    summary: "Decline a pending invitation addressed to the caller",
+    tag: "orgs",
+    auth: "caller+csrf",
+    scopes: [...ORG_ADMIN],
+    ok: { status: 200, description: "Declined", schema: "InvitationDeclined" },
+    errors: [[404, "No pending invitation with this id for the caller (someone else's answers the same)"]],
+  },
+  orgOp("get", "/{name}/invitations", "listOrgInvitations", "The organization's pending invitations (owners and admins)", { ok: { status: 200, description: "Invitations", schema: "OrgInvitationList" }, errors: [[404, "No such organization"]] }),
+  orgOp("delete", "/{name}/invitations/{id}", "revokeOrgInvitation", "Withdraw a pending invitation (owners and admins; owner invitations: owners)", {
+    ok: { status: 200, description: "Withdrawn", schema: "InvitationRevoked" },
+    errors: [[404, "No such organization, or no pending invitation with this id in it"]],
   }),
   orgOp("patch", "/{name}/members/{username}", "setMemberRole", "Change a member's role (owners; admins for non-owners)", {
     body: "RoleRequest",

@@ -1,10 +1,30 @@
-/** Organizations: create, view, invitations, members and roles, organization-owned CI tokens. */
+/**
+ * Organizations: create, view, invitations, members and roles, organization-owned CI tokens; and the
+ * caller's side: their organizations and the invitations addressed to them (`/v1/me/orgs`,
+ * `/v1/me/invitations`), which the website's settings list.
+ */
 import { Hono } from "hono";
 import { z } from "zod";
 import { NAME_MAX_LENGTH } from "../auth/usernames.ts";
 import type { AppEnv } from "../env.ts";
 import type { AppDeps } from "../services/deps.ts";
-import { acceptInvitation, changeRole, createOrg, createOrgToken, describeOrg, inviteMember, listOrgTokens, removeMember, revokeOrgToken } from "../services/orgs.ts";
+import {
+  acceptInvitation,
+  acceptInvitationById,
+  changeRole,
+  createOrg,
+  createOrgToken,
+  declineInvitation,
+  describeOrg,
+  inviteMember,
+  listMyInvitations,
+  listMyOrgs,
+  listOrgInvitations,
+  listOrgTokens,
+  removeMember,
+  revokeOrgInvitation,
+  revokeOrgToken,
+} from "../services/orgs.ts";
 import { currentCaller, jsonBody, plainText, requireCaller } from "./accounts.ts";
 import { parseBody } from "./items.ts";
 import { readTokenRequest } from "./tokens.ts";
@@ -38,6 +58,22 @@ export function orgRoutes(deps: AppDeps): Hono<AppEnv> {
       const { actor } = await requireCaller(c, db, MANAGE);
       return c.json(await acceptInvitation(db, actor, parseBody(acceptSchema, await c.req.json()).token));
     })
+    .get("/v1/me/orgs", async (c) => {
+      const { actor } = await requireCaller(c, db);
+      return c.json({ orgs: await listMyOrgs(db, actor) });
+    })
+    .get("/v1/me/invitations", async (c) => {
+      const { actor } = await requireCaller(c, db);
+      return c.json({ invitations: await listMyInvitations(db, actor) });
+    })
+    .post("/v1/me/invitations/:id/accept", async (c) => {
+      const { actor } = await requireCaller(c, db, MANAGE);
+      return c.json(await acceptInvitationById(db, actor, c.req.param("id")));
+    })
+    .post("/v1/me/invitations/:id/decline", async (c) => {
+      const { actor } = await requireCaller(c, db, MANAGE);
+      return c.json(await declineInvitation(db, actor, c.req.param("id")));
+    })
     .get("/v1/orgs/:name", async (c) => {
       const caller = await currentCaller(c, db);
       return c.json(await describeOrg(db, caller?.actor ?? null, c.req.param("name")));
@@ -45,6 +81,14 @@ export function orgRoutes(deps: AppDeps): Hono<AppEnv> {
     .post("/v1/orgs/:name/invitations", jsonBody, async (c) => {
       const { actor } = await requireCaller(c, db, MANAGE);
       return c.json(await inviteMember(db, actor, c.req.param("name"), parseBody(inviteSchema, await c.req.json())), 201);
+    })
+    .get("/v1/orgs/:name/invitations", async (c) => {
+      const { actor } = await requireCaller(c, db, MANAGE);
+      return c.json({ invitations: await listOrgInvitations(db, actor, c.req.param("name")) });
+    })
+    .delete("/v1/orgs/:name/invitations/:id", async (c) => {
+      const { actor } = await requireCaller(c, db, MANAGE);
+      return c.json(await revokeOrgInvitation(db, actor, c.req.param("name"), c.req.param("id")));
     })
     .patch("/v1/orgs/:name/members/:username", jsonBody, async (c) => {
       const { actor } = await requireCaller(c, db, MANAGE);

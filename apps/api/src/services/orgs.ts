@@ -11,7 +11,7 @@ import type { Scope } from "../auth/principal.ts";
 import { lookupName, nameProblems, normalizeEmail, normalizeName } from "../auth/usernames.ts";
 import type { Actor } from "./accounts.ts";
 import { recordAudit } from "./audit.ts";
-import { issueToken, revokeToken, type TokenRequest, tokenView } from "./tokens.ts";
+import { issueToken, isUuid, revokeToken, type TokenRequest, tokenView } from "./tokens.ts";
 
 export const INVITATION_PREFIX = "rye_inv_";
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -121,20 +121,60 @@ export async function inviteMember(db: Database, actor: Actor, orgName: string, 
   return { id: invitation.id, token, org: org.name, username: invitation.username, email: invitation.email, role: invitation.role, expires_at: invitation.expiresAt.toISOString() };
 }
 
+const invitationGone = () => new RyeError("NOT_FOUND", "This invitation is unknown, expired, revoked or already used", { hint: "Ask the organization for a new invitation." });
+
+function isPending(invitation: { acceptedAt: Date | null; revokedAt: Date | null; expiresAt: Date }): boolean {
+  return !invitation.acceptedAt && !invitation.revokedAt && invitation.expiresAt.getTime() > Date.now();
+}
+
+/** The invitations a user may accept: those naming their username, or their email once verified. */
+function addressedTo(user: { username: string; email: string | null; emailVerified: boolean }): Prisma.OrgInvitationWhereInput {
+  return { OR: [{ username: user.username }, ...(user.email && user.emailVerified ? [{ email: user.email }] : [])] };
+}
+
 /** The invited user joins: the invitation names their username, or their email once verified. */
 export async function acceptInvitation(db: Database, actor: Actor, token: string) {
-  const gone = () => new RyeError("NOT_FOUND", "This invitation is unknown, expired, revoked or already used", { hint: "Ask the organization for a new invitation." });
   const invitation = await db.prisma.orgInvitation.findUnique({ where: { tokenHash: hashToken(token) }, include: { organization: true } });
-  if (!invitation || invitation.acceptedAt || invitation.revokedAt || invitation.expiresAt.getTime() <= Date.now()) throw gone();
-  const org = invitation.organization;
-  assertTokenReaches(actor, org.name);
+  if (!invitation || !isPending(invitation)) throw invitationGone();
+  assertTokenReaches(actor, invitation.organization.name);
   const user = await db.prisma.user.findUniqueOrThrow({ where: { id: actor.userId } });
   const forMe = invitation.username === user.username || (invitation.email !== null && invitation.email === user.email && user.emailVerified);
   if (!forMe) throw new RyeError("FORBIDDEN", "This invitation is for another account", { hint: "Sign in as the invited user (email invitations need a verified email address)." });
+  return join(db, actor, user, invitation);
+}
+
+/** Accepts a pending invitation addressed to the caller, found by id (the website's list); others' answer 404. */
+export async function acceptInvitationById(db: Database, actor: Actor, id: string) {
+  const { invitation, user } = await myPendingInvitation(db, actor, id);
+  return join(db, actor, user, invitation);
+}
+
+/** Declines (revokes) a pending invitation addressed to the caller. */
+export async function declineInvitation(db: Database, actor: Actor, id: string) {
+  const { invitation } = await myPendingInvitation(db, actor, id);
+  const org = invitation.organization;
+  return db.prisma.$transaction(async (tx) => {
+    const claimed = await tx.orgInvitation.updateMany({ where: { id: invitation.id, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date() } });
+    if (claimed.count !== 1) throw invitationGone();
+    await audit(tx, actor, org, "org.invitation.decline", { invitation_id: invitation.id });
+    return { org: org.name, id: invitation.id, declined: true as const };
+  });
+}
+
+async function myPendingInvitation(db: Database, actor: Actor, id: string) {
+  const user = await db.prisma.user.findUniqueOrThrow({ where: { id: actor.userId } });
+  const invitation = isUuid(id) ? await db.prisma.orgInvitation.findFirst({ where: { id, ...addressedTo(user) }, include: { organization: true } }) : null;
+  if (!invitation || !isPending(invitation)) throw invitationGone();
+  assertTokenReaches(actor, invitation.organization.name);
+  return { invitation, user };
+}
+
+async function join(db: Database, actor: Actor, user: { id: string; username: string }, invitation: { id: string; role: OrgRole; organization: Organization }) {
+  const org = invitation.organization;
   try {
     return await db.prisma.$transaction(async (tx) => {
       const claimed = await tx.orgInvitation.updateMany({ where: { id: invitation.id, acceptedAt: null, revokedAt: null }, data: { acceptedAt: new Date() } });
-      if (claimed.count !== 1) throw gone();
+      if (claimed.count !== 1) throw invitationGone();
       if (await roleIn(tx, org.id, user.id)) throw new RyeError("CONFLICT", `You are already a member of ${org.name}`);
       await tx.membership.create({ data: { orgId: org.id, userId: user.id, role: invitation.role } });
       await audit(tx, actor, org, "org.invitation.accept", { invitation_id: invitation.id, username: user.username, role: invitation.role });
@@ -219,4 +259,93 @@ export async function listOrgTokens(db: Database, actor: Actor, orgName: string)
 export async function revokeOrgToken(db: Database, actor: Actor, orgName: string, id: string) {
   const { org } = await requireRole(db, actor, orgName, MANAGERS);
   return revokeToken(db, actor, { id, orgId: org.id });
+}
+
+// ---- the caller's organizations and invitations, an organization's pending invitations -----------
+
+/** Organization tokens act for their organization only; they do not list a member's memberships. */
+function assertPersonal(actor: Actor): void {
+  if (actor.token?.orgId) throw new RyeError("FORBIDDEN", "Organization tokens cannot list a member's organizations or invitations");
+}
+
+/** The caller's organizations with their role, by name (a namespace-restricted token sees that one only). */
+export async function listMyOrgs(db: Database, actor: Actor) {
+  assertPersonal(actor);
+  const only = actor.token?.namespace ?? null;
+  const rows = await db.prisma.membership.findMany({
+    where: { userId: actor.userId, ...(only ? { organization: { name: only } } : {}) },
+    include: { organization: { include: { _count: { select: { memberships: true } } } } },
+    orderBy: { organization: { name: "asc" } },
+  });
+  return rows.map((m) => ({
+    name: m.organization.name,
+    display_name: m.organization.displayName,
+    role: m.role,
+    member_count: m.organization._count.memberships,
+    joined_at: m.createdAt.toISOString(),
+  }));
+}
+
+async function usernamesOf(db: Database, ids: string[]): Promise<Map<string, string>> {
+  const users = await db.prisma.user.findMany({ where: { id: { in: [...new Set(ids)] } }, select: { id: true, username: true } });
+  return new Map(users.map((u) => [u.id, u.username]));
+}
+
+/** Pending invitations addressed to the caller (by username, or by email once verified) to organizations they are not in, newest first. */
+export async function listMyInvitations(db: Database, actor: Actor) {
+  assertPersonal(actor);
+  const user = await db.prisma.user.findUniqueOrThrow({ where: { id: actor.userId } });
+  const only = actor.token?.namespace ?? null;
+  const rows = await db.prisma.orgInvitation.findMany({
+    where: {
+      ...addressedTo(user),
+      acceptedAt: null,
+      revokedAt: null,
+      expiresAt: { gt: new Date() },
+      // an email invitation to an organization the user has joined since is moot
+      organization: { memberships: { none: { userId: user.id } }, ...(only ? { name: only } : {}) },
+    },
+    include: { organization: true },
+    orderBy: { createdAt: "desc" },
+  });
+  const inviters = await usernamesOf(db, rows.map((r) => r.invitedById));
+  return rows.map((r) => ({
+    id: r.id,
+    org: r.organization.name,
+    org_display_name: r.organization.displayName,
+    role: r.role,
+    invited_by: inviters.get(r.invitedById) ?? null,
+    created_at: r.createdAt.toISOString(),
+    expires_at: r.expiresAt.toISOString(),
+  }));
+}
+
+/** An organization's pending invitations (owners and admins), newest first; the secrets are never shown again. */
+export async function listOrgInvitations(db: Database, actor: Actor, orgName: string) {
+  const { org } = await requireRole(db, actor, orgName, MANAGERS);
+  const rows = await db.prisma.orgInvitation.findMany({ where: { orgId: org.id, acceptedAt: null, revokedAt: null, expiresAt: { gt: new Date() } }, orderBy: { createdAt: "desc" } });
+  const inviters = await usernamesOf(db, rows.map((r) => r.invitedById));
+  return rows.map((r) => ({
+    id: r.id,
+    username: r.username,
+    email: r.email,
+    role: r.role,
+    invited_by: inviters.get(r.invitedById) ?? null,
+    created_at: r.createdAt.toISOString(),
+    expires_at: r.expiresAt.toISOString(),
+  }));
+}
+
+/** Withdraws a pending invitation (owners and admins; only owners withdraw owner invitations). */
+export async function revokeOrgInvitation(db: Database, actor: Actor, orgName: string, id: string) {
+  const { org, role } = await requireRole(db, actor, orgName, MANAGERS);
+  const invitation = isUuid(id) ? await db.prisma.orgInvitation.findFirst({ where: { id, orgId: org.id } }) : null;
+  if (!invitation || !isPending(invitation)) throw new RyeError("NOT_FOUND", `No pending invitation ${id} in ${org.name}`, { hint: "List them with GET /v1/orgs/{name}/invitations." });
+  if (invitation.role === "owner" && role !== "owner") throw new RyeError("FORBIDDEN", "Only owners can withdraw an invitation to become owner");
+  return db.prisma.$transaction(async (tx) => {
+    const claimed = await tx.orgInvitation.updateMany({ where: { id: invitation.id, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date() } });
+    if (claimed.count !== 1) throw new RyeError("NOT_FOUND", `No pending invitation ${id} in ${org.name}`);
+    await audit(tx, actor, org, "org.invitation.revoke", { invitation_id: invitation.id, username: invitation.username, email: invitation.email });
+    return { org: org.name, id: invitation.id, revoked: true as const };
+  });
 }
