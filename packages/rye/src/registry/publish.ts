@@ -283,7 +283,17 @@ export async function pushItem(options: PushOptions, ctx: PublishContext): Promi
     },
   });
   const pushed = await answer<PushResponse>(res, registryUrl);
-  const registryFingerprint = await verifyWithPinnedKey(pushed.signed_content, type, registryUrl, ctx, `The signed ${type} ${itemId}`);
+  let registryFingerprint: string;
+  try {
+    registryFingerprint = await verifyWithPinnedKey(pushed.signed_content, type, registryUrl, ctx, `The signed ${type} ${itemId}`);
+  } catch (err) {
+    // The registry has already stored the (immutable) version: say so, or a retry meets VERSION_EXISTS unexplained.
+    if (!(err instanceof RyeError)) throw err;
+    throw new RyeError(err.code, `The registry accepted ${type} ${pushed.item_id}@${pushed.version}, but its signed copy was refused and ${path} was left alone: ${err.message}`, {
+      hint: err.hint,
+      details: { published: { item_type: type, item_id: pushed.item_id, version: pushed.version }, ...(err.details !== undefined ? { cause: err.details } : {}) },
+    });
+  }
   // Write back only when the file still holds what we pushed: a concurrent edit must not be lost.
   if ((await readFile(path, "utf8")) !== content) {
     throw new RyeError("CONFLICT", `${path} changed while it was being pushed; the registry has ${itemId}@${version} but the local file was left alone`, {

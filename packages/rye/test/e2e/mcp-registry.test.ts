@@ -381,6 +381,8 @@ test("g. a key swapped without a rotation statement is refused with UNTRUSTED_KE
   const p = await push(".ai/directives/greetings/farewell.md", directive("1.0.0", "farewell"));
   assert.equal(p.code, 1);
   assert.equal(p.body.error.code, "UNTRUSTED_KEY", JSON.stringify(p.body));
+  assert.match(p.body.error.message, /^The registry accepted directive alice\/greetings\/farewell@1\.0\.0, but its signed copy was refused and .*farewell\.md was left alone: .*no rotation statement/);
+  assert.deepEqual(p.body.error.details.published, { item_type: "directive", item_id: FAREWELL, version: "1.0.0" });
   const published = await fetch(`${registry.url}/v1/pull/directive/${FAREWELL}`);
   assert.equal(published.status, 200);
   assert.match(((await published.json()) as { content: string }).content, new RegExp(`:${swapped}\\|rye-registry@alice -->`));
