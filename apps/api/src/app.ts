@@ -21,6 +21,7 @@ import { namespaceRoutes } from "./routes/namespaces.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { orgRoutes } from "./routes/orgs.ts";
 import { searchRoutes } from "./routes/search.ts";
+import { statsRoutes } from "./routes/stats.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
 import { upstreamAuthRoutes } from "./routes/upstream-auth.ts";
 import { userKeyRoutes } from "./routes/user-keys.ts";
@@ -41,6 +42,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", browserPageRoutes(deps, oauthServices, loginThrottle));
   app.route("/", itemRoutes(deps));
   app.route("/", searchRoutes(deps));
+  app.route("/", statsRoutes(deps));
   app.route("/", manageRoutes(deps));
   app.route("/", bundleRoutes(deps));
   app.route("/", logRoutes(deps));

@@ -100,6 +100,7 @@ test("the paths and methods are pinned", () => {
     "GET /v1/public-key",
     "GET /v1/pull/{item_type}/{item_id}",
     "GET /v1/search",
+    "GET /v1/stats",
     "GET /v1/tokens",
     "PATCH /v1/orgs/{name}/members/{username}",
     "POST /oauth/authorize/decision",
@@ -453,6 +454,8 @@ test("the routes answer as documented: items, search, management and the log", a
   await expect(200, call("GET", "/v1/keys", "/v1/keys"));
   await expect(200, call("GET", "/v1/search?query=openapi", "/v1/search"));
   await expect(400, call("GET", "/v1/search?limit=0", "/v1/search"));
+  await expect(200, call("GET", "/v1/search?query=openapi&facets=1&sort=downloads", "/v1/search"));
+  await expect(200, call("GET", "/v1/stats", "/v1/stats"));
   await expect(200, call("GET", "/v1/items/knowledge/carol/notes/openapi", "/v1/items/{item_type}/{item_id}"));
   await expect(404, call("GET", "/v1/items/knowledge/carol/notes/missing", "/v1/items/{item_type}/{item_id}"));
   await expect(200, call("POST", item("yank"), template("yank"), { bearer: token, json: { version: "1.1.0", reason: "broken" } }));

@@ -20,6 +20,7 @@ import {
   publishAttestationSchema,
   pulledSignatureSchema,
   pullResponseSchema,
+  registryStatsSchema,
   SEARCH_SORTS,
   searchResponseSchema,
   searchResultSchema,
@@ -98,6 +99,7 @@ const SearchQuery = z.object({
 const SearchResult = searchResultSchema;
 const SearchResponse = searchResponseSchema;
 const ItemDetails = itemDetailsSchema;
+const RegistryStats = registryStatsSchema;
 
 // ---------------------------------------------------------------- management
 const ItemTarget = { item_type: itemType, item_id: z.string() };
@@ -183,6 +185,7 @@ export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = {
   PullResponse,
   SearchResponse,
   ItemDetails,
+  RegistryStats,
   VisibilityRequest,
   VisibilityResponse,
   YankRequest,
@@ -337,6 +340,16 @@ const OPERATIONS: Operation[] = [
   { method: "post", path: "/v1/push", operationId: "pushItem", summary: "Publish a version of an item", tag: "items", auth: "required", scopes: ["items:write"], body: "PushRequest", ok: { status: 201, description: "Published", schema: "PushResponse" }, errors: [400, 401, 403, 404, 409, 413] },
   { method: "get", path: "/v1/pull/{item_type}/{item_id}", operationId: "pullItem", summary: "Download a version of an item", tag: "items", auth: "optional", query: PullQuery, ok: { status: 200, description: "The item, signed by the registry", schema: "PullResponse" }, errors: [400, 404], etag: true },
   { method: "get", path: "/v1/search", operationId: "search", summary: "Search items", tag: "items", auth: "optional", query: SearchQuery, ok: { status: 200, description: "A page of results", schema: "SearchResponse" }, errors: [400] },
+  {
+    method: "get",
+    path: "/v1/stats",
+    operationId: "getStats",
+    summary: "Counts of public items per type, namespaces with public items and their downloads (cached for a few seconds)",
+    tag: "items",
+    auth: "none",
+    ok: { status: 200, description: "Counts", schema: "RegistryStats" },
+    errors: [],
+  },
   { method: "get", path: "/v1/items/{item_type}/{item_id}", operationId: "getItem", summary: "An item's metadata and versions", tag: "items", auth: "optional", ok: { status: 200, description: "The item", schema: "ItemDetails" }, errors: [400, 404] },
   manage("visibility", "setVisibility", "Change an item's visibility", "VisibilityRequest", "VisibilityResponse"),
   manage("publish", "publishItem", "Make an item public", undefined, "VisibilityResponse"),

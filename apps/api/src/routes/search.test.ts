@@ -129,20 +129,82 @@ describe(`search on ${kind}`, () => {
       assert.equal(legacy.deprecated, true);
     });
 
+    test("sort: relevance by default with a query, recent without; downloads and recent on demand", async () => {
+      await reg.db.prisma.item.updateMany({ where: { name: "page_item_3" }, data: { downloadCount: 50 } });
+      await reg.db.prisma.item.updateMany({ where: { name: "page_item_7" }, data: { downloadCount: 20 } });
+      try {
+        assert.equal((await search({ query: "paging fixture" })).body.sort, "relevance");
+        assert.equal((await search({ query: "" })).body.sort, "recent");
+        assert.equal((await search({ query: "", sort: "relevance" })).body.sort, "recent", "an empty query has no relevance");
+        const popular = await search({ query: "paging fixture", sort: "downloads", limit: "3" });
+        assert.equal(popular.body.sort, "downloads");
+        assert.deepEqual(ids(popular.body).slice(0, 2), ["alice/bulk/page_item_3", "alice/bulk/page_item_7"]);
+        assert.equal(popular.body.total, 25);
+        assert.ok((popular.body.results as Json[]).every((r) => r.score === null), "no relevance is computed for another order");
+        const everything = await search({ query: "", sort: "downloads", limit: "100" });
+        const counts = (everything.body.results as Json[]).map((r) => r.download_count as number);
+        assert.deepEqual(counts, [...counts].sort((a, b) => b - a));
+        const recent = await search({ query: "paging fixture", sort: "recent", limit: "100" });
+        const times = (recent.body.results as Json[]).map((r) => Date.parse(r.updated_at));
+        assert.deepEqual(times, [...times].sort((a, b) => b - a));
+        assert.equal(recent.body.total, 25);
+      } finally {
+        await reg.db.prisma.item.updateMany({ where: { name: { in: ["page_item_3", "page_item_7"] } }, data: { downloadCount: 0 } });
+      }
+    });
+
+    test("facets count the visible match set: each facet ignores its own filter; categories drill down", async () => {
+      const plain = await search({ query: "" });
+      assert.equal(plain.body.facets, undefined, "facets only when asked");
+      const { body } = await search({ query: "", facets: "1" });
+      const f = body.facets as Record<string, { value: string; count: number }[]>;
+      assert.deepEqual(Object.keys(f).sort(), ["category", "item_type", "namespace", "tool_type"]);
+      assert.equal(f.item_type!.reduce((n, v) => n + v.count, 0), body.total);
+      assert.deepEqual(f.item_type!.find((v) => v.value === "tool"), { value: "tool", count: 1 });
+      assert.deepEqual(f.namespace, [{ value: "alice", count: body.total }]);
+      assert.deepEqual(f.tool_type, [{ value: "http", count: 1 }]);
+      assert.equal(f.category!.reduce((n, v) => n + v.count, 0), body.total, "top-level segments partition the items");
+      assert.deepEqual(f.category!.find((v) => v.value === "rye"), { value: "rye", count: 3 });
+      const counts = f.category!.map((v) => v.count);
+      assert.deepEqual(counts, [...counts].sort((a, b) => b - a));
+      // Filtering by a facet value gives the count the facet showed.
+      for (const { value, count } of f.category!) assert.equal((await search({ query: "", category: value })).body.total, count, value);
+
+      const rye = (await search({ query: "", category: "rye", facets: "true" })).body.facets;
+      assert.deepEqual(rye.category, [{ value: "rye/core", count: 2 }, { value: "rye/corex", count: 1 }]);
+      assert.deepEqual((await search({ query: "", category: "rye/core", facets: "1" })).body.facets.category, [{ value: "rye/core/x", count: 1 }]);
+
+      const tools = await search({ query: "", item_type: "tool", facets: "1" });
+      assert.equal(tools.body.total, 1);
+      assert.ok(tools.body.facets.item_type.some((v: Json) => v.value === "knowledge" && v.count > 1), "other types stay selectable");
+      assert.deepEqual(tools.body.facets.namespace, [{ value: "alice", count: 1 }], "other facets apply the type filter");
+      assert.deepEqual(tools.body.facets.category, [{ value: "web", count: 1 }]);
+
+      const text = await search({ query: "kubernetes", facets: "1" });
+      assert.equal(text.body.facets.item_type.reduce((n: number, v: Json) => n + v.count, 0), text.body.total, "facets count the same match set");
+      const none = await search({ query: "zzzqqqxxx", facets: "1" });
+      assert.equal(none.body.total, 0);
+      assert.deepEqual(none.body.facets, { item_type: [], namespace: [], category: [], tool_type: [] });
+      const cursor = (await search({ query: "paging fixture", limit: "5", facets: "1" })).body.next_cursor;
+      const second = await search({ query: "paging fixture", limit: "5", cursor, facets: "1" });
+      assert.equal(second.status, 200);
+      assert.deepEqual(second.body.facets.namespace, [{ value: "alice", count: 25 }], "later pages count the same set");
+    });
+
     test("cursor pagination walks every result once and agrees with total; offset still works", async () => {
-      for (const query of ["", "paging fixture", "page_itme"]) {
+      for (const [query, sort] of [["", ""], ["paging fixture", ""], ["page_itme", ""], ["", "downloads"], ["paging fixture", "recent"], ["paging fixture", "downloads"], ["page_itme", "downloads"]] as const) {
         const seen: string[] = [];
         let cursor: string | null = null;
         let total = -1;
         do {
-          const page: { status: number; body: Json } = await search({ query, limit: "7", ...(cursor ? { cursor } : {}) });
+          const page: { status: number; body: Json } = await search({ query, limit: "7", ...(sort ? { sort } : {}), ...(cursor ? { cursor } : {}) });
           assert.equal(page.status, 200, JSON.stringify(page.body));
           seen.push(...ids(page.body));
           total = page.body.total;
           cursor = page.body.next_cursor;
         } while (cursor);
-        assert.equal(new Set(seen).size, seen.length, `${query}: no duplicates`);
-        assert.equal(seen.length, total, `${query}: pages add up to total`);
+        assert.equal(new Set(seen).size, seen.length, `${query} ${sort}: no duplicates`);
+        assert.equal(seen.length, total, `${query} ${sort}: pages add up to total`);
         if (query !== "") assert.ok(seen.filter((id) => id.includes("page_item_")).length === 25, query);
       }
       const all = ids((await search({ query: "paging fixture", limit: "100" })).body);
@@ -186,15 +248,23 @@ describe(`search on ${kind}`, () => {
       assert.equal(long.status, 400);
       assert.match(long.body.error.message, /256/);
       assert.equal((await search({ query: "é".repeat(256) })).status, 200, "the limit counts characters, not bytes");
+      for (const sort of ["popular", "RELEVANCE", "score", "downloads;"]) assert.equal((await search({ query: "x", sort })).body.error.code, "BAD_REQUEST", sort);
+      for (const facets of ["yes", "2", "facets"]) assert.equal((await search({ query: "x", facets })).body.error.code, "BAD_REQUEST", facets);
+      assert.equal((await search({ query: "x", sort: "", facets: "" })).status, 200, "empty parameters are absent, as forms send them");
     });
 
     test("cursors are checked: garbage, a cursor from another query, cursor plus offset", async () => {
       const first = await search({ query: "paging fixture", limit: "3" });
       const cursor = first.body.next_cursor as string;
       assert.ok(cursor);
-      const [mode, key, id, fingerprint] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as unknown[];
+      const [match, order, key, id, fingerprint] = JSON.parse(Buffer.from(cursor, "base64url").toString()) as unknown[];
       const forge = (...parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString("base64url");
-      const forged = [forge(mode, key, id, "other"), forge(mode, "1", id, fingerprint), forge("recent", key, id, fingerprint), forge(mode, key, "1' OR '1'='1", fingerprint), forge(mode, key, id), forge("sql", key, id, fingerprint)];
+      assert.equal((await search({ query: "paging fixture", cursor: forge(match, order, key, id, fingerprint) })).status, 200, "the forge helper is faithful");
+      const forged = [
+        forge(match, order, key, id, "other"), forge(match, order, "1", id, fingerprint), forge("all", order, key, id, fingerprint), forge(match, "updated_at", key, id, fingerprint),
+        forge(match, "download_count", key, id, fingerprint), forge(match, "download_count; DROP TABLE items", key, id, fingerprint), forge(match, order, key, "1' OR '1'='1", fingerprint),
+        forge(match, order, key, id), forge("sql", order, key, id, fingerprint), forge(match, key, id, fingerprint),
+      ];
       for (const bad of ["garbage", "%%%", "e30", ...forged]) {
         const r = await search({ query: "paging fixture", cursor: bad });
         assert.equal(r.status, 400, bad);
@@ -202,6 +272,11 @@ describe(`search on ${kind}`, () => {
       }
       assert.equal((await search({ query: "other words", cursor })).status, 400);
       assert.equal((await search({ query: "paging fixture", cursor, offset: "3" })).status, 400);
+      assert.equal((await search({ query: "paging fixture", cursor, sort: "downloads" })).status, 400, "a cursor is bound to its sort");
+      const downloads = (await search({ query: "", sort: "downloads", limit: "3" })).body.next_cursor as string;
+      assert.equal((await search({ query: "", sort: "recent", cursor: downloads })).status, 400);
+      const [dm, , , did, dfp] = JSON.parse(Buffer.from(downloads, "base64url").toString()) as unknown[];
+      for (const bad of [-1, 1.5, "5", 1e300]) assert.equal((await search({ query: "", sort: "downloads", cursor: forge(dm, "download_count", bad, did, dfp) })).status, 400, String(bad));
     });
 
     test("item metadata: unknown items, bad types and ids", async () => {
@@ -225,6 +300,22 @@ describe(`search on ${kind}`, () => {
       const adminView = await search({ query: "secret_runbook" }, await reg.token(admin));
       assert.ok(!ids(adminView.body).includes("acme/ops/secret_runbook"), "search lists private items of the caller's own namespaces only");
     });
+
+    test("facets count private items for members only, unlisted items never", async () => {
+      const namespaces = async (params: Record<string, string>, token?: string) => (await search({ ...params, facets: "1" }, token)).body.facets.namespace as Json[];
+      for (const token of [undefined, bobToken, await reg.token(await reg.createUser("root2", { admin: true }))]) {
+        assert.deepEqual(await namespaces({ query: "runbook" }, token), [{ value: "alice", count: 1 }]);
+        assert.deepEqual(await namespaces({ query: "", namespace: "acme" }, token), [{ value: "alice", count: await countAll() }], "the namespace facet ignores its own filter, never visibility");
+        const secret = await search({ query: "secret_runbook", category: "ops", facets: "1" }, token);
+        assert.ok(!JSON.stringify(secret.body.facets).includes("acme"));
+      }
+      assert.deepEqual(await namespaces({ query: "runbook" }, aliceToken), [{ value: "acme", count: 1 }, { value: "alice", count: 1 }]);
+      const ops = await search({ query: "runbook", facets: "1" });
+      assert.deepEqual(ops.body.facets.category, [{ value: "ops", count: 1 }], "the unlisted and the private runbooks are not counted");
+      const member = await search({ query: "runbook", facets: "1" }, aliceToken);
+      assert.deepEqual(member.body.facets.category, [{ value: "ops", count: 2 }]);
+    });
+    const countAll = async () => (await search({ query: "", limit: "1" })).body.total as number;
 
     test("private item metadata is 404 for anonymous callers and non-members", async () => {
       assert.equal((await get("/v1/items/knowledge/acme/ops/secret_runbook")).status, 404);
