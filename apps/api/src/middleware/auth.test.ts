@@ -167,7 +167,7 @@ describe("security", () => {
     assert.match(push.body.error.message, /items:write/);
   });
 
-  test("a private item pulls for a member's session and stays 404 for other sessions and anonymous callers", async () => {
+  test("a private item pulls and shows for a member's session and stays 404 for other sessions and anonymous callers", async () => {
     const pushed = await client.call("POST", "/v1/push", { session: alice, json: pushBody("alice/notes/secret_web", await signed("secret_web"), "1.0.0", "private") });
     assert.equal(pushed.status, 201, JSON.stringify(pushed.body));
     const mine = await client.call("GET", "/v1/pull/knowledge/alice/notes/secret_web", { session: alice, csrf: null });
@@ -175,6 +175,11 @@ describe("security", () => {
     assert.equal(mine.res.headers.get("cache-control"), "private, no-cache");
     assert.equal((await client.call("GET", "/v1/pull/knowledge/alice/notes/secret_web", { session: bob })).status, 404);
     assert.equal((await client.call("GET", "/v1/pull/knowledge/alice/notes/secret_web")).status, 404);
+    const meta = await client.call("GET", "/v1/items/knowledge/alice/notes/secret_web", { session: alice });
+    assert.equal(meta.status, 200, JSON.stringify(meta.body));
+    assert.equal(meta.body.visibility, "private");
+    assert.equal((await client.call("GET", "/v1/items/knowledge/alice/notes/secret_web", { session: bob })).status, 404);
+    assert.equal((await client.call("GET", "/v1/items/knowledge/alice/notes/secret_web")).status, 404);
   });
 
   test("session keys are the account's: bob's session does not list alice's keys", async () => {

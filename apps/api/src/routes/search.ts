@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { compareSemver, RyeError, searchSortSchema } from "@rye/core";
 import type { AppEnv } from "../env.ts";
+import { optionalPrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { assertType, findReadableItem } from "../services/items.ts";
 import { SEARCH_MAX_LIMIT, searchItems } from "../services/search.ts";
@@ -58,7 +59,8 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
       return c.json(result);
     })
     .get("/v1/items/:item_type/:item_id{.+}", async (c) => {
-      const { type, ref, item } = await findReadableItem(deps.db, c.get("principal"), c.req.param("item_type"), c.req.param("item_id"));
+      // Members see private items with a token or their website session (item and manage pages).
+      const { type, ref, item } = await findReadableItem(deps.db, await optionalPrincipalOrSession(c, deps.db), c.req.param("item_type"), c.req.param("item_id"));
       const versions = await deps.db.prisma.itemVersion.findMany({
         where: { itemId: item.id },
         select: { version: true, createdAt: true, yanked: true, yankedReason: true, contentHash: true, sizeBytes: true, logIndex: true, publisher: { select: { username: true } } },
