@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under apps/ and packages/ with node's test runner (tsx for TypeScript).
-// Usage: node scripts/run-tests.mjs [path filter…]   e.g. `npm test -- packages/core`
+// Runs every *.test.ts under apps/ and packages/ with node's test runner (tsx for TypeScript), then the
+// Playwright end-to-end suite (e2e/*.spec.ts: the website and the API on one origin, in Chromium).
+// Usage: node scripts/run-tests.mjs [path filter…]
+//   npm test                          node tests, then e2e
+//   npm test -- packages/core         node tests whose path contains a filter; e2e only when a filter names it
+//   npm test -- e2e                   node tests under …/e2e/ and the whole Playwright suite
+//   npm test -- e2e/flows.spec.ts     that spec only (filters starting with e2e/ go to Playwright)
+// The e2e suite needs Chromium (/usr/bin/chromium or $CHROMIUM_PATH). RYE_SKIP_E2E=1 skips it on a local
+// machine without one (a warning is printed); CI never skips it.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -20,13 +27,36 @@ function collect(dir, out) {
 }
 
 const filters = process.argv.slice(2);
-const files = ["packages", "apps"]
-  .flatMap((d) => collect(join(root, d), []))
-  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .sort();
-if (files.length === 0) {
+const specFilters = filters.filter((x) => x.startsWith("e2e/") || x.startsWith("./e2e/"));
+const nodeFilters = filters.filter((x) => !specFilters.includes(x));
+const files =
+  filters.length > 0 && nodeFilters.length === 0
+    ? []
+    : ["packages", "apps"]
+        .flatMap((d) => collect(join(root, d), []))
+        .filter((f) => nodeFilters.length === 0 || nodeFilters.some((x) => f.includes(x)))
+        .sort();
+const runE2e = filters.length === 0 || specFilters.length > 0 || nodeFilters.some((x) => x.includes("e2e"));
+if (files.length === 0 && !runE2e) {
   console.error("no test files matched");
   process.exit(1);
+}
+
+// The e2e suite runs in the system Chromium (Playwright cannot download its own browsers here).
+const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+let e2e = runE2e;
+if (e2e && !existsSync(chromium)) {
+  if (process.env.RYE_SKIP_E2E === "1" && !process.env.CI) {
+    console.error(`run-tests: WARNING: skipping the e2e suite (RYE_SKIP_E2E=1): no Chromium at ${chromium}. CI runs it.`);
+    e2e = false;
+  } else {
+    console.error(
+      `run-tests: ERROR: the e2e suite needs Chromium, and there is none at ${chromium}.\n` +
+        "  Install it (Debian/Ubuntu: sudo apt-get install chromium) or point CHROMIUM_PATH at a Chromium/Chrome binary.\n" +
+        (process.env.CI ? "  CI must run the e2e suite (RYE_SKIP_E2E is ignored when CI is set).\n" : "  To run only the node tests on this machine: RYE_SKIP_E2E=1 npm test\n"),
+    );
+    process.exit(1);
+  }
 }
 // PostgreSQL-backed tests need DATABASE_URL. When it is unset but PostgreSQL is installed, start a
 // throwaway cluster for this run (scripts/start-pg.sh) and stop it afterwards, also on Ctrl-C.
@@ -52,14 +82,37 @@ const stopPostgres = () => {
   if (pg) execFileSync("bash", [join(root, "scripts/stop-pg.sh")], { env: { ...process.env, ...pg }, stdio: "ignore" });
 };
 
+let current;
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    interrupted = true;
+    current?.kill(signal);
+  });
+}
+function run(args, env) {
+  return new Promise((resolve) => {
+    current = spawn(process.execPath, args, { cwd: root, stdio: "inherit", env });
+    current.on("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
 const concurrency = process.env.RYE_TEST_CONCURRENCY ?? "2";
-const child = spawn(
-  process.execPath,
-  ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, "--test-timeout=120000", ...files],
-  { cwd: root, stdio: "inherit", env: { ...process.env, ...pg, NODE_ENV: "test" } },
-);
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
-child.on("exit", (code, signal) => {
-  stopPostgres();
-  process.exit(code ?? (signal ? 1 : 0));
-});
+let failed = false;
+if (files.length > 0) {
+  const code = await run(
+    ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, "--test-timeout=120000", ...files],
+    { ...process.env, ...pg, NODE_ENV: "test" },
+  );
+  failed ||= code !== 0;
+}
+if (e2e && !interrupted) {
+  // Every spec file, or those named by e2e/… filters. The fixture starts the server on a scratch database
+  // of this run's PostgreSQL (PGlite without one) and builds the website first when it is stale.
+  console.error(`run-tests: end-to-end suite (Playwright, Chromium at ${chromium})${pg || process.env.DATABASE_URL ? "" : " on PGlite: no PostgreSQL, the database-tampering steps are skipped"}`);
+  const cli = fileURLToPath(import.meta.resolve("@playwright/test/cli"));
+  const code = await run([cli, "test", ...specFilters.map((x) => x.replace(/^\.\//, ""))], { ...process.env, ...pg, CHROMIUM_PATH: chromium });
+  failed ||= code !== 0;
+}
+stopPostgres();
+process.exit(failed || interrupted ? 1 : 0);

@@ -1,0 +1,206 @@
+/**
+ * The real one-origin server (`node --import tsx apps/web/server/main.ts`, what `npm start` runs) on a
+ * free loopback port, a fresh data directory and a fresh database: a scratch PostgreSQL database on the
+ * server of DATABASE_URL when it is set, else the embedded PGlite in the data directory.
+ *
+ * The website build is shared by everyone working in the checkout (apps/web/.next), so it is rebuilt
+ * under the same lock as `flock /tmp/rye-next-build.lock npm run build:web`, and a running test server
+ * holds that lock in shared mode: nobody rebuilds .next under a server that is being tested.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { webBuildIsStale } from "../../apps/web/server/build.ts";
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const webDir = join(repoRoot, "apps/web");
+export const BUILD_LOCK = process.env.RYE_NEXT_BUILD_LOCK ?? "/tmp/rye-next-build.lock";
+
+export interface RyeServer {
+  /** http://127.0.0.1:<port>, the registry's public URL too. */
+  baseURL: string;
+  port: number;
+  /** The scratch PostgreSQL database of this server, or undefined on PGlite. */
+  databaseUrl: string | undefined;
+  kind: "postgres" | "pglite";
+  dataDir: string;
+  /** The server's stdout and stderr (JSON logs). */
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+function log(message: string): void {
+  process.stderr.write(`e2e: ${message}\n`);
+}
+
+function hasFlock(): boolean {
+  return spawnSync("flock", ["--version"], { stdio: "ignore" }).status === 0;
+}
+
+/** A process holding the build lock in shared mode until release() (or until this process dies). */
+interface LockHolder {
+  release(): void;
+}
+
+async function holdSharedLock(): Promise<LockHolder> {
+  const child = spawn("flock", ["-s", BUILD_LOCK, "sh", "-c", "echo locked; exec cat >/dev/null"], { stdio: ["pipe", "pipe", "inherit"] });
+  await new Promise<void>((resolvePromise, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`flock -s ${BUILD_LOCK} exited with ${code}`)));
+    child.stdout!.once("data", () => resolvePromise());
+  });
+  child.removeAllListeners("exit");
+  return { release: () => child.stdin!.end() };
+}
+
+function buildUnderLock(): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const args = ["--import", "tsx", join(repoRoot, "e2e/helpers/build-web.ts")];
+    const child = hasFlock()
+      ? spawn("flock", [BUILD_LOCK, process.execPath, ...args], { cwd: repoRoot, stdio: ["ignore", "inherit", "inherit"] })
+      : spawn(process.execPath, args, { cwd: repoRoot, stdio: ["ignore", "inherit", "inherit"] });
+    child.once("error", reject);
+    child.once("exit", (code) =>
+      code === 0
+        ? resolvePromise()
+        : reject(new Error(`next build failed (exit ${code}); see its output above. In a shared checkout, another engineer's half-written file can cause this: retry in a minute.`)),
+    );
+  });
+}
+
+/** Builds the site when stale, then holds the build lock (shared) so it stays as built while tests run. */
+export async function freshBuild(): Promise<LockHolder> {
+  if (!hasFlock()) {
+    if (webBuildIsStale(webDir)) await buildUnderLock();
+    return { release() {} };
+  }
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    if (webBuildIsStale(webDir)) {
+      log("the website build is stale: next build (under the build lock)");
+      await buildUnderLock();
+    }
+    const holder = await holdSharedLock();
+    if (!webBuildIsStale(webDir)) return holder;
+    // Someone changed a source file between the build and the lock: build again.
+    holder.release();
+  }
+  log("the website sources keep changing; testing the build the server makes at start");
+  return holdSharedLock();
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolvePromise(port));
+    });
+  });
+}
+
+async function onServer(serverUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `rye_e2e_${randomBytes(8).toString("hex")}`;
+  await onServer(serverUrl, `CREATE DATABASE "${name}"`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+async function waitForHealth(baseURL: string, child: ChildProcess, logFile: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited: number | null | undefined;
+  child.once("exit", (code) => (exited = code));
+  while (Date.now() < deadline) {
+    if (exited !== undefined) throw new Error(`the server exited with ${exited} before it was ready:\n${tail(logFile)}`);
+    try {
+      const res = await fetch(`${baseURL}/health`);
+      // /health answers as soon as the API listens; the site is ready when its first page renders.
+      if (res.ok && (await fetch(`${baseURL}/`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the server did not become ready within ${timeoutMs / 1000}s:\n${tail(logFile)}`);
+}
+
+export function tail(file: string, lines = 40): string {
+  if (!existsSync(file)) return "(no server log)";
+  return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+}
+
+export async function startServer(options: { env?: Record<string, string>; logDir?: string } = {}): Promise<RyeServer> {
+  const lock = await freshBuild();
+  const port = await freePort();
+  const baseURL = `http://127.0.0.1:${port}`;
+  const dataDir = await mkdtemp(join(tmpdir(), "rye-e2e-"));
+  const serverUrl = process.env.DATABASE_URL;
+  const scratch = serverUrl ? await scratchDatabase(serverUrl) : undefined;
+  const logDir = options.logDir ?? join(repoRoot, "test-results/server-logs");
+  mkdirSync(logDir, { recursive: true });
+  const logFile = join(logDir, `server-${port}.log`);
+  const out = createWriteStream(logFile);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    RYE_DATA_DIR: dataDir,
+    RYE_REGISTRY_URL: baseURL,
+    RYE_LOG_LEVEL: process.env.RYE_E2E_LOG_LEVEL ?? "warn",
+    // Every request of a run comes from 127.0.0.1: the default per-IP limits would throttle the suite.
+    RYE_RATE_LIMIT_READS: "100000",
+    RYE_RATE_LIMIT_WRITES: "10000",
+    ...options.env,
+  };
+  if (scratch) env.DATABASE_URL = scratch.url;
+  else delete env.DATABASE_URL;
+  log(`starting the server on ${baseURL} (${scratch ? "PostgreSQL" : "PGlite"}, data ${dataDir}, log ${logFile})`);
+  const child = spawn(process.execPath, ["--import", "tsx", join(repoRoot, "apps/web/server/main.ts")], {
+    cwd: repoRoot,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout!.pipe(out, { end: false });
+  child.stderr!.pipe(out, { end: false });
+  child.once("exit", () => out.end());
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      lock.release();
+      await scratch?.drop().catch((err: Error) => log(`could not drop the scratch database: ${err.message}`));
+      await rm(dataDir, { recursive: true, force: true });
+    })());
+  try {
+    await waitForHealth(baseURL, child, logFile, 240_000);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { baseURL, port, databaseUrl: scratch?.url, kind: scratch ? "postgres" : "pglite", dataDir, logFile, stop };
+}
