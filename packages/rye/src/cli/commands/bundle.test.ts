@@ -1,15 +1,21 @@
 import "@rye/core/node";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { readFile, unlink, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { readdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
-import { generateKeyPair, signItem } from "@rye/core";
+import { generateKeyPair, sha256Hex, signItem } from "@rye/core";
+import { hashToken, TOKEN_PREFIX } from "../../../../../apps/api/src/auth/api-tokens.ts";
+import { startProxy, startTestRegistry } from "../../../test/registry-server.ts";
+import type { TestRegistry } from "../../../test/registry-server.ts";
 import { demoTree, directiveText, removeTempDirs, tempDir, writeTree } from "../../bundles/test-fixtures.ts";
+import { KeyStore } from "../../keys/keystore.ts";
 import { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
+import type { BundleCliOptions } from "./bundle.ts";
 import { registerBundle } from "./bundle.ts";
 
 after(removeTempDirs);
@@ -21,7 +27,7 @@ interface Run {
 }
 
 /** A program shaped like main.ts's buildProgram (root `--version` included) with only `bundle` registered. */
-async function rye(argv: string[], options: { env: NodeJS.ProcessEnv; cwd: string }): Promise<Run> {
+async function rye(argv: string[], options: { env: NodeJS.ProcessEnv; cwd: string; cli?: BundleCliOptions }): Promise<Run> {
   const out: string[] = [];
   const err: string[] = [];
   const io = { stdout: (s: string) => void out.push(s), stderr: (s: string) => void err.push(s) };
@@ -32,7 +38,8 @@ async function rye(argv: string[], options: { env: NodeJS.ProcessEnv; cwd: strin
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) });
-  registerBundle(program, ctx);
+  // Progress goes to a stream that is not a terminal unless a test passes one.
+  registerBundle(program, ctx, options.cli ?? { progressStream: { write: () => true, isTTY: false } });
   let code: number;
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -203,6 +210,125 @@ describe("rye bundle", () => {
     assert.equal(r.code, 0);
     assert.match(r.stdout, /^No bundles found/);
     assert.deepEqual(json(await run(["bundle", "list", "--json"])), { bundles: [] });
+  });
+});
+
+describe("rye bundle push / pull against a registry", () => {
+  let registry: TestRegistry;
+  let token: string;
+  /** The publisher of acme/kit (the first test pushes it; the later ones pull it with the same user space). */
+  let pub: Awaited<ReturnType<typeof publisher>>;
+
+  before(async () => {
+    registry = await startTestRegistry();
+    const user = await registry.db.prisma.user.create({ data: { username: "acme", email: "acme@example.test" } });
+    await registry.db.prisma.namespace.create({ data: { name: "acme", userId: user.id } });
+    token = `${TOKEN_PREFIX}${randomBytes(24).toString("base64url")}`;
+    await registry.db.prisma.apiToken.create({ data: { userId: user.id, name: "test", tokenHash: hashToken(token), scopes: ["items:read", "items:write"] } });
+    pub = await publisher();
+  });
+  after(() => registry.close());
+
+  /** A project with the bundle acme/kit and a user space signed in to the registry. */
+  async function publisher() {
+    const project = await tempDir("rye-cli-project-");
+    const user = await tempDir("rye-cli-user-");
+    await writeTree(project, demoTree("acme/kit"));
+    const env = { USER_SPACE: user, RYE_REGISTRY_URL: registry.url, RYE_TOKEN: token };
+    const key = await new KeyStore({ env }).create();
+    await writeTree(project, { ".ai/directives/acme/kit/hello.md": (await signItem(directiveText("hello", "acme/kit"), "directive", key)).content });
+    return { project, user, env, run: (argv: string[], cli?: BundleCliOptions) => rye(argv, { env, cwd: project, ...(cli ? { cli } : {}) }) };
+  }
+
+  async function listTree(dir: string, rel = ""): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const e of await readdir(join(dir, rel), { withFileTypes: true }).catch(() => [])) {
+      const path = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) Object.assign(out, { [`${path}/`]: "" }, await listTree(dir, path));
+      else out[path] = sha256Hex(await readFile(join(dir, path)));
+    }
+    return out;
+  }
+
+  it("push then pull into a fresh project: identical files, bundle verify OK, progress on stderr only", async () => {
+    assert.equal((await pub.run(["bundle", "create", "acme/kit", "--version", "1.2.0"])).code, 0);
+
+    const refused = await pub.run(["bundle", "push", "acme/kit"]);
+    assert.equal(refused.code, 1, "not a terminal, no --yes: the key is not registered");
+    assert.match(refused.stderr, /error\[UNTRUSTED_KEY\]: Your public key [0-9a-f]{16} is not registered/);
+
+    const pushed = await pub.run(["bundle", "push", "acme/kit", "--yes"]);
+    assert.equal(pushed.code, 0, pushed.stderr);
+    assert.match(pushed.stdout, /^Pushed bundle acme\/kit@1\.2\.0 to http:\/\/127\.0\.0\.1:\d+: 4 files, .*; the registry signed the manifest with [0-9a-f]{16}\.$/);
+    assert.match(pushed.stderr, /\? yes \(--yes\)/);
+    assert.match(pushed.stderr, /^pushed acme\/kit 1\.2\.0: 4 files, [\d.]+ (B|KiB) in [\d.]+ s$/m, "one plain summary line");
+
+    const fresh = await tempDir("rye-cli-project-");
+    const run = (argv: string[], cli?: BundleCliOptions) => rye(argv, { env: pub.env, cwd: fresh, ...(cli ? { cli } : {}) });
+    const pulled = await run(["bundle", "pull", "acme/kit@1.2.0", "--json"]);
+    assert.equal(pulled.code, 0, pulled.stdout);
+    const result = JSON.parse(pulled.stdout);
+    assert.deepEqual([result.status, result.bundle_id, result.version, result.publisher, result.file_count], ["pulled", "acme/kit", "1.2.0", "acme", 4]);
+    assert.doesNotMatch(pulled.stderr, /pulled acme\/kit/, "no progress or summary with --json");
+    for (const rel of Object.keys(demoTree("acme/kit"))) {
+      assert.deepEqual(await readFile(join(fresh, rel)), await readFile(join(pub.project, rel)), rel);
+    }
+
+    const verified = await run(["bundle", "verify", "acme/kit"]);
+    assert.equal(verified.code, 0, verified.stderr);
+    assert.match(verified.stdout, /^OK Bundle acme\/kit verified: 4 files, manifest signed by [0-9a-f]{16} \(the pinned key of http:\/\/127\.0\.0\.1:\d+, published by acme\)$/);
+    const verifiedJson = json<{ ok: boolean; registry: { publisher: string } }>(await run(["bundle", "verify", "acme/kit", "--json"]));
+    assert.deepEqual([verifiedJson.ok, verifiedJson.registry.publisher], [true, "acme"]);
+
+    // On a terminal the bar is drawn in place on the progress stream, and nothing about it reaches stdout.
+    const tty: string[] = [];
+    const again = await run(["bundle", "pull", "acme/kit", "--force"], { progressStream: { write: (s: string) => tty.push(s), isTTY: true, columns: 120 } });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /^Already up to date: bundle acme\/kit@1\.2\.0 \(published by acme, verified with [0-9a-f]{16}\)/);
+    assert.doesNotMatch(again.stdout, /\[#|\r/);
+    assert.match(tty.join(""), /\rpulled acme\/kit 1\.2\.0 {2}\[##########\] 4\/4 files {2}[\d.]+ (B|KiB)\x1b\[K\n$/);
+  });
+
+  it("a differing local file is refused without --force", async () => {
+    const fresh = await tempDir("rye-cli-project-");
+    await writeTree(fresh, { ".ai/knowledge/acme/kit/notes.md": "my notes\n" });
+    const before = await listTree(fresh);
+    const r = await rye(["bundle", "pull", "acme/kit"], { env: pub.env, cwd: fresh });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^error\[ITEM_EXISTS\]: 1 file\(s\) of the bundle exist locally with different content; nothing was written\nhint: .*--force/);
+    assert.match(r.stderr, /\.ai\/knowledge\/acme\/kit\/notes\.md: exists with different content/);
+    assert.deepEqual(await listTree(fresh), before);
+    const forced = await rye(["bundle", "pull", "acme/kit", "--force"], { env: pub.env, cwd: fresh });
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.match(forced.stdout, /4 written, 0 unchanged of 4 files/);
+  });
+
+  it("a tampered response or a traversal name is refused and the target stays untouched", async () => {
+    const rewrites: Record<string, (body: any) => unknown> = {
+      tampered: (body) => ({ ...body, files: { ...body.files, ".ai/tools/acme/kit/greet.py": { content_base64: Buffer.from("evil").toString("base64"), sha256: sha256Hex("evil") } } }),
+      traversal: (body) => ({ ...body, files: { ...body.files, ".ai/tools/acme/kit/../../../../escape.sh": { content_base64: "eA==", sha256: sha256Hex("x") } } }),
+    };
+    for (const [name, rewrite] of Object.entries(rewrites)) {
+      const proxy = await startProxy(registry.url, (path, body) => (path.startsWith("/v1/bundle/pull/") ? rewrite(body) : body));
+      try {
+        const fresh = await tempDir("rye-cli-project-");
+        await writeTree(fresh, { "README.md": "mine\n" });
+        const before = await listTree(fresh);
+        const r = await rye(["bundle", "pull", "acme/kit", "--registry", proxy.url, "--json"], { env: pub.env, cwd: fresh });
+        assert.equal(r.code, 1, name);
+        assert.equal(JSON.parse(r.stdout).error.code, name === "tampered" ? "BUNDLE_FILES_TAMPERED" : "PATH_TRAVERSAL", name);
+        assert.deepEqual(await listTree(fresh), before, `${name}: nothing written`);
+      } finally {
+        await proxy.close();
+      }
+    }
+  });
+
+  it("usage errors", async () => {
+    assert.match((await pub.run(["bundle", "pull", "acme/kit", "--to", "elsewhere"])).stderr, /--to must be project or user/);
+    assert.match((await pub.run(["bundle", "push", "acme/kit", "--visibility", "secret"])).stderr, /--visibility must be public, unlisted or private/);
+    assert.match((await pub.run(["bundle", "pull", "acme/kit@latest"])).stderr, /error\[INVALID_VERSION\]/);
+    assert.equal((await pub.run(["bundle", "pull"])).code, EXIT.USAGE);
   });
 });
 

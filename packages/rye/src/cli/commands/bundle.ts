@@ -1,13 +1,26 @@
 import { resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import { RyeError } from "@rye/core";
 import { createBundle, inspectBundle, listBundles, verifyBundleAt } from "../../bundles/bundles.ts";
 import type { BundleInspection, BundleVerifyReport, ListedBundle } from "../../bundles/bundles.ts";
 import { KeyStore } from "../../keys/keystore.ts";
+import type { BundleTransferContext, TransferProgress } from "../../registry/bundle-transfer.ts";
+import { bundleVerificationKeys, pullBundle, pushBundle, splitBundleRef } from "../../registry/bundle-transfer.ts";
+import type { Visibility } from "../../registry/publish.ts";
 import { userSpaceBase } from "../../spaces/paths.ts";
 import { resolveSpaces } from "../../spaces/spaces.ts";
-import { TrustStore } from "../../trust/store.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
+import type { ProgressStream } from "../progress.ts";
+import { ProgressReporter, progressMode } from "../progress.ts";
+
+export interface BundleCliOptions {
+  /** Where the progress bar is drawn; default process.stderr (a bar only when it is a terminal). */
+  progressStream?: ProgressStream;
+  /** Asks a yes/no question (key registration on push); default: a prompt on an interactive terminal, else "no". */
+  prompt?: (question: string) => Promise<boolean>;
+}
 
 interface SpaceOpts {
   user?: boolean;
@@ -32,7 +45,9 @@ function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-function verifyJson(space: string, r: BundleVerifyReport) {
+type RegistrySigner = { url: string; fingerprint: string; publisher: string } | undefined;
+
+function verifyJson(space: string, r: BundleVerifyReport, registry: RegistrySigner) {
   return {
     ok: r.ok,
     code: r.code,
@@ -46,11 +61,12 @@ function verifyJson(space: string, r: BundleVerifyReport) {
     files_tampered: r.files_tampered,
     files_unlisted: r.files_unlisted,
     warnings: r.warnings,
+    ...(registry ? { registry } : {}),
   };
 }
 
-function printVerify(ctx: CliContext, r: BundleVerifyReport): void {
-  if (r.ok) ctx.io.stdout(`OK ${r.message}`);
+function printVerify(ctx: CliContext, r: BundleVerifyReport, registry: RegistrySigner): void {
+  if (r.ok) ctx.io.stdout(`OK ${r.message}${registry && r.manifestSignature.fingerprint === registry.fingerprint ? ` (the pinned key of ${registry.url}, published by ${registry.publisher})` : ""}`);
   else {
     ctx.io.stderr(`${r.code} ${r.message}`);
     for (const path of r.files_missing) ctx.io.stderr(`  missing:  ${path}`);
@@ -86,8 +102,49 @@ function printList(ctx: CliContext, bundles: ListedBundle[]): void {
   }
 }
 
-export function registerBundle(program: Command, ctx: CliContext): void {
-  const bundle = program.command("bundle").description("create, verify, inspect and list signed bundle manifests");
+async function ttyPrompt(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+const VISIBILITIES: readonly Visibility[] = ["public", "unlisted", "private"];
+
+function parseVisibility(value: string | undefined): Visibility | undefined {
+  if (value === undefined) return undefined;
+  if (!(VISIBILITIES as readonly string[]).includes(value)) throw new RyeError("BAD_REQUEST", `--visibility must be public, unlisted or private, not ${JSON.stringify(value)}`);
+  return value as Visibility;
+}
+
+function parseTo(value: string | undefined): "project" | "user" | undefined {
+  if (value === undefined) return undefined;
+  if (value !== "project" && value !== "user") throw new RyeError("BAD_REQUEST", `--to must be project or user, not ${JSON.stringify(value)}`);
+  return value;
+}
+
+const PHASE_VERBS: Record<TransferProgress["phase"], string> = { read: "pushing", upload: "pushing", download: "pulling", verify: "verifying", write: "writing" };
+
+/** A progress reporter for one transfer: a bar on a terminal, one summary line otherwise, nothing with --json. */
+function transferProgress(ctx: CliContext, options: BundleCliOptions, json: boolean | undefined) {
+  const stream = options.progressStream ?? process.stderr;
+  const reporter = new ProgressReporter({ mode: progressMode({ json, isTTY: stream.isTTY }), stream, plain: (line) => ctx.io.stderr(line) });
+  const listener = (p: TransferProgress) =>
+    reporter.update({
+      label: `${PHASE_VERBS[p.phase]} ${p.bundleId}${p.version ? ` ${p.version}` : ""}`,
+      filesDone: p.filesDone,
+      filesTotal: p.filesTotal,
+      bytesDone: p.bytesDone,
+      bytesTotal: p.bytesTotal,
+    });
+  return { reporter, listener };
+}
+
+export function registerBundle(program: Command, ctx: CliContext, options: BundleCliOptions = {}): void {
+  const bundle = program.command("bundle").description("create, verify, inspect and list signed bundle manifests; push them to and pull them from a registry");
 
   bundle
     .command("create <bundle_id>")
@@ -133,12 +190,90 @@ export function registerBundle(program: Command, ctx: CliContext): void {
     .action(async (bundleId: string, opts: SpaceOpts) =>
       ctx.run(opts.json, async () => {
         const { space, root } = rootOf(ctx, opts);
-        const report = await verifyBundleAt({ root, bundleId, keys: new TrustStore({ env: ctx.env }) });
-        if (opts.json) ctx.json(verifyJson(space, report));
-        else printVerify(ctx, report);
+        const { keys, registry } = await bundleVerificationKeys(root, bundleId, ctx.env);
+        const report = await verifyBundleAt({ root, bundleId, keys });
+        if (opts.json) ctx.json(verifyJson(space, report, registry));
+        else printVerify(ctx, report, registry);
         return report.ok ? EXIT.OK : EXIT.FAILURE;
       }),
     );
+
+  bundle
+    .command("push <bundle_id>")
+    .description("verify a bundle created with `rye bundle create` and upload it to the registry serving its namespace")
+    .option("--user", "push a bundle of the user space")
+    .option("--visibility <visibility>", "public | unlisted | private (when the bundle is created on the registry)")
+    .option("--registry <url>", "registry URL (default: the one serving the bundle's namespace)")
+    .option("-y, --yes", "register your public key with the registry without asking")
+    .option("--json", "print JSON")
+    .action(async (bundleId: string, opts: SpaceOpts & { visibility?: string; registry?: string; yes?: boolean }) => {
+      const { reporter, listener } = transferProgress(ctx, options, opts.json);
+      return ctx.run(opts.json, async () => {
+        const visibility = parseVisibility(opts.visibility);
+        const prompt = options.prompt ?? ttyPrompt;
+        const context: BundleTransferContext = {
+          projectPath: resolve(ctx.cwd),
+          env: ctx.env,
+          info: (text) => ctx.io.stderr(text),
+          onProgress: listener,
+          confirm: async (question) => {
+            if (opts.yes) {
+              ctx.io.stderr(`${question} yes (--yes)`);
+              return true;
+            }
+            return opts.json && !options.prompt ? false : prompt(question);
+          },
+        };
+        let result;
+        try {
+          result = await pushBundle({ bundleId, ...(opts.user ? { fromUser: true } : {}), ...(visibility ? { visibility } : {}), ...(opts.registry ? { registryUrl: opts.registry } : {}) }, context);
+        } catch (err) {
+          reporter.fail();
+          throw err;
+        }
+        reporter.finish(`pushed ${result.bundle_id} ${result.version}`);
+        if (opts.json) return ctx.json(result);
+        if (result.key_registration === "registered") ctx.io.stderr(`Registered your public key ${result.author_fingerprint} with ${result.registry}.`);
+        ctx.io.stdout(
+          `Pushed bundle ${result.bundle_id}@${result.version} to ${result.registry}: ${result.file_count} files, ${formatBytes(result.total_bytes)}; the registry signed the manifest with ${result.registry_fingerprint}.`,
+        );
+      });
+    });
+
+  bundle
+    .command("pull <bundle_ref>")
+    .description("download a bundle (<bundle_id>[@version]), verify the registry signature, attestation and every file, then write it atomically")
+    .option("--to <space>", "project | user (default project)")
+    .option("--registry <url>", "registry URL (default: the one serving the bundle's namespace)")
+    .option("--force", "replace local files whose content differs")
+    .option("--json", "print JSON")
+    .action(async (ref: string, opts: { to?: string; registry?: string; force?: boolean; json?: boolean }) => {
+      const { reporter, listener } = transferProgress(ctx, options, opts.json);
+      return ctx.run(opts.json, async () => {
+        const to = parseTo(opts.to);
+        const { bundleId, version } = splitBundleRef(ref);
+        const context: BundleTransferContext = { projectPath: resolve(ctx.cwd), env: ctx.env, info: (text) => ctx.io.stderr(text), onProgress: listener };
+        let result;
+        try {
+          result = await pullBundle({ bundleId, version, ...(to ? { to } : {}), ...(opts.force ? { force: true } : {}), ...(opts.registry ? { registryUrl: opts.registry } : {}) }, context);
+        } catch (err) {
+          reporter.fail();
+          throw err;
+        }
+        reporter.finish(`pulled ${result.bundle_id} ${result.version}`, {
+          label: `pulled ${result.bundle_id} ${result.version}`,
+          filesDone: result.file_count,
+          filesTotal: result.file_count,
+          bytesDone: result.total_bytes,
+          bytesTotal: result.total_bytes,
+        });
+        if (opts.json) return ctx.json(result);
+        const what = `bundle ${result.bundle_id}@${result.version} (published by ${result.publisher}, verified with ${result.registry_fingerprint})`;
+        if (result.status === "unchanged") ctx.io.stdout(`Already up to date: ${what} in ${result.root}.`);
+        else ctx.io.stdout(`Pulled ${what} into ${result.root}: ${result.files_written.length} written, ${result.files_unchanged.length} unchanged of ${result.file_count} files.`);
+        if (result.yanked) ctx.io.stderr(`warning: ${result.bundle_id}@${result.version} is yanked.`);
+      });
+    });
 
   bundle
     .command("inspect <bundle_id>")

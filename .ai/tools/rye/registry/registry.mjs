@@ -1,0 +1,238 @@
+// rye:signed:2026-11-21T07:46:22Z:44e3d06c9d904e9da2032f08683b5d84e88964c6354e01b7d43f6bc9d0b00817:_eoUs2qHPPtRDKs4M49PrAA7hEbcDhKp00jwQYv3drXEAhn8g3ujX8WovASDITipnpmMp7CJhxU4Z1MOQ34FDw==:6c9625f32a325ff8
+export const __version__ = "1.0.0";
+export const __tool_type__ = "javascript";
+export const __executor_id__ = "rye/core/runtimes/node";
+export const __category__ = "rye/registry";
+export const __tool_description__ =
+  "Registry operations with your stored rye credentials: search, pull, push, publish, unpublish, yank, unyank, deprecate, delete, whoami, bundle_push, bundle_pull (everything pulled is verified with the pinned registry key before it is written)";
+export const CONFIG_SCHEMA = {
+  type: "object",
+  properties: {
+    action: {
+      type: "string",
+      enum: ["search", "pull", "push", "publish", "unpublish", "yank", "unyank", "deprecate", "delete", "whoami", "bundle_push", "bundle_pull"],
+      description: "What to do",
+    },
+    item_type: { type: "string", enum: ["directive", "tool", "knowledge"], description: "Item type (search filter; pull: optional; push by id and the management actions: required)" },
+    item_id: { type: "string", minLength: 1, maxLength: 300, description: "Registry item id namespace/category/name (pull also takes id@version); push: a local item id of the project or user space" },
+    item_path: { type: "string", minLength: 1, maxLength: 1000, description: "push: the item file, relative to the project" },
+    bundle_id: { type: "string", minLength: 1, maxLength: 300, description: "bundle_push / bundle_pull: namespace/name (bundle_pull also takes id@version)" },
+    version: { type: "string", minLength: 1, maxLength: 256, description: "An exact version (pull, yank, unyank, delete, bundle_pull); or append @version to item_id / bundle_id" },
+    query: { type: "string", minLength: 1, maxLength: 256, description: "search: the query" },
+    category: { type: "string", maxLength: 256, description: "search: a category prefix" },
+    limit: { type: "integer", minimum: 1, maximum: 100, default: 20, description: "search: the number of hits" },
+    visibility: { type: "string", enum: ["public", "unlisted", "private"], description: "push / bundle_push: visibility of a new item or bundle" },
+    namespace: { type: "string", minLength: 1, maxLength: 39, description: "push: publish under this namespace (an organization) instead of your username" },
+    changelog: { type: "string", maxLength: 5000, description: "push: what changed in this version" },
+    reason: { type: "string", maxLength: 1000, description: "yank: why" },
+    message: { type: "string", minLength: 1, maxLength: 1000, description: "deprecate: what to use instead" },
+    undo: { type: "boolean", description: "deprecate: lift the deprecation" },
+    to: { type: "string", enum: ["project", "user"], default: "project", description: "pull / bundle_pull: where to write" },
+    from: { type: "string", enum: ["project", "user"], default: "project", description: "bundle_push: the space holding the bundle" },
+    force: { type: "boolean", default: false, description: "pull / bundle_pull: replace local files whose content differs; delete: bypass the deletion policy (registry administrators)" },
+    yes: { type: "boolean", default: false, description: "push / bundle_push: register your public key with the registry if it is not registered yet" },
+    registry: { type: "string", minLength: 1, maxLength: 2000, description: "Registry URL (default: the registry serving the namespace, or the default registry)" },
+  },
+  required: ["action"],
+  additionalProperties: false,
+  allOf: [
+    { "if": { properties: { action: { "const": "search" } } }, "then": { required: ["query"] } },
+    { "if": { properties: { action: { "const": "pull" } } }, "then": { required: ["item_id"] } },
+    { "if": { properties: { action: { "const": "push" } } }, "then": { anyOf: [{ required: ["item_path"] }, { required: ["item_id", "item_type"] }] } },
+    { "if": { properties: { action: { "enum": ["publish", "unpublish", "yank", "unyank", "deprecate", "delete"] } } }, "then": { required: ["item_type", "item_id"] } },
+    { "if": { properties: { action: { "enum": ["yank", "unyank"] } } }, "then": { anyOf: [{ required: ["version"] }, { required: ["item_id"], properties: { item_id: { pattern: "@" } } }] } },
+    { "if": { properties: { action: { "const": "deprecate" } } }, "then": { anyOf: [{ required: ["message"] }, { required: ["undo"], properties: { undo: { "const": true } } }] } },
+    { "if": { properties: { action: { "enum": ["bundle_push", "bundle_pull"] } } }, "then": { required: ["bundle_id"] } },
+  ],
+};
+
+import { createRequire } from "node:module";
+import { readFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+
+/*
+ * How this tool reaches rye's client code (the same functions the `rye` CLI calls; nothing is shelled out).
+ *
+ * The node runtime runs `node <rye package>/runners/node-runner.mjs <this file>`, so `process.argv[1]` is the
+ * runner of the rye installation that is executing this tool — in a repository checkout
+ * (packages/rye/runners/) and in an npm install (node_modules/rye/runners/) alike, wherever the system
+ * space itself lives ($RYE_SYSTEM_SPACE, <package>/system/.ai or the repository's .ai). Paths relative to
+ * this file would differ between those layouts, the package `@rye/rye` does not exist, and `rye`'s package
+ * exports do not expose its registry modules, so the modules are loaded by file from `<package>/src/`.
+ * rye ships TypeScript sources run through tsx (a dependency of rye): tsx is resolved from rye's package
+ * (its ESM API, registered for this short-lived process) and every module is imported through it, so they
+ * all share one module graph (one @rye/core, one RyeError class).
+ */
+async function ryePackageRoot() {
+  const runner = process.argv[1] ? resolve(process.argv[1]) : "";
+  const root = resolve(dirname(runner), "..");
+  if (basename(runner) === "node-runner.mjs") {
+    const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8").catch(() => "{}"));
+    if (pkg.name === "rye") return root;
+  }
+  throw new Error("rye/registry/registry must run through rye's node runtime (rye/core/runtimes/node): cannot find the rye package");
+}
+
+let clientPromise;
+
+function loadClient() {
+  clientPromise ??= (async () => {
+    const root = await ryePackageRoot();
+    const requireFromRye = createRequire(join(root, "package.json"));
+    const tsxPackageJson = requireFromRye.resolve("tsx/package.json");
+    const entry = JSON.parse(await readFile(tsxPackageJson, "utf8")).exports["./esm/api"];
+    const esmApi = typeof entry === "string" ? entry : (entry.import?.default ?? entry.import ?? entry.default);
+    const tsx = await import(pathToFileURL(join(dirname(tsxPackageJson), esmApi)).href);
+    tsx.register();
+    const load = (specifier) => import(pathToFileURL(specifier.startsWith("@") ? requireFromRye.resolve(specifier) : join(root, "src", specifier)).href);
+    await load("@rye/core/node"); // node:crypto for Ed25519 and SHA-256, as in the CLI
+    const [core, publish, bundles, search, session, registries, login, registryUrl] = await Promise.all([
+      load("@rye/core"),
+      load("registry/publish.ts"),
+      load("registry/bundle-transfer.ts"),
+      load("registry/remote-search.ts"),
+      load("registry/session.ts"),
+      load("registry/registries.ts"),
+      load("registry/login.ts"),
+      load("registry/registry-url.ts"),
+    ]);
+    return { core, publish, bundles, search, session, registries, login, registryUrl };
+  })();
+  return clientPromise;
+}
+
+const ITEM_TYPES = ["directive", "tool", "knowledge"];
+
+/** `id@1.2.3` in item_id/bundle_id, or the version parameter (both only when they agree). */
+function idAndVersion(client, ref, version) {
+  const { id, version: inRef } = client.publish.splitVersion(ref);
+  if (inRef && version && inRef !== version) throw new client.core.RyeError("BAD_REQUEST", `${ref} and version ${version} disagree`, { hint: "Pass the version once." });
+  return { id, version: inRef ?? version };
+}
+
+async function run(client, params, context) {
+  const { RyeError } = client.core;
+  const env = { ...process.env };
+  const projectPath = resolve(context?.projectPath ?? process.env.RYE_PROJECT_PATH ?? process.cwd());
+  const notices = [];
+  const registryUrl = params.registry ? client.registryUrl.normalizeRegistryUrl(params.registry) : undefined;
+  const ctx = {
+    projectPath,
+    env,
+    info: (text) => notices.push(text),
+    // Registering the user's public key with a registry happens only when the caller says so.
+    confirm: async () => params.yes === true,
+  };
+  const withNotices = (result) => (notices.length > 0 ? { ...result, notices } : result);
+
+  switch (params.action) {
+    case "search": {
+      const searchEnv = registryUrl ? { ...env, RYE_REGISTRY_URL: registryUrl } : env;
+      const result = await client.search.searchRegistry(
+        { query: params.query, itemTypes: params.item_type ? [params.item_type] : ITEM_TYPES, category: params.category, limit: params.limit ?? 20 },
+        { projectPath, env: searchEnv },
+      );
+      if (result.warning && result.hits.length === 0) throw new RyeError("UNAVAILABLE", result.warning, { hint: "Check the registry URL (registry parameter, RYE_REGISTRY_URL) and your network." });
+      return { status: "ok", registry: result.registry, total: result.total, results: result.hits, ...(result.warning ? { warning: result.warning } : {}) };
+    }
+    case "pull": {
+      const { id, version } = idAndVersion(client, params.item_id, params.version);
+      const result = await client.publish.pullItemToFile(
+        { id, ...(version ? { version } : {}), ...(params.item_type ? { type: params.item_type } : {}), to: params.to ?? "project", ...(registryUrl ? { registryUrl } : {}), force: params.force === true },
+        ctx,
+      );
+      return withNotices(result);
+    }
+    case "push": {
+      const result = await client.publish.pushItem(
+        {
+          ...(params.item_path ? { path: resolve(projectPath, params.item_path) } : { itemId: params.item_id }),
+          ...(params.item_type ? { type: params.item_type } : {}),
+          ...(params.visibility ? { visibility: params.visibility } : {}),
+          ...(params.namespace ? { namespace: params.namespace } : {}),
+          ...(params.changelog ? { changelog: params.changelog } : {}),
+          ...(registryUrl ? { registryUrl } : {}),
+        },
+        ctx,
+      );
+      return withNotices(result);
+    }
+    case "publish":
+    case "unpublish":
+    case "yank":
+    case "unyank":
+    case "deprecate":
+    case "delete": {
+      const { id, version } = idAndVersion(client, params.item_id, params.version);
+      if (version && ["publish", "unpublish", "deprecate"].includes(params.action)) {
+        throw new RyeError("BAD_REQUEST", `${params.action} applies to the whole item, not a version`, { hint: "Leave out the version." });
+      }
+      const result = await client.publish.manageItem(
+        {
+          action: params.action,
+          type: params.item_type,
+          id,
+          ...(version ? { version } : {}),
+          ...(params.reason ? { reason: params.reason } : {}),
+          ...(params.message ? { message: params.message } : {}),
+          ...(params.undo ? { undo: true } : {}),
+          ...(params.action === "delete" && params.force ? { force: true } : {}),
+          ...(registryUrl ? { registryUrl } : {}),
+        },
+        ctx,
+      );
+      return { status: "ok", action: params.action, ...result };
+    }
+    case "whoami": {
+      const url = registryUrl ?? (await client.registries.resolveRegistryFor(undefined, { env, projectPath })).url;
+      const token = await client.session.accessTokenFor(url, env);
+      if (!token) throw new RyeError("UNAUTHORIZED", `Not signed in to ${url}`, { hint: `Run \`rye login --registry ${url}\` in a terminal (or set RYE_TOKEN for the MCP server).` });
+      const me = await client.login.whoAmI(url, token);
+      return { status: "ok", registry: url, username: me.username, scopes: me.scopes ?? null, source: env.RYE_TOKEN ? "env" : "credentials" };
+    }
+    case "bundle_push": {
+      if (params.bundle_id.includes("@")) throw new RyeError("BAD_REQUEST", "bundle_push takes a bundle id without @version", { hint: "The version is the manifest's (rye bundle create --version)." });
+      const result = await client.bundles.pushBundle(
+        { bundleId: params.bundle_id, ...(params.from === "user" ? { fromUser: true } : {}), ...(params.visibility ? { visibility: params.visibility } : {}), ...(registryUrl ? { registryUrl } : {}) },
+        ctx,
+      );
+      return withNotices(result);
+    }
+    case "bundle_pull": {
+      const ref = client.bundles.splitBundleRef(params.bundle_id);
+      if (ref.version && params.version && ref.version !== params.version) throw new RyeError("BAD_REQUEST", `${params.bundle_id} and version ${params.version} disagree`);
+      const result = await client.bundles.pullBundle(
+        { bundleId: ref.bundleId, version: ref.version ?? params.version, to: params.to ?? "project", force: params.force === true, ...(registryUrl ? { registryUrl } : {}) },
+        ctx,
+      );
+      return withNotices(result);
+    }
+    default:
+      throw new RyeError("INPUT_INVALID", `Unknown action ${JSON.stringify(params.action)}`, { hint: `Use one of: ${CONFIG_SCHEMA.properties.action.enum.join(", ")}.` });
+  }
+}
+
+/** The runner reports `{ success: false, error: { message, type } }`: the rye error code becomes the type. */
+function asToolError(err) {
+  if (err && typeof err === "object" && err.name === "RyeError" && typeof err.code === "string") {
+    const wrapped = new Error(`${err.code}: ${err.message}${err.hint ? ` (hint: ${err.hint})` : ""}`);
+    wrapped.name = err.code;
+    return wrapped;
+  }
+  return err;
+}
+
+export async function main(params, context) {
+  if (!params || typeof params !== "object" || !CONFIG_SCHEMA.properties.action.enum.includes(params.action)) {
+    const error = new Error(`INPUT_INVALID: action must be one of ${CONFIG_SCHEMA.properties.action.enum.join(", ")}`);
+    error.name = "INPUT_INVALID";
+    throw error;
+  }
+  const client = await loadClient();
+  try {
+    return await run(client, params, context);
+  } catch (err) {
+    throw asToolError(err);
+  }
+}
