@@ -82,7 +82,7 @@ async function demoFiles(prefix = "alice/demo") {
     [`.ai/directives/${prefix}/hello.md`]: (await signItem(directive("hello"), "directive", aliceKey)).content,
     [`.ai/tools/${prefix}/greet.py`]: tool,
     [`.ai/knowledge/${prefix}/notes.md`]: knowledge,
-    [`.ai/plans/${prefix}/logo.png`]: PNG,
+    [`.ai/knowledge/${prefix}/logo.png`]: PNG,
   };
 }
 
@@ -122,7 +122,7 @@ describe("happy paths", () => {
     assert.equal(payload.log_index, r.body.log_index);
 
     const row = await reg.db.prisma.bundleVersion.findFirstOrThrow({ where: { version: "1.0.0", bundle: { name: "demo" } } });
-    const pngPath = ".ai/plans/alice/demo/logo.png";
+    const pngPath = ".ai/knowledge/alice/demo/logo.png";
     assert.deepEqual((row.files as Json)[pngPath], { sha256: sha(PNG), size: PNG.length, inline_signed: false });
     assert.equal((row.files as Json)[".ai/directives/alice/demo/hello.md"].inline_signed, true);
     assert.ok(await reg.db.prisma.blob.findUnique({ where: { sha256: sha(PNG) } }));
@@ -140,7 +140,7 @@ describe("happy paths", () => {
     assert.equal(r.res.headers.get("cache-control"), "public, max-age=31536000, immutable");
     assert.ok(await verifyDocument(r.body.attestation, registryKey));
     const files = new Map(Object.entries(r.body.files as Record<string, Json>).map(([p, f]) => [p, new Uint8Array(Buffer.from(f.content_base64, "base64"))]));
-    assert.deepEqual(files.get(".ai/plans/alice/demo/logo.png"), PNG);
+    assert.deepEqual(files.get(".ai/knowledge/alice/demo/logo.png"), PNG);
     assert.equal(Buffer.from(files.get(".ai/knowledge/alice/demo/notes.md")!).toString("utf8"), knowledge, "CRLF survives");
     const verification = await verifyBundle(r.body.manifest, keyResolverFrom([registryKey, aliceKey.publicKey]), async (p) => files.get(p));
     assert.equal(verification.code, "OK", JSON.stringify(verification));
@@ -167,7 +167,7 @@ describe("happy paths", () => {
       const fsRequest = bundleApp(reg.deps, new FileSystemBlobStore(dir));
       const pulled = (await signItem(directive("fetched"), "directive", reg.deps.keyring.current(), { provenance: { provider: "rye-registry", username: "bob" } })).content;
       const unique = "only in the directory store\n";
-      const body = await bundleBody("alice/mixed", { ".ai/directives/alice/mixed/fetched.md": pulled, ".ai/plans/alice/mixed/unique.txt": unique });
+      const body = await bundleBody("alice/mixed", { ".ai/directives/alice/mixed/fetched.md": pulled, ".ai/knowledge/alice/mixed/unique.txt": unique });
       const r = await fsRequest("POST", "/v1/bundle/push", { token: aliceToken, json: body });
       assert.equal(r.status, 201, JSON.stringify(r.body));
       const pull = await fsRequest("GET", "/v1/bundle/pull/alice/mixed");
@@ -312,7 +312,7 @@ describe("security", () => {
   });
 
   test("path traversal in the request or the manifest is refused", async () => {
-    for (const path of ["../escape.md", ".ai/../../etc/passwd", "/etc/passwd", "a\\b.md", "C:/x.md", "a//b.md"]) {
+    for (const path of ["../escape.md", ".ai/../../etc/passwd", "/etc/passwd", "a\\b.md", "C:/x.md", "a//b.md", ".ai/trusted_keys/0123456789abcdef.pem", ".ai/config/registries.yaml", ".ai/plans/alice/zip/x.md", ".ai/tools/alice/other/greet.py", "README.md"]) {
       const body = await bundleBody("alice/zip", { ".ai/tools/alice/zip/greet.py": tool });
       const r = await push({ ...body, files: { ...body.files, [path]: { content: "x", sha256: sha("x") } } });
       assert.equal(r.body.error.code, "PATH_TRAVERSAL", path);

@@ -17,7 +17,7 @@ import {
   signManifest,
   utf8Decode,
   utf8Encode,
-  validateBundlePath,
+  bundleFilePathProblem,
   validateItemId,
   validateNamespace,
   verifyItem,
@@ -93,7 +93,7 @@ function checkSize(input: BundlePushInput, max: number): void {
 /** Every pushed path is safe, the pushed files are exactly the manifest's, and every byte hashes as declared. */
 function checkFiles(manifest: BundleManifest, files: Record<string, PushedFile>): CheckedFile[] {
   const unsafe = Object.keys(files).flatMap((path) => {
-    const problem = validateBundlePath(path);
+    const problem = bundleFilePathProblem(manifest.bundle.id, path);
     return problem ? [{ path, reason: problem }] : [];
   });
   if (unsafe.length > 0) throw new RyeError("PATH_TRAVERSAL", "Bundle file paths must stay inside the bundle", { details: unsafe });

@@ -29,6 +29,21 @@ export function validateBundlePath(path: string): string | null {
   return null;
 }
 
+/**
+ * Why `path` may not be a file of bundle `bundleId`, or null. Bundles hold what `rye bundle create`
+ * collects: `.ai/{directives,tools,knowledge}/<bundle_id>/…`. The registry refuses anything else on push
+ * and the client refuses it on pull, so a bundle can never write keys, configuration or lockfiles.
+ */
+export function bundleFilePathProblem(bundleId: string, path: string): string | null {
+  const basic = validateBundlePath(path);
+  if (basic) return basic;
+  const folders = Object.values(TYPE_FOLDERS);
+  if (!folders.some((folder) => path.startsWith(`.ai/${folder}/${bundleId}/`))) {
+    return `outside the bundle's folders (.ai/{${folders.join(",")}}/${bundleId}/)`;
+  }
+  return null;
+}
+
 const bundlePath = z.string().superRefine((p, ctx) => {
   const problem = validateBundlePath(p);
   if (problem) ctx.addIssue({ code: "custom", message: `${JSON.stringify(p)}: ${problem}` });

@@ -373,9 +373,9 @@ describe("push and pull against the registry", () => {
     }
   });
 
-  test("a bundle the registry accepted with a path outside its folders is refused on pull", async () => {
-    // The registry accepts any relative path (e.g. .ai/trusted_keys/…); writing it into a user space would
-    // make the puller trust the publisher's key. Built by hand: `rye bundle create` never lists such a path.
+  test("the registry refuses a bundle with a path outside its folders (a lying registry is refused by the client: see the proxy test)", async () => {
+    // Built by hand: `rye bundle create` never lists such a path. Accepting it would let a bundle make
+    // its puller trust the publisher's key.
     const pem = new TextEncoder().encode((await generateKeyPair()).publicKey.pem);
     const list = [
       { path: ".ai/tools/alice/sneaky/greet.py", bytes: new TextEncoder().encode(tool("alice/sneaky")) },
@@ -387,15 +387,11 @@ describe("push and pull against the registry", () => {
       headers: { authorization: `Bearer ${tokens.alice}`, "content-type": "application/json" },
       body: JSON.stringify({ bundle_id: "alice/sneaky", manifest, files: Object.fromEntries(list.map((f) => [f.path, { content_base64: Buffer.from(f.bytes).toString("base64"), sha256: sha256Hex(f.bytes) }])) }),
     });
-    assert.equal(res.status, 201, await res.text());
-    const victim = await side({ userBase: alice.userBase });
-    const before = await snapshot(victim.userBase);
-    const err = await rejectsWith(pullBundle({ bundleId: "alice/sneaky", to: "user" }, victim.ctx), "PATH_TRAVERSAL");
-    assert.deepEqual((err.details as { field: string }[]).map((d) => d.field), [".ai/trusted_keys/0123456789abcdef.pem"]);
-    const after = await snapshot(victim.userBase);
-    assert.deepEqual(Object.keys(after).filter((p) => p.includes("0123456789abcdef")), []);
-    assert.deepEqual(Object.keys(after).filter((p) => p.includes("sneaky")), []);
-    assert.ok(Object.keys(before).length > 0);
+    const body = (await res.json()) as { error: { code: string; details: { path: string }[] } };
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.equal(body.error.code, "PATH_TRAVERSAL");
+    assert.deepEqual(body.error.details.map((d) => d.path), [".ai/trusted_keys/0123456789abcdef.pem"]);
+    await rejectsWith(pullBundle({ bundleId: "alice/sneaky", to: "user" }, (await side({ userBase: alice.userBase })).ctx), "ITEM_NOT_FOUND");
   });
 
   test("unknown bundles and versions", async () => {

@@ -33,9 +33,8 @@ import {
   publishAttestationSchema,
   RyeError,
   sha256Hex,
-  TYPE_FOLDERS,
   utf8Decode,
-  validateBundlePath,
+  bundleFilePathProblem,
   validateItemId,
   validateNamespace,
   verifyDocument,
@@ -106,19 +105,9 @@ export function splitBundleRef(ref: string): { bundleId: string; version?: strin
   return { bundleId: ref.slice(0, at), version };
 }
 
-const FOLDERS = Object.values(TYPE_FOLDERS);
-
-/**
- * Why a manifest path may not be written when pulling `bundleId`, or null. Only the folders
- * `rye bundle create` collects are allowed: `.ai/{directives,tools,knowledge}/<bundle_id>/…`.
- */
+/** Why a manifest path may not be written when pulling `bundleId`, or null (the registry's own rule). */
 export function pulledPathProblem(bundleId: string, path: string): string | null {
-  const basic = validateBundlePath(path);
-  if (basic) return basic;
-  if (!FOLDERS.some((folder) => path.startsWith(`.ai/${folder}/${bundleId}/`))) {
-    return `outside the bundle's folders (.ai/{${FOLDERS.join(",")}}/${bundleId}/)`;
-  }
-  return null;
+  return bundleFilePathProblem(bundleId, path);
 }
 
 /* ------------------------------------------------------------------ registry plumbing */
