@@ -1,0 +1,10 @@
+export default function Loading() {
+  return (
+    <div className="mx-auto max-w-4xl space-y-6" aria-busy="true" aria-label="Loading">
+      <div className="h-4 w-40 animate-pulse rounded bg-neutral-200 dark:bg-neutral-800" />
+      <div className="h-9 w-3/4 animate-pulse rounded bg-neutral-200 dark:bg-neutral-800" />
+      <div className="h-32 animate-pulse rounded-lg bg-neutral-100 dark:bg-neutral-900" />
+      <div className="h-64 animate-pulse rounded-lg bg-neutral-100 dark:bg-neutral-900" />
+    </div>
+  );
+}
