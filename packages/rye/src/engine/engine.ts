@@ -4,7 +4,7 @@ import { ITEM_TYPES, RyeError } from "@rye/core";
 import type { SearchResult } from "../search/search.ts";
 import { searchItems } from "../search/search.ts";
 import type { RegistryHit } from "../registry/remote-search.ts";
-import { searchRegistry } from "../registry/remote-search.ts";
+import { searchRegistries } from "../registry/remote-search.ts";
 import type { SpaceName } from "../spaces/spaces.ts";
 import type { EngineContext, EngineOptions } from "./context.ts";
 import { createEngineContext } from "./context.ts";
@@ -34,6 +34,8 @@ export type SearchResponse = Omit<SearchResult, "results"> & {
   source: SpaceName | "all";
   search_type: "keyword";
   registry?: { url: string; total: number };
+  /** Every registry searched (default first), when scoped registries were searched too. */
+  registries?: { url: string; total: number; warning?: string }[];
   warnings?: string[];
 };
 
@@ -54,7 +56,7 @@ export class Engine {
     const base = { item_type: itemTypes.length === 1 ? itemTypes[0]! : ("all" as const), source, search_type: "keyword" as const };
     if (scope === "local") return { ...local!, ...base };
     const limit = params.limit ?? 10;
-    const remote = await searchRegistry({ query: params.query, itemTypes, category: params.category, limit }, { projectPath: this.ctx.projectPath, env: this.ctx.env });
+    const remote = await searchRegistries({ query: params.query, itemTypes, category: params.category, limit }, { projectPath: this.ctx.projectPath, env: this.ctx.env });
     const localIds = new Set((local?.results ?? []).map((h) => `${h.type}:${h.id}`));
     const remoteHits = remote.hits.filter((h) => !localIds.has(`${h.type}:${h.id}`));
     const results = [...(local?.results ?? []), ...remoteHits].slice(0, limit);
@@ -65,8 +67,9 @@ export class Engine {
       limit,
       offset: params.offset ?? 0,
       ...base,
-      registry: { url: remote.registry, total: remote.total },
-      ...(remote.warning ? { warnings: [remote.warning] } : {}),
+      registry: { url: remote.primary.registry, total: remote.primary.total },
+      ...(remote.searched.length > 1 ? { registries: remote.searched.map((r) => ({ url: r.registry, total: r.total, ...(r.warning ? { warning: r.warning } : {}) })) } : {}),
+      ...(remote.warnings.length ? { warnings: remote.warnings } : {}),
     };
   }
 

@@ -1,12 +1,14 @@
 /**
- * Registry hits for `search`: the default registry's `/v1/search`, labelled with the registry, merged
- * after local hits (local first; an item already installed locally is not listed twice). Offline, the
- * search still answers with the local hits and a warning.
+ * Registry hits for `search`: the default registry's `/v1/search` and, for each registry configured with
+ * scopes (`rye registry add acme <url> --scope acme`), that registry's search within its scopes. Hits are
+ * labelled with their registry and kept only where routing would resolve them (a look-alike `acme/…`
+ * on the default registry is dropped when `acme` belongs to another registry), then merged after local
+ * hits by the caller. Offline, the search still answers with the local hits and a warning.
  */
 import type { ItemType } from "@rye/core";
 import { RyeError } from "@rye/core";
 import { readJson, registryFetch } from "./http.ts";
-import { resolveRegistryFor } from "./registries.ts";
+import { loadRegistries, routeRegistry } from "./registries.ts";
 import { accessTokenFor } from "./session.ts";
 
 export interface RegistryHit {
@@ -35,17 +37,24 @@ export interface RegistrySearchResult {
   warning?: string;
 }
 
-/** At most `limit` hits from the default registry; never throws for network trouble (a warning instead). */
-export async function searchRegistry(
-  query: { query: string; itemTypes: ItemType[]; category?: string | undefined; limit: number },
-  options: { projectPath: string; env: NodeJS.ProcessEnv },
-): Promise<RegistrySearchResult> {
-  const { url } = await resolveRegistryFor(undefined, { projectPath: options.projectPath, env: options.env });
+export interface RegistrySearchQuery {
+  query: string;
+  itemTypes: ItemType[];
+  category?: string | undefined;
+  limit: number;
+}
+
+/** Most scoped searches one `search` fans out to (each is one HTTP request, made in parallel). */
+export const MAX_SCOPED_SEARCHES = 8;
+
+/** At most `limit` hits from one registry; never throws for network trouble (a warning instead). */
+export async function searchOneRegistry(url: string, query: RegistrySearchQuery & { namespace?: string }, env: NodeJS.ProcessEnv): Promise<RegistrySearchResult> {
   const params = new URLSearchParams({ query: query.query.slice(0, 256), limit: String(Math.min(100, Math.max(1, query.limit))) });
   if (query.itemTypes.length === 1) params.set("item_type", query.itemTypes[0]!);
   if (query.category) params.set("category", query.category);
+  if (query.namespace) params.set("namespace", query.namespace);
   try {
-    const token = await accessTokenFor(url, options.env).catch(() => undefined);
+    const token = await accessTokenFor(url, env).catch(() => undefined);
     const body = await readJson<RegistrySearchResponse>(await registryFetch(url, `/v1/search?${params}`, { token, timeoutMs: 10_000 }));
     const hits = body.results
       .filter((r) => query.itemTypes.includes(r.item_type))
@@ -67,4 +76,36 @@ export async function searchRegistry(
     const reason = err instanceof RyeError ? err.message : String(err);
     return { registry: url, hits: [], total: 0, warning: `Registry ${url} not searched: ${reason}` };
   }
+}
+
+export interface MergedRegistrySearch {
+  /** The default registry's answer (routing-filtered). */
+  primary: RegistrySearchResult;
+  /** Every registry asked, default first. */
+  searched: RegistrySearchResult[];
+  /** All hits, best score first. */
+  hits: RegistryHit[];
+  total: number;
+  warnings: string[];
+}
+
+/** The default registry plus every scoped registry (see the module comment). */
+export async function searchRegistries(query: RegistrySearchQuery, options: { projectPath: string; env: NodeJS.ProcessEnv }): Promise<MergedRegistrySearch> {
+  const config = await loadRegistries({ projectPath: options.projectPath, env: options.env });
+  const defaultUrl = routeRegistry(config, undefined, options.env).url;
+  const routesTo = (url: string) => (hit: RegistryHit) => routeRegistry(config, hit.id, options.env).url === url;
+  const scoped = config.registries
+    .filter((r) => r.url !== defaultUrl)
+    .flatMap((r) => r.scopes.map((scope) => ({ url: r.url, scope })))
+    .slice(0, MAX_SCOPED_SEARCHES);
+  const [primaryRaw, ...scopedRaw] = await Promise.all([
+    searchOneRegistry(defaultUrl, query, options.env),
+    ...scoped.map((s) => searchOneRegistry(s.url, { ...query, namespace: s.scope }, options.env)),
+  ]);
+  const primary = { ...primaryRaw!, hits: primaryRaw!.hits.filter(routesTo(defaultUrl)) };
+  const scopedResults = scopedRaw.map((r) => ({ ...r, hits: r.hits.filter(routesTo(r.registry)) }));
+  const searched = [primary, ...scopedResults];
+  const hits = searched.flatMap((r) => r.hits).sort((a, b) => b.score - a.score);
+  const warnings = [...new Set(searched.flatMap((r) => (r.warning ? [r.warning] : [])))];
+  return { primary, searched, hits, total: searched.reduce((sum, r) => sum + r.total, 0), warnings };
 }

@@ -238,3 +238,27 @@ test("a project's .ai/config/registries.json overrides the user configuration", 
   assert.match(fromOrg.body.content, /from: "acme", secret: 42/);
   assert.deepEqual((await other.lock()).map((e) => e.registry), [org.url]);
 });
+
+test("search asks the default registry and each scoped registry, and keeps only hits routing resolves there", async () => {
+  const c = await consumer();
+  assert.equal((await c.rye(["registry", "add", "acme", org.url, "--scope", "acme"])).code, 0);
+  const before = { pub: pub.requests.length, org: org.requests.length };
+
+  // Anonymous: the private org item stays invisible, and carol's public look-alike is dropped (acme routes to the org registry).
+  const anonymous = await c.rye(["search", "secret", "--registry-only"]);
+  assert.equal(anonymous.code, 0, anonymous.stderr);
+  assert.deepEqual(anonymous.body.results, []);
+  assert.deepEqual(anonymous.body.registries.map((r: Json) => r.url), [pub.url, org.url]);
+  assert.ok(org.requests.slice(before.org).some((r) => r.path.startsWith("/v1/search") && r.path.includes("namespace=acme")), "the org registry is searched within its scope");
+
+  assert.equal((await c.rye(["login", "--token-stdin", "--registry", org.url], orgReadToken)).code, 0);
+  const signedIn = await c.rye(["search", "secret", "--registry-only"]);
+  assert.equal(signedIn.code, 0, signedIn.stderr);
+  assert.deepEqual(
+    signedIn.body.results.map((h: Json) => ({ id: h.id, registry: h.registry })),
+    [{ id: SECRET, registry: org.url }],
+  );
+  const hello = await c.rye(["search", "hello", "--registry-only"]);
+  assert.deepEqual(hello.body.results.map((h: Json) => ({ id: h.id, registry: h.registry })), [{ id: HELLO, registry: pub.url }]);
+  assert.deepEqual(pub.requests.slice(before.pub).filter((r) => r.authorized), [], "the org credential never goes to the public registry");
+});

@@ -14,7 +14,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     .option("--offset <n>", "results to skip")
     .option("--fuzzy [distance]", "match every word within an edit distance (default 1)")
     .option("--local", "search only this machine's spaces (no registry)")
-    .option("--registry-only", "search only the default registry")
+    .option("--registry-only", "search only the registries (the default one and those with scopes)")
     .option("-p, --project <dir>", "project directory (default: current directory)")
     .option("--json", "print JSON")
     .action(async (words: string[], opts: Record<string, string | boolean | undefined>) =>
