@@ -13,6 +13,7 @@ import { registerRegistry } from "./commands/registry.ts";
 import { registerSearch } from "./commands/search.ts";
 import { registerSign } from "./commands/sign.ts";
 import { registerTrust } from "./commands/trust.ts";
+import { registerUpdate } from "./commands/update.ts";
 import { registerVerify } from "./commands/verify.ts";
 import { CliContext } from "./context.ts";
 import type { Io } from "./output.ts";
@@ -40,6 +41,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerLogin(program, ctx);
   registerRegistry(program, ctx);
   registerPublish(program, ctx);
+  registerUpdate(program, ctx);
   registerInit(program, ctx);
   registerMcp(program, ctx);
   return program;

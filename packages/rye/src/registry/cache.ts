@@ -11,12 +11,12 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ItemType, PublicKey, VerifyResult } from "@rye/core";
-import { extensionsFor, extractSignature, keyResolverFrom, publicKeyFromPem, TYPE_FOLDERS, verifyItem } from "@rye/core";
+import { extensionsFor, extractSignature, keyResolverFrom, TYPE_FOLDERS, verifyItem } from "@rye/core";
 import type { Verifier } from "../engine/verification.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { assertInside } from "../spaces/spaces.ts";
 import { userAiDir } from "../spaces/paths.ts";
-import { getRegistryPin } from "./key-pinning.ts";
+import { getRegistryPin, pinnedKeyFor } from "./key-pinning.ts";
 import { readProjectLock } from "./project-lock.ts";
 import type { VerifiedPull } from "./pull.ts";
 
@@ -41,21 +41,26 @@ export async function writeCachedItem(pull: VerifiedPull, options: { env?: NodeJ
   return path;
 }
 
-/** The pinned key of `registry` when its fingerprint is `fingerprint` (no network). */
-async function pinnedRegistryKey(registry: string, fingerprint: string, env: NodeJS.ProcessEnv): Promise<PublicKey | undefined> {
+/**
+ * The key of `registry` with `fingerprint` according to its pin (no network): the pinned key or a
+ * retired one (rotated out, not revoked), its PEM re-hashed to the fingerprint; or why there is none.
+ */
+async function pinnedRegistryKey(registry: string, fingerprint: string, env: NodeJS.ProcessEnv): Promise<{ key: PublicKey; retired: boolean } | { why: string }> {
   const pin = await getRegistryPin(registry, env);
-  if (!pin || pin.fingerprint !== fingerprint) return undefined;
-  try {
-    const key = publicKeyFromPem(pin.public_key);
-    return key.fingerprint === fingerprint ? key : undefined;
-  } catch {
-    return undefined;
+  if (!pin) return { why: `no key of ${registry} is pinned` };
+  const known = pinnedKeyFor(pin, fingerprint);
+  if (!known) return { why: `${fingerprint} is neither the pinned key of ${registry} (${pin.fingerprint}) nor one it rotated away from` };
+  if ("revoked" in known) {
+    return { why: `the key ${fingerprint} of ${registry} was revoked at ${known.revoked.revoked_at}${known.revoked.reason ? ` (${known.revoked.reason})` : ""}` };
   }
+  return known;
 }
 
 /**
  * The engine verifier, plus registry trust for user-space files the project lock attributes to a
- * registry. Only an UNTRUSTED_KEY result is reconsidered; every other result stands.
+ * registry: the pinned key or one the pin rotated away from (items cached before a rotation keep
+ * verifying), never a key recorded as revoked. Only an UNTRUSTED_KEY result is reconsidered; every
+ * other result stands.
  */
 export function withRegistryTrust(inner: Verifier, options: { projectPath: string; env: NodeJS.ProcessEnv }): Verifier {
   return {
@@ -73,12 +78,13 @@ export function withRegistryTrust(inner: Verifier, options: { projectPath: strin
       if (!entry) return base;
       const extracted = extractSignature(content, type);
       if (extracted.status !== "signed" || extracted.signature.provider !== "rye-registry") return base;
-      const key = await pinnedRegistryKey(entry.registry, entry.key_fingerprint, options.env).catch(() => undefined);
-      if (!key) {
-        return { ...base, message: `${base.message}: pinned by the project lock to ${entry.registry}, whose pinned key is no longer ${entry.key_fingerprint} (run \`rye update ${entry.id}\`)` };
+      const found = await pinnedRegistryKey(entry.registry, entry.key_fingerprint, options.env).catch((err: unknown) => ({ why: err instanceof Error ? err.message : String(err) }));
+      if (!("key" in found)) {
+        return { ...base, message: `${base.message}: pinned by the project lock to ${entry.registry}, but ${found.why} (run \`rye update ${entry.id}\`)` };
       }
-      const result = await verifyItem(content, type, keyResolverFrom([key]));
-      return result.ok ? { ...result, message: `Signature verified with the pinned key of ${entry.registry}` } : result;
+      const result = await verifyItem(content, type, keyResolverFrom([found.key]));
+      const which = found.retired ? `the retired key ${found.key.fingerprint}` : "the pinned key";
+      return result.ok ? { ...result, message: `Signature verified with ${which} of ${entry.registry}` } : result;
     },
   };
 }

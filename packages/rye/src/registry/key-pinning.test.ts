@@ -9,7 +9,7 @@ import type { KeyRotation } from "@rye/core";
 import { deadRegistryUrl, startProxy, startTestRegistry } from "../../test/registry-server.ts";
 import type { TestRegistry } from "../../test/registry-server.ts";
 import type { RegistryKeysDocument } from "./key-pinning.ts";
-import { assertSignedByPinned, readRegistryPins, registryKeyFor, registryPinsPath, resetRegistryPin } from "./key-pinning.ts";
+import { assertSignedByPinned, pinnedKeyFor, readRegistryPins, registryKeyFor, registryPinsPath, resetRegistryPin } from "./key-pinning.ts";
 
 let registry: TestRegistry;
 before(async () => {
@@ -74,8 +74,85 @@ test("a rotation is followed through its signed statement and re-pinned with his
     const pin = (await readRegistryPins(env))[r.url]!;
     assert.equal(pin.fingerprint, next);
     assert.deepEqual(pin.history, [original]);
-    assert.throws(() => assertSignedByPinned(result, original), isCode("UNTRUSTED_KEY"), "the old key no longer signs for this registry");
+    // The old key is retired, not revoked: it still verifies what it signed (items published before).
+    assert.deepEqual(pin.retired_keys.map((k) => k.fingerprint), [original]);
+    assert.match(pin.retired_keys[0]!.public_key, /BEGIN PUBLIC KEY/);
+    assert.equal(assertSignedByPinned(result, original).fingerprint, original);
+    assert.throws(() => assertSignedByPinned({ ...result, status: "offline" }, original), isCode("UNTRUSTED_KEY", /could not be checked for revocations/), "not without a fresh revocation check");
+    assert.throws(() => assertSignedByPinned(result, "0123456789abcdef"), isCode("UNTRUSTED_KEY"));
     assert.equal((await registryKeyFor(r.url, { env })).status, "pinned");
+  });
+});
+
+test("a pin file written before retired keys existed is still read, and rotates into one that has them", async () => {
+  await withRegistry(async (r) => {
+    const env = await home();
+    const first = await registryKeyFor(r.url, { env });
+    // The old format: no retired_keys, no revoked.
+    await writeFile(registryPinsPath(env), JSON.stringify({ [r.url]: { fingerprint: first.pin.fingerprint, public_key: first.pin.public_key, pinned_at: first.pin.pinned_at, history: [] } }));
+    const old = (await readRegistryPins(env))[r.url]!;
+    assert.deepEqual(old.retired_keys, []);
+    assert.deepEqual(old.revoked, []);
+    assert.equal((await registryKeyFor(r.url, { env })).status, "pinned");
+    await r.rotate();
+    assert.equal((await registryKeyFor(r.url, { env })).status, "rotated");
+    assert.deepEqual((await readRegistryPins(env))[r.url]!.retired_keys.map((k) => k.fingerprint), [first.key.fingerprint]);
+  });
+});
+
+test("a retired key the registry revokes is dropped from the pin and recorded; it never verifies again", async () => {
+  await withRegistry(async (r) => {
+    const env = await home();
+    const k0 = (await registryKeyFor(r.url, { env })).key.fingerprint;
+    const { next: k1 } = await r.rotate();
+    const rotated = await registryKeyFor(r.url, { env });
+    assert.equal(assertSignedByPinned(rotated, k0).fingerprint, k0);
+    await r.revoke(k0, "leaked");
+    const after = await registryKeyFor(r.url, { env });
+    assert.equal(after.status, "pinned", "a revoked retired key does not stop the registry's current key");
+    assert.equal(after.key.fingerprint, k1);
+    assert.match(after.warnings.join("\n"), new RegExp(`retired key ${k0} .* was revoked .*leaked`));
+    const pin = (await readRegistryPins(env))[r.url]!;
+    assert.deepEqual(pin.retired_keys, []);
+    assert.deepEqual(pin.revoked.map((x) => [x.fingerprint, x.reason]), [[k0, "leaked"]]);
+    assert.ok(pinnedKeyFor(pin, k0) && "revoked" in pinnedKeyFor(pin, k0)!);
+    assert.throws(() => assertSignedByPinned(after, k0), isCode("UNTRUSTED_KEY", /was revoked/));
+    assert.deepEqual((await registryKeyFor(r.url, { env })).warnings, [], "reported once");
+  });
+});
+
+test("a revoked pinned key is recorded: the offline fallback no longer uses it", async () => {
+  const env = await home();
+  const r = await startTestRegistry();
+  let k0: string;
+  try {
+    k0 = (await registryKeyFor(r.url, { env })).key.fingerprint;
+    await r.revoke(k0, "leaked");
+    await assert.rejects(registryKeyFor(r.url, { env }), isCode("UNTRUSTED_KEY", new RegExp(`key ${k0} .* was revoked`)));
+    assert.deepEqual((await readRegistryPins(env))[r.url]?.revoked.map((x) => x.fingerprint), [k0]);
+  } finally {
+    await r.close();
+  }
+  await assert.rejects(registryKeyFor(r.url, { env }), isCode("UNTRUSTED_KEY", /pinned key .* revoked/), "offline, no fallback to a revoked key");
+});
+
+test("first contact after rotations also keeps the earlier keys that verified statements lead to, up to a revoked one", async () => {
+  await withRegistry(async (r) => {
+    const { previous: k0, next: k1 } = await r.rotate();
+    const { next: k2 } = await r.rotate();
+    const env = await home();
+    const first = await registryKeyFor(r.url, { env });
+    assert.equal(first.status, "first-use");
+    assert.equal(first.key.fingerprint, k2);
+    assert.deepEqual(first.pin.retired_keys.map((k) => k.fingerprint), [k1, k0]);
+    assert.match(first.notice ?? "", new RegExp(`first use\\); also trusting the earlier key\\(s\\) it rotated from \\(${k1}, ${k0}\\)`));
+    assert.equal(assertSignedByPinned(first, k0).fingerprint, k0);
+
+    await r.revoke(k1);
+    const fresh = await home();
+    const second = await registryKeyFor(r.url, { env: fresh });
+    assert.deepEqual(second.pin.retired_keys, [], "nothing before a revoked key is adopted");
+    assert.throws(() => assertSignedByPinned(second, k0), isCode("UNTRUSTED_KEY"));
   });
 });
 

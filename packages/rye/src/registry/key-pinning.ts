@@ -1,15 +1,22 @@
 /**
  * Trust on first use of registry signing keys, per registry URL, in
  * `$USER_SPACE/.ai/trusted_keys/registries.json` (atomic, 0600):
- * `{ [url]: { fingerprint, public_key, pinned_at, history: [fingerprints] } }`.
+ * `{ [url]: { fingerprint, public_key, pinned_at, history: [fingerprints], retired_keys: [{fingerprint, public_key,
+ * retired_at}], revoked: [{fingerprint, revoked_at, reason}] } }` (the last two are optional: older pin files
+ * stay readable).
  *
  * `registryKeyFor` reconciles the pin with `GET /v1/keys`:
- * - nothing pinned: pin the active key and return a first-use notice;
+ * - nothing pinned: pin the active key and return a first-use notice; earlier keys that verified rotation
+ *   statements link to it (up to the first revoked one) are kept as retired keys;
  * - the active key is the pinned one: use it;
  * - another active key: accepted only through a chain of rotation statements starting at the pinned
  *   key (each signed by the previous key, fingerprints consistent, each next PEM hashing to its
- *   fingerprint); the pin moves and the old fingerprints go to `history`;
+ *   fingerprint); the pin moves, the old fingerprints go to `history` and the old keys (PEMs) to
+ *   `retired_keys`, so items signed before the rotation still verify (rotation is not revocation);
  * - a revoked key on the way (pinned, intermediate or active), or no valid chain: refused (UNTRUSTED_KEY);
+ * - a retired or pinned key the registry lists as revoked is dropped from `retired_keys` and recorded
+ *   in `revoked`, for good: a revoked key never verifies anything again (even offline, even if a later
+ *   key list forgets the revocation) until `rye registry reset-key`;
  * - `/v1/keys` unreachable: the pinned key, with a warning; nothing pinned: UNAVAILABLE (fail closed).
  */
 import { readFile } from "node:fs/promises";
@@ -24,11 +31,20 @@ import { readJson, registryFetch } from "./http.ts";
 /** Longest rotation chain followed in one reconciliation. */
 export const MAX_ROTATION_CHAIN = 64;
 
+const retiredKeySchema = z.object({ fingerprint: z.string(), public_key: z.string(), retired_at: z.string() });
+export type RetiredRegistryKey = z.infer<typeof retiredKeySchema>;
+const revokedKeySchema = z.object({ fingerprint: z.string(), revoked_at: z.string(), reason: z.string().nullable().optional() });
+export type RevokedRegistryKey = z.infer<typeof revokedKeySchema>;
+
 const pinSchema = z.object({
   fingerprint: z.string(),
   public_key: z.string(),
   pinned_at: z.string(),
   history: z.array(z.string()).default([]),
+  /** Keys the pin rotated away from and that are not revoked: they still verify what they signed. */
+  retired_keys: z.array(retiredKeySchema).default([]),
+  /** Keys seen revoked (pinned or retired ones): never trusted again. */
+  revoked: z.array(revokedKeySchema).default([]),
 });
 export type RegistryKeyPin = z.infer<typeof pinSchema>;
 const pinFileSchema = z.record(z.string(), pinSchema);
@@ -218,18 +234,88 @@ export async function verifyRotationChain(
   return verified;
 }
 
+/**
+ * On first use: the registry's earlier keys, newest first, from which verified rotation statements lead to
+ * the active key, up to the first revoked or unverifiable one. They become retired keys, so items
+ * published before a rotation can be pulled (trust on first use covers them as much as the active key).
+ */
+async function verifiedPredecessors(doc: RegistryKeysDocument, active: PublicKey, context: { url: string; target: string }): Promise<RetiredRegistryKey[]> {
+  const byFingerprint = new Map(doc.keys.map((k) => [k.fingerprint, k]));
+  const out: RetiredRegistryKey[] = [];
+  let cursor = byFingerprint.get(active.fingerprint);
+  while (cursor && out.length < MAX_ROTATION_CHAIN) {
+    const statement = cursor.rotation ? keyRotationSchema.safeParse(cursor.rotation.payload) : undefined;
+    const previousFp = statement?.success ? statement.data.previous_fingerprint : cursor.previous_fingerprint;
+    const previous = previousFp ? byFingerprint.get(previousFp) : undefined;
+    if (!previous || previous.revoked_at || previous.fingerprint === active.fingerprint || out.some((k) => k.fingerprint === previous.fingerprint)) break;
+    const key = parsePem(previous.public_key, previous.fingerprint);
+    if (!key) break;
+    try {
+      await verifyRotationChain(doc, key, active.fingerprint, context);
+    } catch {
+      break;
+    }
+    out.push({ fingerprint: key.fingerprint, public_key: key.pem, retired_at: previous.valid_until ?? new Date().toISOString() });
+    cursor = previous;
+  }
+  return out;
+}
+
+/**
+ * Keys of `pin` that the registry's key list marks revoked are recorded in `revoked` (for good) and
+ * dropped from `retired_keys`. Returns the same object when nothing changed.
+ */
+function recordRevocations(pin: RegistryKeyPin, doc: RegistryKeysDocument): { pin: RegistryKeyPin; dropped: RevokedRegistryKey[] } {
+  const known = new Set(pin.revoked.map((r) => r.fingerprint));
+  const ours = new Set([pin.fingerprint, ...pin.retired_keys.map((k) => k.fingerprint)]);
+  const added: RevokedRegistryKey[] = doc.keys
+    .filter((k) => k.revoked_at && ours.has(k.fingerprint) && !known.has(k.fingerprint))
+    .map((k) => ({ fingerprint: k.fingerprint, revoked_at: k.revoked_at!, reason: k.revocation_reason ?? null }));
+  const revoked = [...pin.revoked, ...added];
+  const isRevoked = new Set(revoked.map((r) => r.fingerprint));
+  const retired = pin.retired_keys.filter((k) => !isRevoked.has(k.fingerprint));
+  if (added.length === 0 && retired.length === pin.retired_keys.length) return { pin, dropped: [] };
+  const dropped = revoked.filter((r) => pin.retired_keys.some((k) => k.fingerprint === r.fingerprint));
+  return { pin: { ...pin, retired_keys: retired, revoked }, dropped };
+}
+
+function recordedRevocationError(url: string, revoked: RevokedRegistryKey, role: string, target: string): RyeError {
+  const reason = revoked.reason ? ` (${revoked.reason})` : "";
+  return new RyeError("UNTRUSTED_KEY", `The ${role} key ${revoked.fingerprint} of ${url} was revoked at ${revoked.revoked_at}${reason}`, {
+    hint: `Signatures by a revoked key are not trusted. ${resetHint(target)}`,
+  });
+}
+
+/**
+ * What the pin says about a registry signing key: the pinned key or a retired (rotated-out, not revoked)
+ * key, its PEM re-hashed to the fingerprint; `revoked` for a key recorded as revoked; undefined otherwise.
+ */
+export function pinnedKeyFor(pin: RegistryKeyPin, fingerprint: string): { key: PublicKey; retired: boolean } | { revoked: RevokedRegistryKey } | undefined {
+  const revoked = pin.revoked.find((r) => r.fingerprint === fingerprint);
+  if (revoked) return { revoked };
+  if (pin.fingerprint === fingerprint) {
+    const key = parsePem(pin.public_key, fingerprint);
+    return key ? { key, retired: false } : undefined;
+  }
+  const entry = pin.retired_keys.find((k) => k.fingerprint === fingerprint);
+  const key = entry ? parsePem(entry.public_key, fingerprint) : undefined;
+  return key ? { key, retired: true } : undefined;
+}
+
 /** The registry's pinned signing key, reconciled with its published key list (see the module comment). */
 export async function registryKeyFor(url: string, options: RegistryKeyOptions = {}): Promise<RegistryKeyResult> {
   const env = options.env ?? process.env;
   const target = options.name ?? url;
   const fetchKeys = options.fetchKeys ?? fetchRegistryKeys;
-  const pin = await getRegistryPin(url, env);
+  let pin = await getRegistryPin(url, env);
   const pinnedKey = pin ? parsePem(pin.public_key, pin.fingerprint) : undefined;
   if (pin && !pinnedKey) {
     throw new RyeError("UNTRUSTED_KEY", `The pinned key for ${url} does not hash to its fingerprint ${pin.fingerprint}`, {
       hint: `The pin file ${registryPinsPath(env)} was altered. ${resetHint(target)}`,
     });
   }
+  const pinnedRevoked = pin?.revoked.find((r) => r.fingerprint === pin!.fingerprint);
+  if (pinnedRevoked) throw recordedRevocationError(url, pinnedRevoked, "pinned", target);
 
   let doc: RegistryKeysDocument;
   try {
@@ -251,36 +337,60 @@ export async function registryKeyFor(url: string, options: RegistryKeyOptions = 
     });
   }
 
+  // Revocations of keys we hold are recorded first, whatever happens next.
+  const warnings: string[] = [];
+  if (pin) {
+    const reconciled = recordRevocations(pin, doc);
+    if (reconciled.pin !== pin) {
+      pin = reconciled.pin;
+      await savePin(url, pin, env);
+      for (const r of reconciled.dropped) {
+        warnings.push(`The retired key ${r.fingerprint} of ${url} was revoked at ${r.revoked_at}${r.reason ? ` (${r.reason})` : ""}; items it signed are no longer trusted.`);
+      }
+    }
+  }
+  const recorded = (fingerprint: string) => pin?.revoked.find((r) => r.fingerprint === fingerprint);
+
   const active = doc.keys.find((k) => k.fingerprint === doc.active);
   if (!active) throw new RyeError("UNTRUSTED_KEY", `The registry at ${url} names an active key ${doc.active} that it does not publish`, { hint: resetHint(target) });
   if (active.revoked_at) throw revokedError(url, active, "active", target);
+  const activeRecorded = recorded(active.fingerprint);
+  if (activeRecorded) throw recordedRevocationError(url, activeRecorded, "active", target);
   const activeKey = parsePem(active.public_key, active.fingerprint);
   if (!activeKey) throw new RyeError("UNTRUSTED_KEY", `The active key of ${url} does not hash to its fingerprint ${active.fingerprint}`, { hint: resetHint(target) });
 
   if (!pin || !pinnedKey) {
-    const fresh: RegistryKeyPin = { fingerprint: activeKey.fingerprint, public_key: activeKey.pem, pinned_at: new Date().toISOString(), history: [] };
+    const earlier = await verifiedPredecessors(doc, activeKey, { url, target });
+    const fresh: RegistryKeyPin = { fingerprint: activeKey.fingerprint, public_key: activeKey.pem, pinned_at: new Date().toISOString(), history: [], retired_keys: earlier, revoked: [] };
     await savePin(url, fresh, env);
-    return { url, key: activeKey, pin: fresh, status: "first-use", notice: `Pinned registry key ${activeKey.fingerprint} for ${url} (first use)`, warnings: [], rotations: [], keys: doc };
+    const also = earlier.length ? `; also trusting the earlier key(s) it rotated from (${earlier.map((k) => k.fingerprint).join(", ")}) for what they signed` : "";
+    return { url, key: activeKey, pin: fresh, status: "first-use", notice: `Pinned registry key ${activeKey.fingerprint} for ${url} (first use)${also}`, warnings, rotations: [], keys: doc };
   }
 
   const pinnedEntry = doc.keys.find((k) => k.fingerprint === pin.fingerprint);
   if (pinnedEntry?.revoked_at) throw revokedError(url, pinnedEntry, "pinned", target);
   if (activeKey.fingerprint === pin.fingerprint) {
     if (activeKey.pem !== pin.public_key) throw new RyeError("UNTRUSTED_KEY", `The registry at ${url} publishes a different PEM for the pinned key ${pin.fingerprint}`, { hint: resetHint(target) });
-    return { url, key: pinnedKey, pin, status: "pinned", warnings: [], rotations: [], keys: doc };
+    return { url, key: pinnedKey, pin, status: "pinned", warnings, rotations: [], keys: doc };
   }
 
   const chain = await verifyRotationChain(doc, pinnedKey, activeKey.fingerprint, { url, target });
   for (const key of chain) {
     const entry = doc.keys.find((k) => k.fingerprint === key.fingerprint);
     if (entry?.revoked_at) throw revokedError(url, entry, "intermediate", target);
+    const seen = recorded(key.fingerprint);
+    if (seen) throw recordedRevocationError(url, seen, "intermediate", target);
   }
   const passed = [pin.fingerprint, ...chain.slice(0, -1).map((k) => k.fingerprint)];
+  const now = new Date().toISOString();
+  const retiring: RetiredRegistryKey[] = [pinnedKey, ...chain.slice(0, -1)].map((k) => ({ fingerprint: k.fingerprint, public_key: k.pem, retired_at: now }));
   const next: RegistryKeyPin = {
     fingerprint: activeKey.fingerprint,
     public_key: activeKey.pem,
-    pinned_at: new Date().toISOString(),
+    pinned_at: now,
     history: [...pin.history.filter((fp) => !passed.includes(fp)), ...passed],
+    retired_keys: [...pin.retired_keys.filter((k) => !passed.includes(k.fingerprint) && k.fingerprint !== activeKey.fingerprint), ...retiring],
+    revoked: pin.revoked,
   };
   await savePin(url, next, env);
   return {
@@ -289,21 +399,23 @@ export async function registryKeyFor(url: string, options: RegistryKeyOptions = 
     pin: next,
     status: "rotated",
     notice: `Registry ${url} rotated its key ${passed.concat(activeKey.fingerprint).join(" → ")} (rotation statements verified); pinned ${activeKey.fingerprint}`,
-    warnings: [],
+    warnings,
     rotations: passed.concat(activeKey.fingerprint),
     keys: doc,
   };
 }
 
 /**
- * Refuses a registry signature (attestation, checkpoint…) made by any key but the pinned one.
- * Returns the pinned key to verify the signature with.
+ * Refuses a registry signature (item, attestation, checkpoint…) made by any key but the pinned one or,
+ * when the key list was just checked for revocations (not offline), one of the pin's retired keys
+ * (an item published before a rotation). Returns the key to verify the signature with.
  */
-export function assertSignedByPinned(pinned: Pick<RegistryKeyResult, "url" | "key">, fingerprint: string): PublicKey {
-  if (fingerprint !== pinned.key.fingerprint) {
-    throw new RyeError("UNTRUSTED_KEY", `Signed by key ${fingerprint}, but the pinned key of ${pinned.url} is ${pinned.key.fingerprint}`, {
-      hint: `Run \`rye registry keys ${pinned.url}\` to follow a key rotation; a key without a rotation statement is never trusted.`,
-    });
-  }
-  return pinned.key;
+export function assertSignedByPinned(pinned: Pick<RegistryKeyResult, "url" | "key"> & Partial<Pick<RegistryKeyResult, "pin" | "status">>, fingerprint: string): PublicKey {
+  if (fingerprint === pinned.key.fingerprint) return pinned.key;
+  const known = pinned.pin ? pinnedKeyFor(pinned.pin, fingerprint) : undefined;
+  if (known && "key" in known && known.retired && pinned.status !== undefined && pinned.status !== "offline") return known.key;
+  const why = known && "revoked" in known ? `; ${fingerprint} was revoked at ${known.revoked.revoked_at}` : known ? "; it is a retired key, and the key list could not be checked for revocations" : "";
+  throw new RyeError("UNTRUSTED_KEY", `Signed by key ${fingerprint}, but the pinned key of ${pinned.url} is ${pinned.key.fingerprint}${why}`, {
+    hint: `Run \`rye registry keys ${pinned.url}\` to follow a key rotation; a key without a rotation statement is never trusted.`,
+  });
 }

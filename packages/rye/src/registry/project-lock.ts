@@ -109,10 +109,14 @@ export function checkAgainstPin(pin: LockEntry, pulled: { version: string; conte
     }
     return;
   }
-  if (compareSemver(pulled.version, pin.version) < 0) {
-    throw new RyeError("VERSION_MISMATCH", `Refusing to roll ${pin.type} ${pin.id} back from the pinned ${pin.version} to ${pulled.version}${where}`, {
-      hint: `To move to an older version on purpose, run \`rye update ${pin.id}@${pulled.version}\`.`,
-      details: { id: pin.id, pinned: pin.version, served: pulled.version },
-    });
-  }
+  if (compareSemver(pulled.version, pin.version) < 0) throw rollbackError(pin, pulled.version, options.lockPath);
+}
+
+/** The refusal of a version older than the pinned one (VERSION_MISMATCH), shared with `rye update`. */
+export function rollbackError(pin: Pick<LockEntry, "type" | "id" | "version">, version: string, lockPath?: string): RyeError {
+  const where = lockPath ? ` (${lockPath})` : "";
+  return new RyeError("VERSION_MISMATCH", `Refusing to roll ${pin.type} ${pin.id} back from the pinned ${pin.version} to ${version}${where}`, {
+    hint: `To move to an older version on purpose, run \`rye update ${pin.id}@${version} --allow-downgrade\`.`,
+    details: { id: pin.id, pinned: pin.version, served: version },
+  });
 }

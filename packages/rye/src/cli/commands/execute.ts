@@ -28,6 +28,7 @@ export function registerExecute(program: Command, ctx: CliContext): void {
             ...(opts.dryRun ? { dry_run: true } : {}),
             signal: controller.signal,
           })) as Record<string, unknown>;
+          if (!opts.json) for (const line of registryNoticeLines(result.registry_notice)) ctx.io.stderr(`notice: ${line}`);
           if (opts.json) ctx.json(result);
           else if (result.status === "validation_passed") ctx.io.stdout(`OK (dry run): ${itemId} is valid${Array.isArray(result.chain) ? `; chain ${(result.chain as { item_id: string }[]).map((c) => c.item_id).join(" → ")}` : ""}`);
           else if ("data" in result) ctx.io.stdout(typeof result.data === "string" ? result.data : JSON.stringify(result.data, null, 2));
@@ -37,4 +38,9 @@ export function registerExecute(program: Command, ctx: CliContext): void {
         }
       }),
     );
+}
+
+/** Registry notices (first-use key pin, key rotation) for stderr, one per line. */
+function registryNoticeLines(notice: unknown): string[] {
+  return typeof notice === "string" && notice ? notice.split("\n") : [];
 }

@@ -25,6 +25,7 @@ export function registerLoad(program: Command, ctx: CliContext): void {
           ...(opts.force ? { overwrite: true } : {}),
         });
         if (opts.json) return ctx.json(result);
+        for (const line of registryNoticeLines(result.registry_notice)) ctx.io.stderr(`notice: ${line}`);
         if (result.destination_path) {
           ctx.io.stdout(`Copied ${result.item_id} from ${result.source} to ${result.destination_path}`);
           if (result.note) ctx.io.stderr(`note: ${result.note}`);
@@ -34,4 +35,9 @@ export function registerLoad(program: Command, ctx: CliContext): void {
         ctx.io.stdout(result.content);
       }),
     );
+}
+
+/** Registry notices (first-use key pin, key rotation) for stderr, one per line. */
+function registryNoticeLines(notice: unknown): string[] {
+  return typeof notice === "string" && notice ? notice.split("\n") : [];
 }

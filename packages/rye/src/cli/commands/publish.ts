@@ -109,6 +109,16 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
       ctx.run(opts.json, async () => {
         const { id, version } = splitVersion(ref);
         const to = parseTo(opts.to);
+        // Registry notices (first-use key pin, rotation): `notice:` lines on stderr, or a field with --json.
+        const notices: string[] = [];
+        const context: PublishContext = {
+          ...base(opts),
+          info: (text) => {
+            if (text.startsWith("warning: ")) ctx.io.stderr(text);
+            else if (opts.json) notices.push(text);
+            else ctx.io.stderr(`notice: ${text}`);
+          },
+        };
         const result = await pullItemToFile(
           {
             id,
@@ -118,9 +128,9 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
             ...(opts.registry ? { registryUrl: opts.registry } : {}),
             ...(opts.force ? { force: true } : {}),
           },
-          base(opts),
+          context,
         );
-        if (opts.json) return ctx.json(result);
+        if (opts.json) return ctx.json(notices.length ? { ...result, registry_notice: notices.join("\n") } : result);
         const verb = result.status === "unchanged" ? "Already up to date:" : "Pulled";
         ctx.io.stdout(`${verb} ${result.item_type} ${result.item_id}@${result.version} → ${result.path} (verified with ${result.registry_fingerprint}).`);
         if (result.yanked) ctx.io.stderr(`warning: ${result.item_id}@${result.version} is yanked.`);
