@@ -22,9 +22,11 @@ export function ThemeToggle() {
       document.documentElement.dataset.theme = next;
     }
   };
+  const shown = theme === "system" ? "Auto" : theme === "light" ? "Light" : "Dark";
+  // The accessible name starts with the visible text (WCAG 2.5.3 label in name: voice users say what they see).
   return (
-    <button type="button" onClick={choose} className="rounded-md border border-neutral-300 px-2 py-1 text-xs dark:border-neutral-700" aria-label={`Theme: ${theme}. Change theme`}>
-      {theme === "system" ? "Auto" : theme === "light" ? "Light" : "Dark"}
+    <button type="button" onClick={choose} className="rounded-md border border-neutral-300 px-2 py-1 text-xs dark:border-neutral-700" aria-label={`${shown} theme. Change theme`}>
+      {shown}
     </button>
   );
 }
