@@ -153,9 +153,11 @@ export class RyeApi {
   }
 
   /** Signs `content` with `key` and publishes it with `POST /v1/push`. */
-  async publish(token: string, item: { type: ItemType; id: string; content: string; version?: string; key: KeyPair; visibility?: Visibility; description?: string; changelog?: string }): Promise<Published> {
+  async publish(token: string, item: { type: ItemType; id: string; content: string; version?: string; key: KeyPair; visibility?: Visibility; description?: string; changelog?: string; fileExtension?: string }): Promise<Published> {
     const version = item.version ?? "1.0.0";
-    const signed = (await signItem(item.content, item.type, item.key)).content;
+    // Tools name their format by extension; itemSource.tool() writes YAML.
+    const fileExtension = item.fileExtension ?? (item.type === "tool" ? ".yaml" : undefined);
+    const signed = (await signItem(item.content, item.type, item.key, fileExtension ? { path: `file${fileExtension}` } : {})).content;
     const { body } = await this.call("POST", "/v1/push", {
       token,
       json: {
@@ -164,6 +166,7 @@ export class RyeApi {
         content: signed,
         version,
         ...(item.changelog ? { changelog: item.changelog } : {}),
+        ...(fileExtension ? { file_extension: fileExtension } : {}),
         metadata: { ...(item.visibility ? { visibility: item.visibility } : {}), ...(item.description ? { description: item.description } : {}) },
       },
       expect: 201,
@@ -175,12 +178,12 @@ export class RyeApi {
    * The whole author path in one call: a new key registered for the token's user, then a signed push.
    * `id` defaults to `<namespace>/e2e/item_<random hex>`; `content` to a minimal item of that type.
    */
-  async registerKeyAndPublish(token: string, item: { type?: ItemType; namespace: string; id?: string; version?: string; content?: string; visibility?: Visibility; description?: string; key?: KeyPair }): Promise<Published> {
+  async registerKeyAndPublish(token: string, item: { type?: ItemType; namespace: string; id?: string; version?: string; content?: string; visibility?: Visibility; description?: string; key?: KeyPair; fileExtension?: string }): Promise<Published> {
     const type = item.type ?? "knowledge";
     const id = item.id ?? `${item.namespace}/e2e/${uniqueItemName()}`;
     const key = await this.registerKey(token, item.key);
     const content = item.content ?? itemSource[type](id, { version: item.version ?? "1.0.0" });
-    return this.publish(token, { type, id, content, version: item.version, key, visibility: item.visibility, description: item.description });
+    return this.publish(token, { type, id, content, version: item.version, key, visibility: item.visibility, description: item.description, fileExtension: item.fileExtension });
   }
 
   /** `POST /v1/orgs` by a signed-in user (who becomes its owner). */

@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -49,6 +49,7 @@ interface LockHolder {
 }
 
 async function holdSharedLock(): Promise<LockHolder> {
+  reportIfBusy("-s");
   const child = spawn("flock", ["-s", BUILD_LOCK, "sh", "-c", "echo locked; exec cat >/dev/null"], { stdio: ["pipe", "pipe", "inherit"] });
   await new Promise<void>((resolvePromise, reject) => {
     child.once("error", reject);
@@ -59,9 +60,36 @@ async function holdSharedLock(): Promise<LockHolder> {
   return { release: () => child.stdin!.end() };
 }
 
+/** Who holds the build lock (from /proc/locks; holders, not waiters), for "waiting for the lock" messages. */
+function lockHolders(): string {
+  try {
+    const inode = statSync(BUILD_LOCK).ino;
+    const pids = readFileSync("/proc/locks", "utf8")
+      .split("\n")
+      .filter((l) => !l.includes("->") && l.includes(`:${inode} `))
+      .map((l) => l.trim().split(/\s+/)[4]!);
+    return pids
+      .map((pid) => {
+        const cmd = existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim() : "(exited; a child inherited the lock)";
+        return `pid ${pid}: ${cmd.slice(0, 120)}`;
+      })
+      .join("; ");
+  } catch {
+    return "unknown";
+  }
+}
+
+/** Logs who is in the way when `flock` cannot take the lock at once (mode -s: shared, -x: exclusive). */
+function reportIfBusy(mode: "-s" | "-x"): void {
+  if (spawnSync("flock", ["-n", mode, BUILD_LOCK, "true"], { stdio: "ignore" }).status !== 0) {
+    log(`waiting for ${BUILD_LOCK} (held by ${lockHolders()}). A server started under \`flock\` keeps the lock until it exits: start servers after the build, not inside it.`);
+  }
+}
+
 function buildUnderLock(): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     const args = ["--import", "tsx", join(repoRoot, "e2e/helpers/build-web.ts")];
+    if (hasFlock()) reportIfBusy("-x");
     const child = hasFlock()
       ? spawn("flock", [BUILD_LOCK, process.execPath, ...args], { cwd: repoRoot, stdio: ["ignore", "inherit", "inherit"] })
       : spawn(process.execPath, args, { cwd: repoRoot, stdio: ["ignore", "inherit", "inherit"] });
