@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -60,20 +60,31 @@ async function holdSharedLock(): Promise<LockHolder> {
   return { release: () => child.stdin!.end() };
 }
 
-/** Who holds the build lock (from /proc/locks; holders, not waiters), for "waiting for the lock" messages. */
-function lockHolders(): string {
+/**
+ * Who holds the build lock, for "waiting for the lock" messages: the processes that have the lock file
+ * open (a child started under `flock` inherits it) minus those queued for it in /proc/locks.
+ */
+export function lockHolders(): string {
   try {
     const inode = statSync(BUILD_LOCK).ino;
-    const pids = readFileSync("/proc/locks", "utf8")
-      .split("\n")
-      .filter((l) => !l.includes("->") && l.includes(`:${inode} `))
-      .map((l) => l.trim().split(/\s+/)[4]!);
-    return pids
-      .map((pid) => {
-        const cmd = existsSync(`/proc/${pid}/cmdline`) ? readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim() : "(exited; a child inherited the lock)";
-        return `pid ${pid}: ${cmd.slice(0, 120)}`;
-      })
-      .join("; ");
+    const waiting = new Set(
+      readFileSync("/proc/locks", "utf8")
+        .split("\n")
+        .filter((l) => l.includes("->") && l.includes(`:${inode} `))
+        .map((l) => l.replace(/^.*->\s*/, "").split(/\s+/)[3]!),
+    );
+    const holders: string[] = [];
+    for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d) && !waiting.has(d))) {
+      try {
+        const fds = readdirSync(`/proc/${pid}/fd`);
+        if (!fds.some((fd) => { try { return readlinkSync(`/proc/${pid}/fd/${fd}`) === BUILD_LOCK; } catch { return false; } })) continue;
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
+        holders.push(`pid ${pid}: ${cmd.slice(0, 120)}`);
+      } catch {
+        // not ours to read, or gone
+      }
+    }
+    return holders.join("; ") || "unknown";
   } catch {
     return "unknown";
   }
