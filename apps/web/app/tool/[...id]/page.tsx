@@ -1,0 +1,12 @@
+import type { Metadata } from "next";
+import { ItemPage, itemMetadata, type ItemRouteProps } from "@/components/item/item-page";
+
+export const dynamic = "force-dynamic";
+
+export function generateMetadata(props: ItemRouteProps): Promise<Metadata> {
+  return itemMetadata("tool", props);
+}
+
+export default function ToolPage(props: ItemRouteProps) {
+  return <ItemPage type="tool" {...props} />;
+}
