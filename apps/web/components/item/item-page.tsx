@@ -31,6 +31,7 @@ export interface ItemRouteProps {
 }
 
 const TYPE_LABEL: Record<ItemType, string> = { directive: "Directive", tool: "Tool", knowledge: "Knowledge" };
+const TYPE_PLURAL: Record<ItemType, string> = { directive: "Directives", tool: "Tools", knowledge: "Knowledge" };
 
 const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
@@ -192,7 +193,7 @@ export async function ItemPage({ type, ...props }: ItemRouteProps & { type: Item
         <ol className="flex flex-wrap items-center gap-1">
           <li>
             <Link href={`/search?type=${type}`} className="hover:underline">
-              {TYPE_LABEL[type]}s
+              {TYPE_PLURAL[type]}
             </Link>
             <span aria-hidden="true"> /</span>
           </li>
