@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { SignOutButton } from "@/components/auth/sign-out-button";
 import { currentSession } from "@/lib/api";
 import { ThemeToggle } from "./theme-toggle";
 
@@ -27,6 +28,7 @@ export async function SiteHeader() {
             <>
               <Link href={`/${session.user.username}`} className="hover:underline">{session.user.username}</Link>
               <Link href="/settings" className="hover:underline">Settings</Link>
+              <SignOutButton />
             </>
           ) : (
             <>

@@ -1,0 +1,7 @@
+"use client";
+
+import { PageError } from "@/components/auth/page-error";
+
+export default function ErrorPage({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
+  return <PageError title="Sign-up is unavailable" error={error} reset={reset} />;
+}

@@ -1,0 +1,77 @@
+/** Shapes of the account routes the settings pages read (documented in the API's OpenAPI document). */
+export interface TokenInfo {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  namespace: string | null;
+  item_pattern: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked: boolean;
+  /** Organization tokens: who created it. */
+  created_by?: string;
+}
+
+export interface CreatedToken extends TokenInfo {
+  token: string;
+}
+
+export interface UserKey {
+  fingerprint: string;
+  public_key: string;
+  label: string;
+  created_at: string;
+  revoked: boolean;
+  revoked_at: string | null;
+}
+
+export type OrgRole = "owner" | "admin" | "member";
+
+export interface MyOrg {
+  name: string;
+  display_name: string;
+  role: OrgRole;
+  member_count: number;
+  joined_at: string;
+}
+
+export interface MyInvitation {
+  id: string;
+  org: string;
+  org_display_name: string;
+  role: OrgRole;
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface OrgDetails {
+  name: string;
+  display_name: string;
+  item_count: number;
+  created_at: string;
+  role?: OrgRole;
+  members?: { username: string; role: OrgRole; joined_at: string }[];
+}
+
+export interface OrgInvitation {
+  id: string;
+  username: string | null;
+  email: string | null;
+  role: OrgRole;
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface CreatedInvitation {
+  id: string;
+  token: string;
+  org: string;
+  username: string | null;
+  email: string | null;
+  role: OrgRole;
+  expires_at: string;
+}
