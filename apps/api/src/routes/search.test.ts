@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { RyeError } from "@rye/core";
 import { postgresAvailable } from "@rye/db/testing";
 import { createTestRegistry, type TestRegistry, type TestUser } from "../../test/harness.ts";
+import { testClient } from "../../test/session-client.ts";
 import type { AppEnv } from "../env.ts";
 import { errorHandler } from "../middleware/errors.ts";
 import { rateLimit } from "../middleware/rate-limit.ts";
@@ -182,6 +183,12 @@ describe(`search on ${kind}`, () => {
 
       const text = await search({ query: "kubernetes", facets: "1" });
       assert.equal(text.body.facets.item_type.reduce((n: number, v: Json) => n + v.count, 0), text.body.total, "facets count the same match set");
+      // With facets the total comes from the facet scan: the same number as the plain count.
+      for (const params of [{ query: "" }, { query: "kubernetes" }, { query: "kubernets" }, { query: "", item_type: "knowledge", namespace: "alice" }, { query: "doc", category: "rye", tool_type: "http" }, { query: "", category: "rye/core" }]) {
+        const plain = (await search(params)).body.total;
+        assert.equal((await search({ ...params, facets: "1" })).body.total, plain, JSON.stringify(params));
+        assert.equal((await search({ ...params, facets: "1" }, aliceToken)).body.total, (await search(params, aliceToken)).body.total, `member ${JSON.stringify(params)}`);
+      }
       const none = await search({ query: "zzzqqqxxx", facets: "1" });
       assert.equal(none.body.total, 0);
       assert.deepEqual(none.body.facets, { item_type: [], namespace: [], category: [], tool_type: [] });
@@ -305,17 +312,41 @@ describe(`search on ${kind}`, () => {
       const namespaces = async (params: Record<string, string>, token?: string) => (await search({ ...params, facets: "1" }, token)).body.facets.namespace as Json[];
       for (const token of [undefined, bobToken, await reg.token(await reg.createUser("root2", { admin: true }))]) {
         assert.deepEqual(await namespaces({ query: "runbook" }, token), [{ value: "alice", count: 1 }]);
-        assert.deepEqual(await namespaces({ query: "", namespace: "acme" }, token), [{ value: "alice", count: await countAll() }], "the namespace facet ignores its own filter, never visibility");
+        assert.deepEqual(await namespaces({ query: "", namespace: "acme" }, token), [{ value: "alice", count: await countAll(bobToken) }], "the namespace facet ignores its own filter, never visibility");
         const secret = await search({ query: "secret_runbook", category: "ops", facets: "1" }, token);
         assert.ok(!JSON.stringify(secret.body.facets).includes("acme"));
       }
       assert.deepEqual(await namespaces({ query: "runbook" }, aliceToken), [{ value: "acme", count: 1 }, { value: "alice", count: 1 }]);
+      // A member's browse listing is never shared with anonymous visitors (only anonymous counts are).
+      const memberBrowse = await search({ query: "", facets: "1" }, aliceToken);
+      assert.ok(memberBrowse.body.facets.namespace.some((v: Json) => v.value === "acme"));
+      const anonymousBrowse = await search({ query: "", facets: "1" });
+      assert.ok(!JSON.stringify(anonymousBrowse.body.facets).includes("acme"));
       const ops = await search({ query: "runbook", facets: "1" });
       assert.deepEqual(ops.body.facets.category, [{ value: "ops", count: 1 }], "the unlisted and the private runbooks are not counted");
       const member = await search({ query: "runbook", facets: "1" }, aliceToken);
       assert.deepEqual(member.body.facets.category, [{ value: "ops", count: 2 }]);
     });
-    const countAll = async () => (await search({ query: "", limit: "1" })).body.total as number;
+    test("a member's website session (cookie) finds private items too; another session does not", async () => {
+      const client = testClient(reg.deps);
+      const member = await client.signUp(`m${kind}`);
+      const outsider = await client.signUp(`o${kind}`);
+      const acme = await reg.db.prisma.organization.findUniqueOrThrow({ where: { name: "acme" } });
+      await reg.db.prisma.membership.create({ data: { orgId: acme.id, userId: member.id, role: "member" } });
+      const viaCookie = async (cookie: string) => {
+        const res = await app.request(`/v1/search?${new URLSearchParams({ query: "runbook", facets: "1" })}`, { headers: { cookie } });
+        return (await res.json()) as Json;
+      };
+      const seen = await viaCookie(member.cookie);
+      assert.deepEqual(ids(seen).sort(), ["acme/ops/secret_runbook", "alice/ops/legacy_runbook"]);
+      assert.deepEqual(seen.facets.namespace, [{ value: "acme", count: 1 }, { value: "alice", count: 1 }]);
+      const other = await viaCookie(outsider.cookie);
+      assert.deepEqual(ids(other), ["alice/ops/legacy_runbook"]);
+      assert.ok(!JSON.stringify(other.facets).includes("acme"));
+      assert.deepEqual(ids(await viaCookie("rye_session=forged")), ["alice/ops/legacy_runbook"], "an unknown session is anonymous");
+    });
+    /** Counted live: a signed-in caller's counts are never shared (anonymous browse counts are, for 5 s). */
+    const countAll = async (token: string) => (await search({ query: "", limit: "1" }, token)).body.total as number;
 
     test("private item metadata is 404 for anonymous callers and non-members", async () => {
       assert.equal((await get("/v1/items/knowledge/acme/ops/secret_runbook")).status, 404);

@@ -43,7 +43,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
   return new Hono<AppEnv>()
     .get("/v1/search", async (c) => {
       const q = parseQuery(searchQuerySchema, c.req.query());
-      const result = await searchItems(deps.db, c.get("principal"), {
+      const result = await searchItems(deps.db, await optionalPrincipalOrSession(c, deps.db), {
         query: q.query,
         itemType: q.item_type === undefined ? undefined : assertType(q.item_type),
         namespace: q.namespace,

@@ -24,7 +24,15 @@
  * and tool_type each ignore their own filter and apply the others (so the other values stay
  * selectable, with the count that selecting them gives); category counts the next category level
  * under the category filter (top-level segments without one), which is exactly what filtering by that
- * value returns (category filters are prefixes on whole segments).
+ * value returns (category filters are prefixes on whole segments). Without filters, the facets and the
+ * total come from one scan (GROUPING SETS) instead of the separate count: a facet request costs about
+ * what the count costs (measured in apps/web/bench/search.bench.ts).
+ *
+ * Anonymous listings without a query and without a namespace, category or tool_type filter (the browse
+ * page, the home page, a type's listing) are the same for every visitor and count nearly every public
+ * item: their total and facets are shared for BROWSE_COUNTS_TTL_MS (5 s) per process, so they may lag a
+ * publish by that much; the results themselves are always read live. Signed-in callers, queries and
+ * narrower listings always count live.
  */
 import { createHash } from "node:crypto";
 import type { ItemType, SearchFacets, SearchResponse, SearchResult, SearchSort } from "@rye/core";
@@ -125,14 +133,25 @@ export async function searchItems(db: Database, principal: Principal | null, inp
   const userId = principal?.userId ?? null;
 
   const offset = input.offset ?? 0;
-  const run = async (match: Match) => {
-    const [rows, total] = await Promise.all([pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset), countMatches(db, filters, userId, match)]);
+  // With facets, the facet query counts the match set too (its grand-total grouping set): no separate count.
+  const run = async (match: Match): Promise<Found> => {
+    const page = pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset);
+    // Anonymous listings of everything (or of one type) are the same for every visitor and count most of
+    // the table: their counts are shared briefly. Narrower listings (a namespace, a category) count live.
+    const shared = match === "all" && userId === null && !filters.namespace && !filters.category && !filters.toolType ? browseCounts(db) : null;
+    if (input.facets) {
+      const counting = shared ? shared.get(`f${fingerprintOf(filters, "recent")}`, () => facetCounts(db, filters, userId, match)) : facetCounts(db, filters, userId, match);
+      const [rows, counted] = await Promise.all([page, counting]);
+      return { match, rows, total: counted.total, facets: counted.facets ?? emptyFacets() };
+    }
+    const counting = shared ? shared.get(`c${fingerprintOf(filters, "recent")}`, async () => ({ total: await countMatches(db, filters, userId, match) })) : countMatches(db, filters, userId, match).then((total) => ({ total }));
+    const [rows, { total }] = await Promise.all([page, counting]);
     return { match, rows, total };
   };
-  let found: { match: Match; rows: Row[]; total: number };
+  let found: Found;
   if (cursor) found = await run(cursor.match);
   else if (query === "") found = await run("all");
-  else if (!HAS_WORD.test(query)) found = { match: "text", rows: [], total: 0 };
+  else if (!HAS_WORD.test(query)) found = { match: "text", rows: [], total: 0, facets: emptyFacets() };
   else {
     // Page and count in one round trip for the common case; fall back when full text finds too little.
     found = await run("text");
@@ -143,16 +162,21 @@ export async function searchItems(db: Database, principal: Principal | null, inp
   const last = page[page.length - 1];
   const next = rows.length > input.limit && last ? encodeCursor({ match, order, key: sortKeyOf(last, order), id: last.id, fingerprint }) : null;
   const response: SearchResponse = { results: page.map(toResult), total, limit: input.limit, offset, next_cursor: next, query, sort };
-  if (input.facets) response.facets = total === 0 && !hasFilters(filters) ? emptyFacets() : await facetCounts(db, filters, userId, match);
+  if (input.facets) response.facets = found.facets ?? emptyFacets();
   return response;
+}
+
+interface Found {
+  match: Match;
+  rows: Row[];
+  total: number;
+  facets?: SearchFacets;
 }
 
 /** Neither a lexeme nor a trigram can come from a query without a letter or digit. */
 const HAS_WORD = /[\p{L}\p{N}]/u;
 
 type Filters = Pick<SearchInput, "query" | "itemType" | "namespace" | "category" | "toolType">;
-
-const hasFilters = (f: Filters) => Boolean(f.itemType || f.namespace || f.category || f.toolType);
 
 function sortKeyOf(row: Row, order: Order): number | string {
   if (order === "updated_at") return new Date(row.updated_at).toISOString();
@@ -228,30 +252,90 @@ async function pageOf(db: Database, f: Filters, userId: string | null, match: Ma
   return (await db.raw.query<Row>(sql, p.values)).rows;
 }
 
-const emptyFacets = (): SearchFacets => ({ item_type: [], namespace: [], category: [], tool_type: [] });
+/** How long anonymous, query-less counts (total and facets of a browse listing) are shared. */
+export const BROWSE_COUNTS_TTL_MS = 5_000;
+const BROWSE_COUNTS_MAX = 500;
 
-interface FacetRow {
-  value: string;
-  count: bigint | number;
+/** Short-lived shared results per key; concurrent callers share one computation; failures are not kept. */
+class SharedCounts<T> {
+  private readonly entries = new Map<string, { expires: number; value: Promise<T> }>();
+  get(key: string, compute: () => Promise<T>): Promise<T> {
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.expires > now) return hit.value;
+    if (this.entries.size >= BROWSE_COUNTS_MAX) {
+      for (const [k, e] of this.entries) if (e.expires <= now) this.entries.delete(k);
+      if (this.entries.size >= BROWSE_COUNTS_MAX) this.entries.delete(this.entries.keys().next().value!);
+    }
+    const value = compute();
+    this.entries.set(key, { expires: now + BROWSE_COUNTS_TTL_MS, value });
+    value.catch(() => this.entries.delete(key));
+    return value;
+  }
 }
 
-async function facetCounts(db: Database, f: Filters, userId: string | null, match: Match): Promise<SearchFacets> {
-  const facet = async (filters: Filters, value: string, extra: string, top: number | null, prefix = "") => {
-    const p = new Params();
-    const where = whereClause(p, filters, userId, match);
-    const sql = `SELECT ${value} AS value, count(*) AS count ${FROM} WHERE ${where}${extra} GROUP BY 1 ORDER BY 2 DESC, 1 ASC${top ? ` LIMIT ${top}` : ""}`;
-    const { rows } = await db.raw.query<FacetRow>(sql, p.values);
-    return rows.map((r) => ({ value: `${prefix}${r.value}`, count: Number(r.count) }));
-  };
+type Counted = { total: number; facets?: SearchFacets };
+const browseCaches = new WeakMap<Database, SharedCounts<Counted>>();
+function browseCounts(db: Database): SharedCounts<Counted> {
+  let cache = browseCaches.get(db);
+  if (!cache) browseCaches.set(db, (cache = new SharedCounts<Counted>()));
+  return cache;
+}
+
+const emptyFacets = (): SearchFacets => ({ item_type: [], namespace: [], category: [], tool_type: [] });
+
+type FacetField = "type" | "namespace" | "category" | "tool_type";
+const FACET_FIELDS: FacetField[] = ["type", "namespace", "category", "tool_type"];
+
+/** One group: its field's value, and per field whether the group is over it (0) or not (1, GROUPING()). */
+type FacetRow = { count: bigint | number } & { [F in FacetField]: string | null } & { [F in FacetField as `g_${F}`]: number };
+
+/**
+ * Facet counts and the total of the match set. Facets that share the full filter set come from one
+ * scan with GROUPING SETS (plus the grand total); a facet whose own filter is set is counted without
+ * it, in its own query (at most three more).
+ */
+async function facetCounts(db: Database, f: Filters, userId: string | null, match: Match): Promise<{ total: number; facets: SearchFacets }> {
   // The next category level under the filter: segment depth+1 of the categories inside it.
   const depth = f.category ? f.category.split("/").length : 0;
-  const [itemType, namespace, category, toolType] = await Promise.all([
-    facet({ ...f, itemType: undefined }, "i.type::text", "", null),
-    facet({ ...f, namespace: undefined }, "n.name", "", FACET_TOP),
-    facet(f, `split_part(i.category, '/', ${depth + 1})`, ` AND split_part(i.category, '/', ${depth + 1}) <> ''`, FACET_TOP, f.category ? `${f.category}/` : ""),
-    facet({ ...f, toolType: undefined }, "i.tool_type", " AND i.tool_type IS NOT NULL", FACET_TOP),
-  ]);
-  return { item_type: itemType, namespace, category, tool_type: toolType };
+  const expressions: Record<FacetField, string> = {
+    type: "i.type::text",
+    namespace: "n.name",
+    category: `split_part(i.category, '/', ${depth + 1})`,
+    tool_type: "i.tool_type",
+  };
+  const own: Record<FacetField, keyof Filters | null> = { type: "itemType", namespace: "namespace", category: null, tool_type: "toolType" };
+  const grouped = async (filters: Filters, fields: FacetField[], total: boolean) => {
+    const p = new Params();
+    const where = whereClause(p, filters, userId, match);
+    const sets = [...(total ? ["()"] : []), ...fields.map((field) => `(${expressions[field]})`)].join(", ");
+    // GROUPING() only takes expressions of the grouping sets: the other fields are constants here.
+    const columns = FACET_FIELDS.map((field) => (fields.includes(field) ? `GROUPING(${expressions[field]})::int AS g_${field}, ${expressions[field]} AS ${field}` : `1 AS g_${field}, NULL::text AS ${field}`));
+    const sql = `SELECT ${columns.join(", ")}, count(*) AS count ${FROM} WHERE ${where} GROUP BY GROUPING SETS (${sets})`;
+    return (await db.raw.query<FacetRow>(sql, p.values)).rows;
+  };
+  const shared = FACET_FIELDS.filter((field) => own[field] === null || !f[own[field]!]);
+  const separate = FACET_FIELDS.filter((field) => !shared.includes(field));
+  const results = await Promise.all([grouped(f, shared, true), ...separate.map((field) => grouped({ ...f, [own[field]!]: undefined }, [field], false))]);
+  const rows = results.flat();
+
+  const values = (field: FacetField, top: number | null, prefix = "") => {
+    const list = rows
+      .filter((r) => Number(r[`g_${field}`]) === 0 && r[field] !== null && r[field] !== "")
+      .map((r) => ({ value: `${prefix}${r[field]}`, count: Number(r.count) }))
+      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+    return top === null ? list : list.slice(0, top);
+  };
+  const totalRow = results[0]!.find((r) => FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1));
+  return {
+    total: Number(totalRow?.count ?? 0),
+    facets: {
+      item_type: values("type", null),
+      namespace: values("namespace", FACET_TOP),
+      category: values("category", FACET_TOP, f.category ? `${f.category}/` : ""),
+      tool_type: values("tool_type", FACET_TOP),
+    },
+  };
 }
 
 function toResult(row: Row): SearchResult {
