@@ -33,9 +33,11 @@ test("sign up, create a token, publish from the web, find it, verify it; tamperi
   });
 
   await test.step("create a personal token in the settings", async () => {
-    await page.goto("/settings/tokens");
+    await page.goto("/settings");
+    await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Tokens" }).click();
+    await expect(page).toHaveURL(/\/settings\/tokens/);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
-    await page.getByLabel(/^(token )?name/i).fill("e2e laptop");
+    await page.getByLabel("Name", { exact: true }).fill("e2e laptop");
     await page.getByRole("checkbox", { name: /items:write/ }).check();
     await page.getByRole("button", { name: /create( a)? token/i }).click();
     // The secret is shown once: read it and prove that it authenticates as this user.

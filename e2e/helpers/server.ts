@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -113,16 +113,47 @@ function buildUnderLock(): Promise<void> {
   });
 }
 
+/** Written when a build fails: later workers of the run fail at once instead of building the same sources again. */
+const FAILED_MARKER = join(repoRoot, "test-results/.next-build-failed");
+const SKIP_INPUTS = new Set(["node_modules", ".next", "server", "bench", "test-results"]);
+
+function newestInput(path: string): number {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const entry of readdirSync(path)) if (!SKIP_INPUTS.has(entry)) newest = Math.max(newest, newestInput(join(path, entry)));
+  return newest;
+}
+
+function sourcesNewestMtime(): number {
+  return Math.max(newestInput(webDir), newestInput(join(repoRoot, "packages/core/src")), newestInput(join(repoRoot, "package-lock.json")));
+}
+
+async function build(): Promise<void> {
+  if (existsSync(FAILED_MARKER) && sourcesNewestMtime() <= statSync(FAILED_MARKER).mtimeMs) {
+    throw new Error(`next build failed earlier in this run (${readFileSync(FAILED_MARKER, "utf8").trim()}) and no website source changed since: not building again. Fix the build (flock ${BUILD_LOCK} npm run build:web shows why).`);
+  }
+  try {
+    await buildUnderLock();
+    rmSync(FAILED_MARKER, { force: true });
+  } catch (err) {
+    mkdirSync(dirname(FAILED_MARKER), { recursive: true });
+    writeFileSync(FAILED_MARKER, `at ${new Date().toISOString()}\n`);
+    throw err;
+  }
+}
+
 /** Builds the site when stale, then holds the build lock (shared) so it stays as built while tests run. */
 export async function freshBuild(): Promise<LockHolder> {
   if (!hasFlock()) {
-    if (webBuildIsStale(webDir)) await buildUnderLock();
+    if (webBuildIsStale(webDir)) await build();
     return { release() {} };
   }
   for (let attempt = 1; attempt <= 5; attempt++) {
     if (webBuildIsStale(webDir)) {
       log("the website build is stale: next build (under the build lock)");
-      await buildUnderLock();
+      await build();
     }
     const holder = await holdSharedLock();
     if (!webBuildIsStale(webDir)) return holder;

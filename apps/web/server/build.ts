@@ -7,7 +7,8 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 
-const SKIP = new Set(["node_modules", ".next", "server", "test-results"]);
+// Not part of the site: the one-origin server, benchmarks (run with tsx, typechecked by the root tsconfig), outputs.
+const SKIP = new Set(["node_modules", ".next", "server", "bench", "test-results"]);
 
 function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;
