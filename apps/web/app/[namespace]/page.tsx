@@ -11,7 +11,7 @@ import { Suspense } from "react";
 import type { ItemType, SearchResponse } from "@rye/core";
 import { isItemType, searchResponseSchema } from "@rye/core";
 import { ContentSkeleton } from "@/components/item/item-skeleton";
-import { ItemCard } from "@/components/item-card";
+import { itemHref } from "@/components/item/data";
 import { ApiError, apiOrNull } from "@/lib/api";
 import { apiParsed } from "@/lib/contracts";
 
@@ -107,8 +107,25 @@ async function NamespaceItems({ ns, type, cursor }: { ns: NamespaceView; type: I
       ) : (
         <ul className="divide-y divide-neutral-200 dark:divide-neutral-800">
           {items.results.map((item) => (
-            <li key={`${item.item_type}/${item.item_id}`}>
-              <ItemCard item={item} headingLevel={3} />
+            <li key={`${item.item_type}/${item.item_id}`} className="space-y-1 py-4">
+              <div className="flex flex-wrap items-center gap-2">
+                <h3 className="min-w-0 text-base font-semibold break-all">
+                  <Link href={itemHref(item.item_type, item.item_id)} className="text-brand-700 underline-offset-2 hover:underline dark:text-brand-300">
+                    {item.item_id}
+                  </Link>
+                </h3>
+                <span className="rounded-full border border-neutral-300 px-2 text-xs text-neutral-700 dark:border-neutral-700 dark:text-neutral-300">{item.item_type}</span>
+                {item.version ? <span className="font-mono text-xs text-neutral-600 dark:text-neutral-400">v{item.version}</span> : null}
+                {item.visibility !== "public" ? (
+                  <span className="rounded-full border border-amber-700 px-2 text-xs text-amber-900 dark:border-amber-400 dark:text-amber-200">{item.visibility}</span>
+                ) : null}
+                {item.deprecated ? <span className="rounded-full border border-red-700 px-2 text-xs text-red-800 dark:border-red-400 dark:text-red-300">deprecated</span> : null}
+              </div>
+              {item.description ? <p className="text-sm text-neutral-700 dark:text-neutral-300">{item.description}</p> : null}
+              <p className="text-xs text-neutral-600 dark:text-neutral-400">
+                {item.tool_type ? `${item.tool_type} · ` : ""}
+                {item.download_count.toLocaleString("en")} {item.download_count === 1 ? "pull" : "pulls"} · updated <time dateTime={item.updated_at}>{item.updated_at.slice(0, 10)}</time>
+              </p>
             </li>
           ))}
         </ul>
