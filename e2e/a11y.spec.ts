@@ -5,6 +5,7 @@
  */
 import { RyeApi, type Published, type Session, uniqueItemName } from "./helpers/api.ts";
 import { blockingViolations, formatViolations } from "./helpers/axe.ts";
+import { settled, verificationDone } from "./helpers/pages.ts";
 import { expect, test } from "./fixtures.ts";
 
 interface Data {
@@ -38,9 +39,7 @@ const pages: { name: string; path: (d: Data) => string; signedIn?: boolean; read
     name: "item",
     path: (d) => d.item.path,
     // Wait until the in-browser verification has finished: its rows change colour as checks complete.
-    ready: async (page) => {
-      await expect(page.getByRole("region", { name: "Signature verification" }).getByRole("status")).not.toHaveText(/Verifying/, { timeout: 20_000 });
-    },
+    ready: verificationDone,
   },
   { name: "settings", path: () => "/settings", signedIn: true },
 ];
@@ -54,6 +53,7 @@ for (const colorScheme of ["light", "dark"] as const) {
       const res = await page.goto(p.path(d));
       expect(res?.status(), `${p.path(d)} answers`).toBeLessThan(400);
       await expect(page.getByRole("main")).toBeVisible();
+      await settled(page);
       await p.ready?.(page);
       const violations = await blockingViolations(page);
       expect(violations.length, `serious/critical axe violations on ${p.path(d)} (${colorScheme}):\n\n${formatViolations(violations)}\n`).toBe(0);

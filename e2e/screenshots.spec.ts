@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "@playwright/test";
 import { RyeApi, type Published, type Session, uniqueItemName } from "./helpers/api.ts";
+import { settled, verificationDone } from "./helpers/pages.ts";
 import { repoRoot } from "./helpers/server.ts";
 import { expect, test } from "./fixtures.ts";
 
@@ -36,14 +37,10 @@ test.beforeAll(async ({ server }) => {
   data = { author, item };
 });
 
-const waitForVerification = async (page: Page) => {
-  await expect(page.getByRole("region", { name: "Signature verification" }).getByRole("status")).not.toHaveText(/Verifying/, { timeout: 20_000 });
-};
-
 const pages: { name: string; path: (d: Data) => string; signedIn?: boolean; ready?: (page: Page) => Promise<void> }[] = [
   { name: "home", path: () => "/" },
   { name: "search", path: (d) => `/search?q=${encodeURIComponent(d.author.username)}` },
-  { name: "item", path: (d) => d.item.path, ready: waitForVerification },
+  { name: "item", path: (d) => d.item.path, ready: verificationDone },
   { name: "publish", path: () => "/publish", signedIn: true },
   { name: "settings", path: () => "/settings", signedIn: true },
   { name: "device", path: () => "/device", signedIn: true },
@@ -65,6 +62,7 @@ for (const p of pages) {
         const res = await page.goto(p.path(d));
         expect(res?.status(), `${p.path(d)} answers`).toBeLessThan(400);
         await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+        await settled(page);
         await p.ready?.(page);
         await page.screenshot({ path: join(dir, `${p.name}-${colorScheme}-${w.name}.png`), fullPage: true });
       }
