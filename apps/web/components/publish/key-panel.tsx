@@ -46,7 +46,7 @@ export function KeyPanel({ value, onChange }: { value: LoadedKey | null; onChang
       const registration = await registrationOf(pair);
       onChange({ pair, origin, registration });
       setAnnouncement(
-        `Key ${pair.publicKey.fingerprint} loaded. ${registration === "registered" ? "It is registered with your account." : registration === "revoked" ? "It was revoked." : "It is not registered with your account yet."}`,
+        `Key ${pair.publicKey.fingerprint} loaded${registration === "registered" ? "; it is already registered" : registration === "revoked" ? "; it was revoked" : "; it is not registered yet"}.`,
       );
     } catch (err) {
       onChange({ pair, origin, registration: "unknown" });
@@ -90,7 +90,7 @@ export function KeyPanel({ value, onChange }: { value: LoadedKey | null; onChang
     try {
       await clientApi("/v1/me/keys", { method: "POST", body: { public_key: value.pair.publicKey.pem, label: "website (browser)" } });
       onChange({ ...value, registration: "registered" });
-      setAnnouncement(`Key ${value.pair.publicKey.fingerprint} is now registered with your account.`);
+      setAnnouncement(`Key ${value.pair.publicKey.fingerprint} is registered now: you can publish.`);
     } catch (err) {
       setProblem(problemOf(err));
     } finally {
@@ -124,7 +124,7 @@ export function KeyPanel({ value, onChange }: { value: LoadedKey | null; onChang
             <dd>
               {value.registration === "checking" && "checking…"}
               {value.registration === "registered" && <span className="text-green-800 dark:text-green-300">✓ registered with your account</span>}
-              {value.registration === "unregistered" && "✗ not registered with your account yet"}
+              {value.registration === "unregistered" && "✗ not registered yet"}
               {value.registration === "revoked" && "✗ revoked: create a new key"}
               {value.registration === "unknown" && "could not be checked"}
             </dd>
