@@ -23,7 +23,12 @@ async function main(): Promise<void> {
   const internalSecret = randomBytes(32).toString("base64url");
   const registry = await prepareRegistry({ internalSecret });
   await ensureWebBuild(webDir, (message) => registry.logger.log("info", message));
-  const site = next({ dev: false, dir: webDir });
+  // Next fetches the target of a server action's redirect from its own origin, with the visitor's
+  // cookies: it must be this server, not Next's default localhost:3000 (another program, maybe).
+  const host = process.env.HOST;
+  const loopback = !host || host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  const port = registry.config.port;
+  const site = next({ dev: false, dir: webDir, ...(port > 0 ? { hostname: loopback, port } : {}) });
   await site.prepare();
   const handleSite = site.getRequestHandler();
 
@@ -40,8 +45,6 @@ async function main(): Promise<void> {
     });
   };
   const server = await serveRegistry(registry, listener, { website: true });
-  const host = process.env.HOST;
-  const loopback = !host || host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
   process.env.RYE_INTERNAL_API_URL = `http://${loopback}:${server.port}`;
   process.env.RYE_INTERNAL_SECRET = internalSecret;
   process.env.RYE_PUBLIC_URL = registry.config.publicUrl;

@@ -18,7 +18,7 @@ export default async function SignupPage({ searchParams }: { searchParams: Promi
   const next = landingAfterSignIn((await searchParams).next);
   if (await getSession()) redirect(next);
   const { providers, local_accounts: local } = await loadProviders();
-  const purpose = purposeOf(next);
+  const purpose = purposeOf(next)?.replace(/^Sign in/, "Create an account");
   return (
     <div className="mx-auto w-full max-w-sm space-y-6 py-4">
       <div className="space-y-2">
