@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateKeyPair } from "@rye/core";
 import { expect, test, uniqueItemName } from "./fixtures.ts";
+import { blockingViolations, formatViolations } from "./helpers/axe.ts";
 
 const directive = (name: string, category = "demo", version = "1.0.0") =>
   `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="${version}">\n  <metadata>\n    <description>Say hello from the web.</description>\n    <category>${category}</category>\n    <author>e2e</author>\n  </metadata>\n</directive>\n\`\`\`\n`;
@@ -181,3 +182,36 @@ test("a member of an organization without the owner or admin role cannot manage 
   await expect(page.getByText("You cannot manage this item.")).toBeVisible();
   await expect(page.getByRole("button", { name: /Yank/ })).toHaveCount(0);
 });
+
+for (const colorScheme of ["light", "dark"] as const) {
+  test(`publish and manage pages have no serious or critical axe violations (${colorScheme})`, async ({ page, api, signedIn }) => {
+    await page.emulateMedia({ colorScheme });
+    const check = async (what: string) => {
+      const violations = await blockingViolations(page);
+      expect(violations.length, `serious/critical axe violations on ${what} (${colorScheme}):\n\n${formatViolations(violations)}\n`).toBe(0);
+    };
+    await page.goto("/publish");
+    await page.getByRole("button", { name: "Generate a key in this browser" }).click();
+    await expect(page.getByText("✗ not registered yet")).toBeVisible();
+    await page.getByLabel("Content", { exact: true }).fill(directive("Bad-Name"));
+    await expect(page.getByTestId("validation-summary")).toHaveText(/problem/);
+    await check("/publish with validation problems");
+    await page.getByRole("button", { name: "Register this key with my account" }).click();
+    await page.getByLabel("Content", { exact: true }).fill(directive(uniqueItemName("axe")));
+    await page.getByRole("button", { name: "Sign and publish" }).click();
+    await expect(page.getByRole("heading", { name: /✓ Published/ })).toBeVisible();
+    await check("/publish after publishing");
+
+    const token = await api.createToken(signedIn);
+    const item = await api.registerKeyAndPublish(token, { namespace: signedIn.username });
+    await page.goto(`/manage/${item.type}/${item.id}`);
+    await page.getByRole("button", { name: "Yank 1.0.0" }).click();
+    await expect(page.getByRole("dialog")).toBeVisible();
+    await check("/manage with the yank dialog open");
+    await page.keyboard.press("Escape");
+    await page.getByRole("button", { name: "Yank 1.0.0" }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Yank 1.0.0" }).click();
+    await expect(page.getByTestId("manage-status")).toContainText("is yanked");
+    await check("/manage after yanking");
+  });
+}

@@ -95,11 +95,15 @@ export function PublishForm({ namespaces, signingKey }: { namespaces: NamespaceC
   if (!signingKey) blockers.push("load or generate your signing key (step 1)");
   else if (!keyReady) blockers.push("register your key with your account (step 1)");
   if (!touched) blockers.push("paste or upload an item");
-  else if (!valid && !checking) blockers.push(`fix the ${(draft?.issues.length ?? 0) === 1 ? "problem" : "problems"} listed above`);
+  else if (checking || !draft) blockers.push("wait for the check to finish");
+  else if (!valid) blockers.push(`fix the ${(draft?.issues.length ?? 0) === 1 ? "problem" : "problems"} listed above`);
 
   async function onSubmit(event: React.FormEvent) {
     event.preventDefault();
-    if (!signingKey || !keyReady || !draft?.ok || !draft.itemId || !draft.version) return;
+    // Check the content as it is now (the debounced result may be a keystroke old).
+    const draft = validateDraft({ type, content, fileName, namespace, allowedNamespaces: allowed });
+    setDraft(draft);
+    if (!signingKey || !keyReady || !draft.ok || !draft.itemId || !draft.version) return;
     try {
       setPhase({ kind: "signing" });
       const signed = await signForPush(content, type, signingKey.pair, draft.extension);
