@@ -267,20 +267,20 @@ const orgOp = (method: Operation["method"], path: string, operationId: string, s
 });
 
 export const ACCOUNT_OPERATIONS: Operation[] = [
-  { method: "get", path: "/v1/me/keys", operationId: "listUserKeys", summary: "The caller's registered author keys (signatures on pushed items are checked against them)", tag: "keys", auth: "required", scopes: ["items:read"], ok: { status: 200, description: "Keys", schema: "UserKeyList" }, errors: [] },
+  { method: "get", path: "/v1/me/keys", operationId: "listUserKeys", summary: "The caller's registered author keys (signatures on pushed items are checked against them)", tag: "keys", auth: "caller", scopes: ["items:read"], ok: { status: 200, description: "Keys", schema: "UserKeyList" }, errors: [] },
   {
     method: "post",
     path: "/v1/me/keys",
     operationId: "registerUserKey",
     summary: "Register an Ed25519 public key (SPKI PEM) as the caller's author key; 200 when it already is",
     tag: "keys",
-    auth: "required",
+    auth: "caller+csrf",
     scopes: ["items:write"],
     body: "RegisterKeyRequest",
     ok: { status: 201, description: "Registered", schema: "UserKeyChange" },
     errors: [400, [409, "Registered to another account, or revoked"], 413],
   },
-  { method: "delete", path: "/v1/me/keys/{fingerprint}", operationId: "revokeUserKey", summary: "Revoke one of the caller's author keys", tag: "keys", auth: "required", scopes: ["items:write"], ok: { status: 200, description: "Revoked", schema: "UserKeyChange" }, errors: [[404, "Not a key of the caller"]] },
+  { method: "delete", path: "/v1/me/keys/{fingerprint}", operationId: "revokeUserKey", summary: "Revoke one of the caller's author keys", tag: "keys", auth: "caller+csrf", scopes: ["items:write"], ok: { status: 200, description: "Revoked", schema: "UserKeyChange" }, errors: [[404, "Not a key of the caller"]] },
   { method: "get", path: "/v1/auth/providers", operationId: "listAuthProviders", summary: "The sign-in methods of this registry", tag: "auth", auth: "none", ok: { status: 200, description: "Providers", schema: "AuthProviders" }, errors: [] },
   {
     method: "get",
