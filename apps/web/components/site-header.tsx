@@ -21,7 +21,7 @@ export async function SiteHeader() {
             className="w-full rounded-md border border-neutral-300 bg-white px-3 py-1.5 text-sm dark:border-neutral-700 dark:bg-neutral-900"
           />
         </form>
-        <div className="ml-auto flex items-center gap-4 text-sm">
+        <div className="ml-auto flex flex-wrap items-center justify-end gap-x-4 gap-y-1 text-sm">
           <Link href="/search" className="hover:underline">Browse</Link>
           <Link href="/publish" className="hover:underline">Publish</Link>
           {session ? (

@@ -402,7 +402,7 @@ const PATH_PARAMETERS: Record<string, JsonObject> = {
   provider: { name: "provider", in: "path", required: true, description: "An id from GET /v1/auth/providers.", schema: { type: "string", pattern: "^[a-z0-9][a-z0-9_-]{0,31}$" } },
   name: { name: "name", in: "path", required: true, description: "Organization name (case-insensitive).", schema: { type: "string" } },
   username: { name: "username", in: "path", required: true, description: "A member's username (case-insensitive).", schema: { type: "string" } },
-  id: { name: "id", in: "path", required: true, description: "Token id.", schema: { type: "string", format: "uuid" } },
+  id: { name: "id", in: "path", required: true, description: "Token or invitation id.", schema: { type: "string", format: "uuid" } },
   fingerprint: { name: "fingerprint", in: "path", required: true, description: "Key fingerprint (16 hex characters).", schema: { type: "string", pattern: "^[0-9a-f]{16,64}$" } },
 };
 

@@ -4,7 +4,7 @@ import { signOutAction } from "./actions";
 export function SignOutButton({ className }: { className?: string }) {
   return (
     <form action={signOutAction}>
-      <button type="submit" className={className ?? "hover:underline"}>
+      <button type="submit" className={className ?? "whitespace-nowrap hover:underline"}>
         Sign out
       </button>
     </form>

@@ -26,27 +26,27 @@ export function TokenList({ tokens, revokePath, empty }: { tokens: TokenInfo[]; 
               <code className="font-mono text-xs text-neutral-600 dark:text-neutral-400">{token.prefix}…</code>
             </div>
             <dl className="grid grid-cols-1 gap-x-4 gap-y-1 text-sm sm:grid-cols-[8rem_1fr]">
-              <dt className="text-neutral-700 dark:text-neutral-300">Scopes</dt>
+              <dt className="font-medium text-neutral-700 dark:text-neutral-300">Scopes</dt>
               <dd>{token.scopes.join(", ")}</dd>
               {token.namespace || token.item_pattern ? (
                 <>
-                  <dt className="text-neutral-700 dark:text-neutral-300">Limited to</dt>
+                  <dt className="font-medium text-neutral-700 dark:text-neutral-300">Limited to</dt>
                   <dd>{[token.namespace ? `namespace ${token.namespace}` : null, token.item_pattern ? `items ${token.item_pattern}` : null].filter(Boolean).join(", ")}</dd>
                 </>
               ) : null}
               {token.created_by ? (
                 <>
-                  <dt className="text-neutral-700 dark:text-neutral-300">Created by</dt>
+                  <dt className="font-medium text-neutral-700 dark:text-neutral-300">Created by</dt>
                   <dd>{token.created_by}</dd>
                 </>
               ) : null}
-              <dt className="text-neutral-700 dark:text-neutral-300">Created</dt>
+              <dt className="font-medium text-neutral-700 dark:text-neutral-300">Created</dt>
               <dd>
                 <Time iso={token.created_at} />
               </dd>
-              <dt className="text-neutral-700 dark:text-neutral-300">Last used</dt>
+              <dt className="font-medium text-neutral-700 dark:text-neutral-300">Last used</dt>
               <dd>{token.last_used_at ? <Time iso={token.last_used_at} relative now={now} /> : "never"}</dd>
-              <dt className="text-neutral-700 dark:text-neutral-300">Expires</dt>
+              <dt className="font-medium text-neutral-700 dark:text-neutral-300">Expires</dt>
               <dd>{token.expires_at ? <Time iso={token.expires_at} /> : "never"}</dd>
             </dl>
             {s.active ? (
