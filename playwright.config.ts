@@ -22,7 +22,9 @@ export default defineConfig({
   // The first test of a worker may wait for `next build` and the server's first start (migrations, seed).
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  outputDir: "test-results/playwright",
+  // Playwright empties its output directory when a run starts. Engineers sharing a checkout run specs at the
+  // same time, so local runs get their own directory (the runner's pid, inherited by its workers); CI one.
+  outputDir: process.env.CI ? "test-results/playwright" : `test-results/playwright-${(process.env.RYE_E2E_RUN ??= String(process.pid))}`,
   reporter: process.env.CI ? [["list"], ["junit", { outputFile: "test-results/junit.xml" }]] : [["list"]],
   use: {
     ...devices["Desktop Chrome"],
