@@ -7,10 +7,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
-import { Suspense } from "react";
 import type { ItemType, SearchResponse } from "@rye/core";
 import { isItemType, searchResponseSchema } from "@rye/core";
-import { ContentSkeleton } from "@/components/item/item-skeleton";
 import { itemHref } from "@/components/item/data";
 import { ApiError, apiOrNull } from "@/lib/api";
 import { apiParsed } from "@/lib/contracts";
@@ -64,7 +62,7 @@ function pageHref(name: string, query: { type?: string | undefined; cursor?: str
   return `/${name}${s ? `?${s}` : ""}`;
 }
 
-/** The namespace's items, newest first (streams in after the header: the 404 decision is already taken). */
+/** The namespace's items, newest first. Rendered with the page (no streaming: nothing shifts, and a 404 is a real 404). */
 async function NamespaceItems({ ns, type, cursor }: { ns: NamespaceView; type: ItemType | undefined; cursor: string | undefined }) {
   const query = new URLSearchParams({ namespace: ns.name, limit: String(PAGE_SIZE), sort: "recent" });
   if (type) query.set("item_type", type);
@@ -201,9 +199,7 @@ export default async function NamespacePage({ params, searchParams }: Props) {
               ))}
             </ul>
           </nav>
-          <Suspense key={`${type ?? ""}:${cursor ?? ""}`} fallback={<ContentSkeleton lines={8} label="Loading the items…" />}>
-            <NamespaceItems ns={ns} type={type} cursor={cursor} />
-          </Suspense>
+          <NamespaceItems ns={ns} type={type} cursor={cursor} />
         </section>
 
         {ns.kind === "org" ? (

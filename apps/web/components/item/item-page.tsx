@@ -10,7 +10,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
-import { type ReactNode, Suspense } from "react";
+import type { ReactNode } from "react";
 import type { ItemDetails, ItemType, ParsedItem, PullResponse } from "@rye/core";
 import { stripSignature } from "@rye/core";
 import { ManageLink } from "@/components/manage/manage-link";
@@ -19,7 +19,6 @@ import { MarkdownView } from "@/lib/markdown";
 import { getExecutorChain, getItemDetails, getPulled, itemHref, itemIdFromSegments, parsePulled, pickVersion } from "./data";
 import { DiffView } from "./diff-view";
 import { DirectiveDetails, KnowledgeDetails, Section, ToolDetails } from "./item-details";
-import { ContentSkeleton } from "./item-skeleton";
 import { InstallPanel, ProvenancePanel } from "./side-panels";
 import { SourceView } from "./source-view";
 import { VerifyPanel } from "./verify-panel";
@@ -136,10 +135,11 @@ async function ToolDetailsWithChain({ parsed }: { parsed: Extract<ParsedItem, { 
 }
 
 /**
- * Every not-found decision (unknown item, private item, unknown version) is taken before anything
- * streams, so the answer really is a 404; only the slower parts (highlighting, diffs, the executor
- * chain) stream in behind skeletons of their size. (A route-level loading.tsx would send the 200
- * status with its skeleton before the page could decide.)
+ * The page renders in one piece (no loading.tsx, no Suspense): every not-found decision (unknown item,
+ * private item, unknown version) is taken before anything is sent, so the answer really is a 404 (a
+ * route-level loading.tsx sends the 200 status with its skeleton before the page can decide), and
+ * nothing streams in later to push the page around. The whole page takes a few loopback API calls
+ * (tens of milliseconds); only the browser verification fills in afterwards, inside its fixed box.
  */
 export async function ItemPage({ type, ...props }: ItemRouteProps & { type: ItemType }) {
   const [params, search] = await Promise.all([props.params, props.searchParams]);
@@ -257,23 +257,17 @@ export async function ItemPage({ type, ...props }: ItemRouteProps & { type: Item
         <div className="min-w-0 space-y-8">
           <div className="space-y-4">
             <Tabs tabs={tabs} active={tab} />
-            <Suspense key={`${tab}:${version}:${diffParam ?? ""}`} fallback={<ContentSkeleton lines={16} label="Loading the file…" />}>
-              {tab === "changes" ? (
-                <ChangesView type={type} details={details} range={range} />
-              ) : tab === "source" ? (
-                <SourceView content={pull.content} extension={pull.file_extension} label={`Source of ${fileName}, version ${version}`} />
-              ) : (
-                <MarkdownView source={markdownOf(pull, parsed)} />
-              )}
-            </Suspense>
+            {tab === "changes" ? (
+              <ChangesView type={type} details={details} range={range} />
+            ) : tab === "source" ? (
+              <SourceView content={pull.content} extension={pull.file_extension} label={`Source of ${fileName}, version ${version}`} />
+            ) : (
+              <MarkdownView source={markdownOf(pull, parsed)} />
+            )}
           </div>
 
           {parsed?.type === "directive" ? <DirectiveDetails parsed={parsed} /> : null}
-          {parsed?.type === "tool" ? (
-            <Suspense fallback={<ContentSkeleton lines={6} label="Loading the executor chain…" />}>
-              <ToolDetailsWithChain parsed={parsed} />
-            </Suspense>
-          ) : null}
+          {parsed?.type === "tool" ? <ToolDetailsWithChain parsed={parsed} /> : null}
           {parsed?.type === "knowledge" ? <KnowledgeDetails parsed={parsed} /> : null}
           {!parsed ? <p className="text-sm text-neutral-700 dark:text-neutral-300">The file could not be parsed as a {type}: its metadata is not shown.</p> : null}
 

@@ -111,6 +111,8 @@ export function VerifyPanel({ type, id, version, fileSha256 }: VerifyPanelProps)
     return () => controller.abort();
   }, [run, attempt]);
 
+  // A failed check's full reason (its row shows one truncated line).
+  const reason = summary.kind === "failed" ? Object.values(rows).find((r) => r.state === "failed")?.detail : undefined;
   const summaryClass =
     summary.kind === "ok"
       ? "text-green-800 dark:text-green-300"
@@ -131,19 +133,20 @@ export function VerifyPanel({ type, id, version, fileSha256 }: VerifyPanelProps)
         {CHECKS.map((check, i) => {
           const row = rows[check.id];
           return (
-            <li key={check.id} className="flex min-h-14 gap-2" data-state={row.state}>
+            // Fixed height: a label of up to two lines and one status line, whatever the result.
+            <li key={check.id} className="flex h-14 gap-2 overflow-hidden" data-state={row.state}>
               <span
                 aria-hidden="true"
                 className={`mt-0.5 flex h-5 w-5 shrink-0 items-center justify-center rounded-full border text-xs font-bold ${ICON_CLASS[row.state]}`}
               >
                 {ICON[row.state]}
               </span>
-              <div className="min-w-0">
-                <p className="text-sm">
+              <div className="min-w-0 flex-1">
+                <p className="line-clamp-2 text-sm leading-5">
                   <span className="sr-only">Check {i + 1}: </span>
                   {check.label}
                 </p>
-                <p className="text-xs break-words text-neutral-600 dark:text-neutral-400">
+                <p className="truncate text-xs leading-4 text-neutral-600 dark:text-neutral-400" title={row.detail || undefined}>
                   <span className="font-medium text-neutral-800 dark:text-neutral-200">{WORD[row.state]}</span>
                   {row.detail ? `: ${row.detail}` : ""}
                 </p>
@@ -152,12 +155,14 @@ export function VerifyPanel({ type, id, version, fileSha256 }: VerifyPanelProps)
           );
         })}
       </ol>
-      <div className="mt-3 min-h-12 border-t border-neutral-200 pt-3 dark:border-neutral-800">
+      {/* Room for the summary and a failure's reason, reserved from the start. */}
+      <div className="mt-3 min-h-20 border-t border-neutral-200 pt-3 dark:border-neutral-800">
         <p role="status" className={`text-sm font-semibold ${summaryClass}`} data-testid="verify-summary">
           <span aria-hidden="true">{summary.kind === "ok" ? "✓ " : summary.kind === "running" ? "" : "✗ "}</span>
           {summary.text}
         </p>
-        {summary.hint ? <p className="text-xs text-neutral-600 dark:text-neutral-400">{summary.hint}</p> : null}
+        {reason ? <p className="mt-1 text-xs break-words text-neutral-700 dark:text-neutral-300">{reason}</p> : null}
+        {summary.hint ? <p className="mt-1 text-xs text-neutral-600 dark:text-neutral-400">{summary.hint}</p> : null}
       </div>
       <div className="mt-2 flex min-h-7 flex-wrap items-center justify-between gap-2">
         <p className="text-xs text-neutral-600 dark:text-neutral-400">{provider ? PROVIDER_NAMES[provider] ?? provider : "\u00a0"}</p>
