@@ -168,7 +168,9 @@ test("every operation has a unique id, a success or redirect response, errors in
     if (schemes.includes("csrfToken")) assert.ok(op.security.every((r: Json) => !r.cookieAuth || r.csrfToken) && op.responses["403"], `${where}: CSRF goes with the cookie, refused with 403`);
   }
   const push = doc.paths["/v1/push"].post;
-  assert.deepEqual(push.security, [{ bearerAuth: ["items:write"] }]);
+  // A token with items:write, or the website's session with its CSRF token (publishing from the browser).
+  assert.deepEqual(push.security, [{ bearerAuth: ["items:write"] }, { cookieAuth: [], csrfToken: [] }]);
+  assert.deepEqual(doc.paths["/v1/yank/{item_type}/{item_id}"].post.security, push.security);
   assert.ok(push.responses["401"] && push.responses["409"] && push.responses["413"]);
   assert.deepEqual(doc.paths["/v1/bundle/pull/{bundle_id}"].get.security, [{}, { bearerAuth: [] }], "public pull: auth optional");
   assert.ok(doc.paths["/v1/bundle/pull/{bundle_id}"].get.responses["304"]);

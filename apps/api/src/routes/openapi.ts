@@ -306,7 +306,7 @@ const manage = (verb: string, operationId: string, summary: string, body: string
   operationId,
   summary,
   tag: "manage",
-  auth: "required",
+  auth: "caller+csrf",
   scopes: ["items:write"],
   ...(body ? { body } : {}),
   ...(method === "delete" ? { query: DeleteQuery } : {}),
@@ -337,7 +337,7 @@ const OPERATIONS: Operation[] = [
     errors: [],
   },
   { method: "get", path: "/v1/keys", operationId: "listKeys", summary: "Every registry key with validity, rotation statements and revocations", tag: "keys", auth: "none", ok: { status: 200, description: "Keys", schema: "KeysResponse" }, errors: [] },
-  { method: "post", path: "/v1/push", operationId: "pushItem", summary: "Publish a version of an item", tag: "items", auth: "required", scopes: ["items:write"], body: "PushRequest", ok: { status: 201, description: "Published", schema: "PushResponse" }, errors: [400, 401, 403, 404, 409, 413] },
+  { method: "post", path: "/v1/push", operationId: "pushItem", summary: "Publish a version of an item (the website publishes with its session cookie and CSRF token)", tag: "items", auth: "caller+csrf", scopes: ["items:write"], body: "PushRequest", ok: { status: 201, description: "Published", schema: "PushResponse" }, errors: [400, 401, 403, 404, 409, 413] },
   { method: "get", path: "/v1/pull/{item_type}/{item_id}", operationId: "pullItem", summary: "Download a version of an item", tag: "items", auth: "optional-caller", query: PullQuery, ok: { status: 200, description: "The item, signed by the registry", schema: "PullResponse" }, errors: [400, 404], etag: true },
   { method: "get", path: "/v1/search", operationId: "search", summary: "Search items (private items of the caller's namespaces included)", tag: "items", auth: "optional-caller", query: SearchQuery, ok: { status: 200, description: "A page of results", schema: "SearchResponse" }, errors: [400] },
   {
