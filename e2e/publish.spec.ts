@@ -103,6 +103,27 @@ test("an existing key imported from its PEM file signs a tool", async ({ page, a
   expect(pulled.body!.content).toMatch(/^\/\/ rye:signed:/);
 });
 
+test("several files publish one after another, each with its status", async ({ page, signedIn }) => {
+  const dir = await mkdtemp(join(tmpdir(), "rye-e2e-bulk-"));
+  const [a, b] = [uniqueItemName("bulk"), uniqueItemName("bulk")];
+  await writeFile(join(dir, `${a}.md`), directive(a, "kit"));
+  await writeFile(join(dir, `${b}.md`), `---\nid: ${b}\ntitle: ${b}\nversion: 1.0.0\nentry_type: reference\ncategory: kit\n---\n\nBody.\n`);
+  await writeFile(join(dir, "broken.md"), "---\nid: broken\nversion: nope\n---\nx\n");
+
+  await page.goto("/publish");
+  await page.getByRole("button", { name: "Generate a key in this browser" }).click();
+  await page.getByRole("button", { name: "Register this key with my account" }).click();
+  await expect(page.getByText("✓ registered with your account")).toBeVisible();
+  await page.getByText("Publish several files at once").click();
+  await page.getByLabel("Files to publish").setInputFiles([`${a}.md`, `${b}.md`, "broken.md"].map((f) => join(dir, f)));
+  const table = page.getByRole("table", { name: "Files to publish and their status" });
+  await expect(table.getByRole("row", { name: /broken\.md/ })).toContainText("version must be a semantic version");
+  await page.getByRole("button", { name: "Sign and publish 2 files" }).click();
+  await expect(page.getByText("Done: 2 of 2 published.")).toBeVisible();
+  await expect(table.getByRole("link", { name: `${signedIn.username}/kit/${a}@1.0.0` })).toBeVisible();
+  await expect(table.getByRole("link", { name: `${signedIn.username}/kit/${b}@1.0.0` })).toBeVisible();
+});
+
 test("manage an item: yank with a reason, deprecate, make private, the deletion policy", async ({ page, api, signedIn }) => {
   const token = await api.createToken(signedIn);
   const published = await api.registerKeyAndPublish(token, { namespace: signedIn.username, type: "knowledge" });

@@ -101,8 +101,8 @@ export function BulkPublish({ namespaces, signingKey }: { namespaces: NamespaceC
       <p className={help}>Choose the files of a bundle: each is validated, signed with your key and published in turn. Types come from the file (extension and content).</p>
       <div className="grid gap-4 sm:grid-cols-3">
         <div className="space-y-1">
-          <label htmlFor={ids.files} className={label}>Files</label>
-          <input id={ids.files} type="file" multiple accept=".md,.py,.yaml,.yml,.js,.mjs,.cjs,.ts,.mts,.sh" onChange={(e) => void onFiles(e.currentTarget.files)} className="block w-full text-sm" disabled={running} />
+          <label htmlFor={ids.files} className={label}>Files to publish</label>
+          <input id={ids.files} type="file" multiple accept=".md,.py,.yaml,.yml,.js,.mjs,.cjs,.ts,.mts,.sh" onChange={(e) => void onFiles(e.currentTarget.files)} className="block w-full text-sm file:mr-3 file:rounded-md file:border file:border-neutral-300 file:bg-white file:px-3 file:py-1.5 file:text-sm file:font-medium dark:file:border-neutral-700 dark:file:bg-neutral-900 dark:file:text-neutral-100" disabled={running} />
         </div>
         <div className="space-y-1">
           <label htmlFor={ids.namespace} className={label}>Namespace</label>
@@ -136,8 +136,8 @@ export function BulkPublish({ namespaces, signingKey }: { namespaces: NamespaceC
           <tbody>
             {rows.map((r, i) => (
               <tr key={`${r.file}-${i}`} className="border-b border-neutral-100 align-top dark:border-neutral-900">
-                <td className="py-1.5 pr-3 font-mono break-all">{r.file}</td>
-                <td className="py-1.5 pr-3 font-mono break-all">{r.draft?.itemId ? `${r.type} ${r.draft.itemId}@${r.draft.version}` : r.type ?? "—"}</td>
+                <td className="py-1.5 pr-3 font-mono [overflow-wrap:anywhere]">{r.file}</td>
+                <td className="py-1.5 pr-3 font-mono [overflow-wrap:anywhere]">{r.draft?.itemId ? `${r.type} ${r.draft.itemId}@${r.draft.version}` : r.type ?? "—"}</td>
                 <td className="py-1.5">
                   <RowStatus row={r} />
                 </td>
