@@ -3,15 +3,20 @@
  * `$USER_SPACE/.ai/<type folder>/<namespace>/<category>/<name><ext>`, written atomically after
  * verification (a failed or partial download leaves nothing behind).
  *
+ * Every verified pull is also kept, immutable, in a content-addressed store
+ * `$USER_SPACE/.ai/cache/registry/<file sha256>/<name><ext>`. The user-space file is shared by all
+ * projects, so when another project moves it to another version (or pulls the id from another
+ * registry), a project whose lock pins different bytes is served its pinned copy from the store.
+ *
  * Registry keys never enter the global trust store. Instead `withRegistryTrust` wraps the engine's
  * verifier: a user-space file signed by a key the user does not trust verifies with the pinned
  * registry key only when the project lock attributes exactly that content (type, content hash, key
  * fingerprint) to that registry.
  */
-import { rm } from "node:fs/promises";
-import { join } from "node:path";
+import { readFile, rm } from "node:fs/promises";
+import { basename, join } from "node:path";
 import type { ItemType, PublicKey, VerifyResult } from "@rye/core";
-import { extensionsFor, extractSignature, keyResolverFrom, TYPE_FOLDERS, verifyItem } from "@rye/core";
+import { extensionsFor, extractSignature, keyResolverFrom, sha256Hex, TYPE_FOLDERS, verifyItem } from "@rye/core";
 import type { Verifier } from "../engine/verification.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { assertInside } from "../spaces/spaces.ts";
@@ -24,6 +29,31 @@ export function cachedItemPath(type: ItemType, id: string, extension: string, en
   return join(userAiDir(env), TYPE_FOLDERS[type], `${id}${extension}`);
 }
 
+const SHA256_RE = /^[0-9a-f]{64}$/;
+
+/** Where the store keeps the pulled file whose SHA-256 is `fileSha256`. */
+export function storedPullPath(fileSha256: string, id: string, extension: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (!SHA256_RE.test(fileSha256)) throw new Error(`not a sha256: ${fileSha256}`);
+  return join(userAiDir(env), "cache", "registry", fileSha256, `${basename(id)}${extension}`);
+}
+
+/** The stored pull with this SHA-256, when present and intact (its bytes are re-hashed), else undefined. */
+export async function readStoredPull(fileSha256: string, id: string, extension: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+  const path = storedPullPath(fileSha256, id, extension, env);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch {
+    return undefined;
+  }
+  return sha256Hex(bytes) === fileSha256 ? path : undefined;
+}
+
+/** True when the store holds some pull of `id` with these bytes (the file is a verified pull, not an edit). */
+export async function isStoredPull(bytes: Uint8Array, id: string, extension: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  return (await readStoredPull(sha256Hex(bytes), id, extension, env)) !== undefined;
+}
+
 /**
  * Writes a verified pull into the user space (atomic: temp file + fsync + rename). Files of the same
  * item with another extension (an older cached version) are removed so they cannot shadow it.
@@ -33,6 +63,8 @@ export async function writeCachedItem(pull: VerifiedPull, options: { env?: NodeJ
   const root = userAiDir(env);
   const path = cachedItemPath(pull.type, pull.id, pull.file_extension, env);
   await assertInside(root, join(root, TYPE_FOLDERS[pull.type]));
+  const stored = storedPullPath(pull.file_sha256, pull.id, pull.file_extension, env);
+  if (!(await readStoredPull(pull.file_sha256, pull.id, pull.file_extension, env))) await writeFileAtomic(stored, pull.content, { mode: 0o444, dirMode: 0o755 });
   await writeFileAtomic(path, pull.content, { mode: 0o644, dirMode: 0o755 });
   await assertInside(root, path);
   for (const ext of extensionsFor(pull.type)) {

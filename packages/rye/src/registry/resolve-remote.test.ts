@@ -274,3 +274,35 @@ test("search merges registry hits after local ones, labels them, and degrades of
     await registry.close().catch(() => undefined);
   }
 });
+
+test("projects sharing a user space keep their own pinned versions; an edit of the shared file is still tampering", async () => {
+  const registry = await startTestRegistry();
+  const push = await publisher(registry);
+  await push("knowledge", "alice/notes/facts", "1.0.0", knowledge("1.0.0", "Version one."));
+  const { ws, env, open, cached } = await setup(registry.url);
+  const projectB = join(dirname(ws.projectDir), "project-b");
+  await mkdir(join(projectB, ".ai"), { recursive: true });
+  const openB = () => Engine.open({ projectPath: projectB, env });
+  const shared = cached("knowledge", "alice/notes/facts.md");
+
+  assert.match((await (await open()).load({ item_type: "knowledge", item_id: "alice/notes/facts" })).content, /Version one/);
+  await push("knowledge", "alice/notes/facts", "1.1.0", knowledge("1.1.0", "Version two."));
+  // Project B pins 1.1.0: the shared user-space file now holds 1.1.0.
+  assert.match((await (await openB()).load({ item_type: "knowledge", item_id: "alice/notes/facts@1.1.0" })).content, /Version two/);
+  assert.match(await readFile(shared, "utf8"), /Version two/);
+
+  // Project A still gets its pinned 1.0.0 (offline), from the pull store.
+  const offline = { ...env, RYE_OFFLINE: "1" };
+  const a = await (await Engine.open({ projectPath: ws.projectDir, env: offline })).load({ item_type: "knowledge", item_id: "alice/notes/facts" });
+  assert.match(a.content, /Version one/);
+  assert.equal(a.verification.ok, true);
+  assert.match(a.path, /\/\.ai\/cache\/registry\/[0-9a-f]{64}\/facts\.md$/);
+  assert.match((await (await Engine.open({ projectPath: projectB, env: offline })).load({ item_type: "knowledge", item_id: "alice/notes/facts" })).content, /Version two/);
+
+  // An edit of the shared file is not a verified pull: both projects refuse it.
+  await appendFile(shared, "\nInjected.\n");
+  for (const projectPath of [ws.projectDir, projectB]) {
+    await assert.rejects((async () => (await Engine.open({ projectPath, env: offline })).load({ item_type: "knowledge", item_id: "alice/notes/facts" }))(), { code: "INTEGRITY_MISMATCH" });
+  }
+  await registry.close();
+});

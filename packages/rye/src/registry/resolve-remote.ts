@@ -15,7 +15,7 @@ import type { EngineContext } from "../engine/context.ts";
 import type { ItemFile, SpaceName } from "../spaces/spaces.ts";
 import { resolveItem, SPACE_NAMES } from "../spaces/spaces.ts";
 import { userAiDir } from "../spaces/paths.ts";
-import { writeCachedItem } from "./cache.ts";
+import { isStoredPull, readStoredPull, writeCachedItem } from "./cache.ts";
 import type { LockEntry } from "./project-lock.ts";
 import { checkAgainstPin, getLockEntry, projectLockPath, upsertLockEntry } from "./project-lock.ts";
 import { pullItem } from "./pull.ts";
@@ -68,6 +68,22 @@ function emitNotice(notice: string | undefined): void {
   if (!notice) return;
   const sink = noticeSink.getStore();
   if (sink && !sink.includes(notice)) sink.push(notice);
+}
+
+/**
+ * The cached file when it is the pinned one. When another project replaced it with another verified
+ * pull (its bytes are in the pull store), this project's pinned copy from the store; any other change
+ * is tampering (INTEGRITY_MISMATCH).
+ */
+async function pinnedCopy(ctx: Pick<EngineContext, "projectPath" | "env">, local: ItemFile, pin: LockEntry): Promise<ItemFile> {
+  const lockPath = projectLockPath(ctx.projectPath);
+  const bytes = await readFile(local.path);
+  if (sha256Hex(bytes) === pin.file_sha256) return local;
+  const extension = pin.file_extension ?? local.extension;
+  const stored = await readStoredPull(pin.file_sha256, pin.id, extension, ctx.env);
+  if (stored && (await isStoredPull(bytes, pin.id, local.extension, ctx.env))) return { ...local, path: stored, extension };
+  await assertMatchesPin(local, pin, lockPath);
+  return local;
 }
 
 /** Refuses a cached registry file that no longer matches its pin (offline check). */
@@ -181,25 +197,27 @@ export async function locateItem(ctx: EngineContext, type: ItemType, rawId: stri
   const allowed: readonly SpaceName[] = options.spaces ?? (options.only ? [options.only] : SPACE_NAMES);
   const candidates = ctx.spaces.filter((s) => allowed.includes(s.name));
   const local = await resolveItem(candidates, type, ref.id);
-  const remoteAllowed = allowed.includes("user") && looksLikeRegistryId(ref.id) && ctx.env.RYE_OFFLINE !== "1";
-  if (!remoteAllowed) return local;
+  const registryShaped = allowed.includes("user") && looksLikeRegistryId(ref.id);
+  if (!registryShaped) return local;
   const pin = await getLockEntry(ctx.projectPath, type, ref.id);
   const userRoot = userAiDir(ctx.env);
+  if (ctx.env.RYE_OFFLINE === "1") {
+    // Offline, pins still hold (they need no network): the pinned bytes or INTEGRITY_MISMATCH.
+    const pinned = local && pin && local.space.root === userRoot && (!ref.version || ref.version === pin.version);
+    return pinned ? pinnedCopy(ctx, local, pin) : local;
+  }
   if (local) {
     const isCached = local.space.root === userRoot;
     if (pin && isCached) {
-      if (!ref.version || ref.version === pin.version) {
-        await assertMatchesPin(local, pin, projectLockPath(ctx.projectPath));
-        return local;
-      }
+      if (!ref.version || ref.version === pin.version) return pinnedCopy(ctx, local, pin);
       // Another version asked for explicitly: pull it (a rollback is refused by the pin check).
-    } else if (!pin && isCached && !ref.version && (await registryProvenance(local))) {
-      // Pulled for another project: pin it here too (same version, verified again); offline, the
-      // file stays unattributed and its registry signature is not trusted in this project.
+    } else if (!pin && isCached && (await registryProvenance(local))) {
+      // Pulled for another project: pin it here too (that version, or the one asked for, verified
+      // again); offline, the file stays unattributed and its registry signature is not trusted here.
       try {
-        return (await installRegistryItem(ctx, { type, id: ref.id, version: (await registryProvenance(local))!.version })).file;
+        return (await installRegistryItem(ctx, { type, id: ref.id, version: ref.version ?? (await registryProvenance(local))!.version })).file;
       } catch (err) {
-        if (err instanceof RyeError && SOFT_FAILURES.has(err.code)) return local;
+        if (!ref.version && err instanceof RyeError && SOFT_FAILURES.has(err.code)) return local;
         throw err;
       }
     } else if (!ref.version || !isCached) {
