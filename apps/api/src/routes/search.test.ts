@@ -184,7 +184,7 @@ describe(`search on ${kind}`, () => {
       const text = await search({ query: "kubernetes", facets: "1" });
       assert.equal(text.body.facets.item_type.reduce((n: number, v: Json) => n + v.count, 0), text.body.total, "facets count the same match set");
       // With facets the total comes from the facet scan: the same number as the plain count.
-      for (const params of [{ query: "" }, { query: "kubernetes" }, { query: "kubernets" }, { query: "", item_type: "knowledge", namespace: "alice" }, { query: "doc", category: "rye", tool_type: "http" }, { query: "", category: "rye/core" }]) {
+      for (const params of <Record<string, string>[]>[{ query: "" }, { query: "kubernetes" }, { query: "kubernets" }, { query: "", item_type: "knowledge", namespace: "alice" }, { query: "doc", category: "rye", tool_type: "http" }, { query: "", category: "rye/core" }]) {
         const plain = (await search(params)).body.total;
         assert.equal((await search({ ...params, facets: "1" })).body.total, plain, JSON.stringify(params));
         assert.equal((await search({ ...params, facets: "1" }, aliceToken)).body.total, (await search(params, aliceToken)).body.total, `member ${JSON.stringify(params)}`);
