@@ -36,7 +36,8 @@ interface ApiOptions {
 
 export async function api<T>(path: string, options: ApiOptions = {}): Promise<T> {
   const incoming = await headers();
-  const outgoing: Record<string, string> = { accept: "application/json" };
+  // The website shows items; its pulls are page views, not downloads.
+  const outgoing: Record<string, string> = { accept: "application/json", "x-rye-purpose": "view" };
   const forwardedFor = incoming.get("x-forwarded-for");
   if (forwardedFor && process.env.RYE_INTERNAL_SECRET) {
     outgoing["x-forwarded-for"] = forwardedFor;

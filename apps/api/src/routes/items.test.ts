@@ -57,6 +57,17 @@ describe(`items on ${kind}`, () => {
       }
     });
 
+    test("pulls count as downloads, page views (X-Rye-Purpose: view) do not", async () => {
+      assert.equal((await push(aliceToken, { item_type: "knowledge", item_id: "alice/notes/counted", content: knowledge("counted"), version: "1.0.0" })).status, 201);
+      const count = async () => (await reg.db.prisma.item.findFirstOrThrow({ where: { name: "counted" } })).downloadCount;
+      for (let i = 0; i < 3; i++) assert.equal((await reg.request("GET", "/v1/pull/knowledge/alice/notes/counted", { headers: { "x-rye-purpose": "view" } })).status, 200);
+      assert.equal((await reg.request("GET", "/v1/pull/knowledge/alice/notes/counted")).status, 200);
+      // The count is updated without delaying the answer: wait for it.
+      for (let i = 0; i < 100 && (await count()) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await count(), 1);
+    });
+
     test("pull returns the signed content with ETag, immutable caching for explicit versions and 304s", async () => {
       await push(aliceToken, { item_type: "directive", item_id: "alice/tools/deploy", content: directive("deploy", "1.1.0"), version: "1.1.0" });
       const latest = await reg.request("GET", "/v1/pull/directive/alice/tools/deploy");

@@ -95,8 +95,12 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
         item.visibility !== "public" ? "private, no-cache" : requested ? "public, max-age=31536000, immutable" : "public, max-age=60, must-revalidate",
       );
       if (c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(etag)) return c.body(null, 304);
+      // A pull is a download unless the caller says it only shows the item (the website's pages and its
+      // in-browser verification send `X-Rye-Purpose: view`): page views must neither inflate the count
+      // nor block a deletion ("never downloaded"). Opting out is harmless, so the header needs no trust.
+      const counted = c.req.header("x-rye-purpose")?.toLowerCase() !== "view";
       // Raw SQL: a Prisma update would also bump updated_at, and downloads must not reorder "recently updated".
-      void deps.db.raw.query("UPDATE items SET download_count = download_count + 1 WHERE id = $1::uuid", [item.id]).catch(() => undefined);
+      if (counted) void deps.db.raw.query("UPDATE items SET download_count = download_count + 1 WHERE id = $1::uuid", [item.id]).catch(() => undefined);
       const attestation = row.attestation as Record<string, unknown>;
       return c.json({
         item_type: type,

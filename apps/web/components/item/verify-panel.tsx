@@ -36,7 +36,8 @@ const PROVIDER_NAMES: Record<string, string> = {
 };
 
 async function getJson<T>(url: string, signal: AbortSignal): Promise<T> {
-  const res = await fetch(url, { headers: { accept: "application/json" }, credentials: "same-origin", cache: "no-store", signal });
+  // A page view, not a download (the registry does not count it).
+  const res = await fetch(url, { headers: { accept: "application/json", "x-rye-purpose": "view" }, credentials: "same-origin", cache: "no-store", signal });
   const body = (await res.json().catch(() => null)) as ({ error?: { message?: string; hint?: string } } & T) | null;
   if (!res.ok || body === null) {
     const error = new Error(body?.error?.message ?? `The registry answered ${res.status}`) as Error & { hint?: string };
