@@ -7,7 +7,9 @@ export default function SearchLoading() {
         <div className="h-8 w-64 rounded bg-neutral-200 dark:bg-neutral-800" />
         <div className="h-[4.25rem] rounded bg-neutral-100 dark:bg-neutral-900" />
       </div>
-      <SearchResultsSkeleton />
+      <div className="min-h-[80vh]">
+        <SearchResultsSkeleton />
+      </div>
     </div>
   );
 }

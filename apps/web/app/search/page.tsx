@@ -79,9 +79,12 @@ export default async function SearchPage({ searchParams }: Props) {
           </p>
         ) : null}
       </div>
-      <Suspense key={path} fallback={<SearchResultsSkeleton />}>
-        <SearchResults state={state} path={path} />
-      </Suspense>
+      {/* Tall enough that the footer stays below the fold while results stream in (no layout shift). */}
+      <div className="min-h-[80vh]">
+        <Suspense key={path} fallback={<SearchResultsSkeleton />}>
+          <SearchResults state={state} path={path} />
+        </Suspense>
+      </div>
     </div>
   );
 }
