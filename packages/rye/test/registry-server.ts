@@ -5,6 +5,8 @@
  * `startProxy` puts a small node:http proxy in front of it that can rewrite responses (a tampering network).
  */
 import "@rye/core/node";
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import type { Server } from "node:http";
@@ -14,7 +16,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
+import type { ItemType } from "@rye/core";
 import { generateKeyPair } from "@rye/core";
+import { hashToken, TOKEN_PREFIX } from "../../../apps/api/src/auth/api-tokens.ts";
 import type { Database } from "@rye/db";
 import { openTestDatabase } from "@rye/db/testing";
 import { createApp } from "../../../apps/api/src/app.ts";
@@ -144,4 +148,26 @@ export async function deadRegistryUrl(): Promise<string> {
   const port = (server.address() as AddressInfo).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}`;
+}
+
+/**
+ * A user with an `items:read items:write` token on `registry`, created straight in its database;
+ * returns a function that pushes an item over HTTP and asserts the 201.
+ */
+export async function createPublisher(registry: Pick<TestRegistry, "url" | "db">, username = "alice") {
+  const prisma = registry.db.prisma;
+  const user = await prisma.user.create({ data: { username, email: `${username}@example.test` } });
+  await prisma.namespace.create({ data: { name: username, userId: user.id } });
+  const token = `${TOKEN_PREFIX}${randomBytes(24).toString("base64url")}`;
+  await prisma.apiToken.create({ data: { userId: user.id, name: "test", tokenHash: hashToken(token), scopes: ["items:read", "items:write"] } });
+  return async (type: ItemType, id: string, version: string, content: string, fileExtension?: string): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${registry.url}/v1/push`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ item_type: type, item_id: id, version, content, ...(fileExtension ? { file_extension: fileExtension } : {}) }),
+    });
+    const body = (await res.json()) as Record<string, unknown>;
+    assert.equal(res.status, 201, JSON.stringify(body));
+    return body;
+  };
 }

@@ -1,35 +1,17 @@
 /** Registry trust for cached items across key rotation and revocation, against the real registry app. */
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { ItemType } from "@rye/core";
-import { hashToken, TOKEN_PREFIX } from "../../../../apps/api/src/auth/api-tokens.ts";
 import { Engine } from "../engine/engine.ts";
-import type { TestRegistry } from "../../test/registry-server.ts";
-import { startTestRegistry } from "../../test/registry-server.ts";
+import { createPublisher, startTestRegistry } from "../../test/registry-server.ts";
 import { createWorkspace } from "../../test/workspace.ts";
 import { readRegistryPins } from "./key-pinning.ts";
 import { readProjectLock } from "./project-lock.ts";
 
 const knowledge = (name: string, version: string) => `---\nid: ${name}\ntitle: ${name}\nversion: "${version}"\nentry_type: reference\ncategory: notes\n---\n\nAbout ${name}.\n`;
 
-async function publisher(registry: TestRegistry, username = "alice") {
-  const prisma = registry.db.prisma;
-  const user = await prisma.user.create({ data: { username, email: `${username}@example.test` } });
-  await prisma.namespace.create({ data: { name: username, userId: user.id } });
-  const token = `${TOKEN_PREFIX}${randomBytes(24).toString("base64url")}`;
-  await prisma.apiToken.create({ data: { userId: user.id, name: "test", tokenHash: hashToken(token), scopes: ["items:read", "items:write"] } });
-  return async (type: ItemType, id: string, version: string, content: string) => {
-    const res = await fetch(`${registry.url}/v1/push`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ item_type: type, item_id: id, version, content }),
-    });
-    assert.equal(res.status, 201, await res.text());
-  };
-}
+const publisher = createPublisher;
 
 test("items cached before a key rotation keep verifying offline; once the old key is revoked they are refused", async () => {
   const registry = await startTestRegistry();

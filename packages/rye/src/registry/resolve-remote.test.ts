@@ -1,38 +1,18 @@
 /** Transparent pull-verify-pin against a real registry (apps/api in-process). */
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { appendFile, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import type { ItemType } from "@rye/core";
 import { generateKeyPair, sha256Hex, signItem, stripSignature } from "@rye/core";
-import { hashToken, TOKEN_PREFIX } from "../../../../apps/api/src/auth/api-tokens.ts";
 import { Engine } from "../engine/engine.ts";
-import type { TestRegistry } from "../../test/registry-server.ts";
-import { startProxy, startTestRegistry } from "../../test/registry-server.ts";
+import { createPublisher, startProxy, startTestRegistry } from "../../test/registry-server.ts";
 import { createWorkspace, nodeTool, yamlRuntime } from "../../test/workspace.ts";
 import { readProjectLock } from "./project-lock.ts";
 import { parseRemoteRef } from "./resolve-remote.ts";
 
 const knowledge = (version: string, body = "The sky is blue.") => `---\nid: facts\ntitle: Facts\nversion: "${version}"\nentry_type: reference\ncategory: notes\n---\n\n${body}\n`;
 
-async function publisher(registry: TestRegistry, username = "alice") {
-  const prisma = registry.db.prisma;
-  const user = await prisma.user.create({ data: { username, email: `${username}@example.test` } });
-  await prisma.namespace.create({ data: { name: username, userId: user.id } });
-  const token = `${TOKEN_PREFIX}${randomBytes(24).toString("base64url")}`;
-  await prisma.apiToken.create({ data: { userId: user.id, name: "test", tokenHash: hashToken(token), scopes: ["items:read", "items:write"] } });
-  return async (type: ItemType, id: string, version: string, content: string, fileExtension?: string) => {
-    const res = await fetch(`${registry.url}/v1/push`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ item_type: type, item_id: id, version, content, ...(fileExtension ? { file_extension: fileExtension } : {}) }),
-    });
-    const body = (await res.json()) as Record<string, unknown>;
-    assert.equal(res.status, 201, JSON.stringify(body));
-    return body;
-  };
-}
+const publisher = createPublisher;
 
 async function setup(registryUrl: string) {
   const ws = await createWorkspace();

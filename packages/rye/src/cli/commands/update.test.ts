@@ -4,15 +4,11 @@
  */
 import "@rye/core/node";
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { ItemType } from "@rye/core";
 import { sha256Hex } from "@rye/core";
-import { hashToken, TOKEN_PREFIX } from "../../../../../apps/api/src/auth/api-tokens.ts";
-import type { TestRegistry } from "../../../test/registry-server.ts";
-import { startTestRegistry } from "../../../test/registry-server.ts";
+import { createPublisher, startTestRegistry } from "../../../test/registry-server.ts";
 import { createWorkspace, nodeTool } from "../../../test/workspace.ts";
 import { readRegistryPins } from "../../registry/key-pinning.ts";
 import { projectLockPath, readProjectLock } from "../../registry/project-lock.ts";
@@ -20,21 +16,7 @@ import { runCli } from "../main.ts";
 
 const knowledge = (name: string, version: string, body = `About ${name}.`) => `---\nid: ${name}\ntitle: ${name}\nversion: "${version}"\nentry_type: reference\ncategory: notes\n---\n\n${body}\n`;
 
-async function publisher(registry: TestRegistry, username = "alice") {
-  const prisma = registry.db.prisma;
-  const user = await prisma.user.create({ data: { username, email: `${username}@example.test` } });
-  await prisma.namespace.create({ data: { name: username, userId: user.id } });
-  const token = `${TOKEN_PREFIX}${randomBytes(24).toString("base64url")}`;
-  await prisma.apiToken.create({ data: { userId: user.id, name: "test", tokenHash: hashToken(token), scopes: ["items:read", "items:write"] } });
-  return async (type: ItemType, id: string, version: string, content: string, fileExtension?: string) => {
-    const res = await fetch(`${registry.url}/v1/push`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ item_type: type, item_id: id, version, content, ...(fileExtension ? { file_extension: fileExtension } : {}) }),
-    });
-    assert.equal(res.status, 201, await res.text());
-  };
-}
+const publisher = createPublisher;
 
 /** A throwaway project + user space that may reach the registry; `rye` runs the CLI in-process. */
 async function project(registryUrl: string) {
