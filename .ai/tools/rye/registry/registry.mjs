@@ -1,4 +1,4 @@
-// rye:signed:2026-11-21T07:46:22Z:44e3d06c9d904e9da2032f08683b5d84e88964c6354e01b7d43f6bc9d0b00817:_eoUs2qHPPtRDKs4M49PrAA7hEbcDhKp00jwQYv3drXEAhn8g3ujX8WovASDITipnpmMp7CJhxU4Z1MOQ34FDw==:6c9625f32a325ff8
+// rye:signed:2026-11-21T08:54:26Z:a47dcf6d0a2c3518ecce46fbc4e0d02106662527f2c9663a4e6b972234873b2d:qRzamtgWLfZU0MA7TyYZaJGBMQFNwZrOe67jg-3EpEBhhF_4k6Wcy5l7rciPvFzhyFJDJ1MUMMxMA0rDNoUaBw==:6c9625f32a325ff8
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
@@ -128,13 +128,24 @@ async function run(client, params, context) {
 
   switch (params.action) {
     case "search": {
-      const searchEnv = registryUrl ? { ...env, RYE_REGISTRY_URL: registryUrl } : env;
-      const result = await client.search.searchRegistry(
-        { query: params.query, itemTypes: params.item_type ? [params.item_type] : ITEM_TYPES, category: params.category, limit: params.limit ?? 20 },
-        { projectPath, env: searchEnv },
-      );
-      if (result.warning && result.hits.length === 0) throw new RyeError("UNAVAILABLE", result.warning, { hint: "Check the registry URL (registry parameter, RYE_REGISTRY_URL) and your network." });
-      return { status: "ok", registry: result.registry, total: result.total, results: result.hits, ...(result.warning ? { warning: result.warning } : {}) };
+      const query = { query: params.query, itemTypes: params.item_type ? [params.item_type] : ITEM_TYPES, category: params.category, limit: params.limit ?? 20 };
+      // One named registry, else the default one plus every registry configured with scopes (as `rye search`).
+      const result = registryUrl
+        ? await client.search.searchOneRegistry(registryUrl, query, env)
+        : await client.search.searchRegistries(query, { projectPath, env });
+      const searched = registryUrl ? [result] : result.searched;
+      const warnings = registryUrl ? (result.warning ? [result.warning] : []) : result.warnings;
+      if (result.hits.length === 0 && warnings.length === searched.length && warnings.length > 0) {
+        throw new RyeError("UNAVAILABLE", warnings.join("; "), { hint: "Check the registry URL (registry parameter, RYE_REGISTRY_URL) and your network." });
+      }
+      return {
+        status: "ok",
+        registry: searched[0].registry,
+        registries: searched.map((r) => ({ url: r.registry, total: r.total })),
+        total: result.total,
+        results: result.hits,
+        ...(warnings.length ? { warnings } : {}),
+      };
     }
     case "pull": {
       const { id, version } = idAndVersion(client, params.item_id, params.version);
