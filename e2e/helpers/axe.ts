@@ -1,5 +1,5 @@
 /** axe-core checks with readable failure output: rule, impact, help link, and each offending node. */
-import AxeBuilder from "@axe-core/playwright";
+import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 
 type Results = Awaited<ReturnType<AxeBuilder["analyze"]>>;
