@@ -22,6 +22,9 @@ export function formatViolations(violations: Violation[]): string {
 
 /** The serious and critical violations on the page as it is now (all of axe's rules: WCAG 2.x A/AA and best practices). */
 export async function blockingViolations(page: Page): Promise<Violation[]> {
+  // Next streams a dynamic page's metadata: right after a navigation or refresh the <title> may still be
+  // on its way. Judge the page once it has arrived (a page that never gets one still fails below).
+  await page.waitForFunction(() => document.title.trim() !== "", undefined, { timeout: 5_000 }).catch(() => undefined);
   const results = await new AxeBuilder({ page }).analyze();
   return results.violations.filter((v) => BLOCKING_IMPACTS.has(v.impact ?? ""));
 }

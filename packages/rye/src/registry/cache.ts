@@ -107,9 +107,15 @@ export function withRegistryTrust(inner: Verifier, options: { projectPath: strin
         return base; // a damaged lock grants nothing
       }
       const entry = lock.items.find((e) => e.type === type && e.content_hash === base.contentHash && e.key_fingerprint === base.fingerprint);
-      if (!entry) return base;
       const extracted = extractSignature(content, type);
-      if (extracted.status !== "signed" || extracted.signature.provider !== "rye-registry") return base;
+      const fromRegistry = extracted.status === "signed" && extracted.signature.provider === "rye-registry";
+      if (!entry) {
+        // A registry item this project has not pinned (pulled for another project, or an edited copy).
+        return fromRegistry
+          ? { ...base, message: `${base.message}: a registry item (published by ${extracted.signature.username}) that this project's .ai/rye.lock does not pin; load it once with the registry reachable to verify and pin it here` }
+          : base;
+      }
+      if (!fromRegistry) return base;
       const found = await pinnedRegistryKey(entry.registry, entry.key_fingerprint, options.env).catch((err: unknown) => ({ why: err instanceof Error ? err.message : String(err) }));
       if (!("key" in found)) {
         return { ...base, message: `${base.message}: pinned by the project lock to ${entry.registry}, but ${found.why} (run \`rye update ${entry.id}\`)` };

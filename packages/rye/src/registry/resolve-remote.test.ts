@@ -279,6 +279,14 @@ test("projects sharing a user space keep their own pinned versions; an edit of t
   assert.match(a.path, /\/\.ai\/cache\/registry\/[0-9a-f]{64}\/facts\.md$/);
   assert.match((await (await Engine.open({ projectPath: projectB, env: offline })).load({ item_type: "knowledge", item_id: "alice/notes/facts" })).content, /Version two/);
 
+  // A project that never pinned it (offline) does not trust the registry signature, and says why.
+  const projectC = join(dirname(ws.projectDir), "project-c");
+  await mkdir(join(projectC, ".ai"), { recursive: true });
+  await assert.rejects((async () => (await Engine.open({ projectPath: projectC, env: offline })).load({ item_type: "knowledge", item_id: "alice/notes/facts" }))(), {
+    code: "UNTRUSTED_KEY",
+    message: /registry item \(published by alice\) that this project's \.ai\/rye\.lock does not pin/,
+  });
+
   // An edit of the shared file is not a verified pull: both projects refuse it.
   await appendFile(shared, "\nInjected.\n");
   for (const projectPath of [ws.projectDir, projectB]) {
