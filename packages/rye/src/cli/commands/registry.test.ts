@@ -142,6 +142,12 @@ test("keys follows a rotation and shows the history; unknown names are refused",
     assert.match(r.stdout, new RegExp(`pinned key ${next} \\(rotated\\)`));
     assert.match(r.stdout, new RegExp(`previously: ${previous}`));
     assert.match(r.stdout, new RegExp(`${next}  active  \\(rotated from ${previous}\\)`));
+    assert.match(r.stdout, new RegExp(`still trusted for items signed before a rotation: ${previous}`));
+    await own.revoke(previous, "leaked");
+    const revoked = await rye(["registry", "keys", own.url], { ...w, env });
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.doesNotMatch(revoked.stdout, /still trusted for items signed before a rotation/);
+    assert.match(revoked.stdout, new RegExp(`revoked, never trusted again: ${previous} \\([^)]*leaked\\)`));
     const unknown = await rye(["registry", "keys", "nope"], w);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /No registry named "nope"/);

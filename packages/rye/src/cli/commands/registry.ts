@@ -115,6 +115,10 @@ export function registerRegistry(program: Command, ctx: CliContext): void {
         }
         ctx.io.stdout(`${name ? `${name} ` : ""}${url}: pinned key ${result.pin.fingerprint} (${result.status})`);
         if (result.pin.history.length) ctx.io.stdout(`  previously: ${result.pin.history.join(", ")}`);
+        const retired = result.pin.retired_keys ?? [];
+        if (retired.length) ctx.io.stdout(`  still trusted for items signed before a rotation: ${retired.map((k) => k.fingerprint).join(", ")}`);
+        const revoked = result.pin.revoked ?? [];
+        if (revoked.length) ctx.io.stdout(`  revoked, never trusted again: ${revoked.map((k) => `${k.fingerprint} (${k.revoked_at}${k.reason ? `, ${k.reason}` : ""})`).join(", ")}`);
         for (const k of result.keys?.keys ?? []) {
           const state = k.revoked_at ? `revoked ${k.revoked_at}` : k.fingerprint === result.keys?.active ? "active" : k.valid_until ? `retired ${k.valid_until}` : "published";
           ctx.io.stdout(`  ${k.fingerprint}  ${state}${k.previous_fingerprint ? `  (rotated from ${k.previous_fingerprint})` : ""}`);
