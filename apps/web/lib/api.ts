@@ -27,6 +27,26 @@ export async function publicBaseUrl(): Promise<string> {
   return `http://${h.get("host") ?? "localhost:3000"}`;
 }
 
+/**
+ * Headers for a server-side request to the API on a visitor's behalf: JSON, `X-Rye-Purpose: view` (the
+ * website shows items; its pulls are page views, not downloads), the visitor's address with the
+ * internal secret, and optionally their cookie and user agent.
+ */
+export async function visitorHeaders(options: { cookie?: boolean; userAgent?: boolean } = {}): Promise<Record<string, string>> {
+  const incoming = await headers();
+  const outgoing: Record<string, string> = { accept: "application/json", "x-rye-purpose": "view" };
+  const forwardedFor = incoming.get("x-forwarded-for");
+  if (forwardedFor && process.env.RYE_INTERNAL_SECRET) {
+    outgoing["x-forwarded-for"] = forwardedFor;
+    outgoing["x-rye-internal"] = process.env.RYE_INTERNAL_SECRET;
+  }
+  const cookie = options.cookie ? incoming.get("cookie") : null;
+  if (cookie) outgoing.cookie = cookie;
+  const userAgent = options.userAgent ? incoming.get("user-agent") : null;
+  if (userAgent) outgoing["user-agent"] = userAgent;
+  return outgoing;
+}
+
 interface ApiOptions {
   /** Forward the visitor's cookies (signed-in views). */
   session?: boolean;
@@ -35,18 +55,7 @@ interface ApiOptions {
 }
 
 export async function api<T>(path: string, options: ApiOptions = {}): Promise<T> {
-  const incoming = await headers();
-  // The website shows items; its pulls are page views, not downloads.
-  const outgoing: Record<string, string> = { accept: "application/json", "x-rye-purpose": "view" };
-  const forwardedFor = incoming.get("x-forwarded-for");
-  if (forwardedFor && process.env.RYE_INTERNAL_SECRET) {
-    outgoing["x-forwarded-for"] = forwardedFor;
-    outgoing["x-rye-internal"] = process.env.RYE_INTERNAL_SECRET;
-  }
-  if (options.session) {
-    const cookie = incoming.get("cookie");
-    if (cookie) outgoing.cookie = cookie;
-  }
+  const outgoing = await visitorHeaders({ cookie: options.session === true });
   if (options.body !== undefined) outgoing["content-type"] = "application/json";
   const res = await fetch(`${apiBaseUrl()}${path}`, {
     method: options.method ?? "GET",

@@ -5,10 +5,10 @@
  * on changes, relay the API's Set-Cookie (sign-in and sign-out set or clear the session cookie on
  * this same origin), and return the error envelope instead of throwing, so a form can show it.
  */
-import { cookies, headers } from "next/headers";
+import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import { apiBaseUrl, currentSession, type SessionInfo } from "./api";
+import { apiBaseUrl, currentSession, type SessionInfo, visitorHeaders } from "./api";
 import { fieldErrorsOf } from "./client-api";
 import { signInUrl } from "./session-next";
 
@@ -93,17 +93,7 @@ async function relayCookie(header: string): Promise<void> {
 
 /** Calls the registry API for a server action or page; never throws for an error answer. */
 export async function callApi<T>(path: string, options: CallOptions = {}): Promise<ApiResult<T>> {
-  const incoming = await headers();
-  const outgoing: Record<string, string> = { accept: "application/json" };
-  const forwardedFor = incoming.get("x-forwarded-for");
-  if (forwardedFor && process.env.RYE_INTERNAL_SECRET) {
-    outgoing["x-forwarded-for"] = forwardedFor;
-    outgoing["x-rye-internal"] = process.env.RYE_INTERNAL_SECRET;
-  }
-  const cookie = incoming.get("cookie");
-  if (cookie) outgoing.cookie = cookie;
-  const userAgent = incoming.get("user-agent");
-  if (userAgent) outgoing["user-agent"] = userAgent;
+  const outgoing = await visitorHeaders({ cookie: true, userAgent: true });
   if (options.csrf) outgoing["x-csrf-token"] = options.csrf;
   if (options.body !== undefined) outgoing["content-type"] = "application/json";
   let res: Response;
