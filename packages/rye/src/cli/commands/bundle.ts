@@ -1,16 +1,14 @@
 import { resolve } from "node:path";
-import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
-import { RyeError } from "@rye/core";
 import { createBundle, inspectBundle, listBundles, verifyBundleAt } from "../../bundles/bundles.ts";
 import type { BundleInspection, BundleVerifyReport, ListedBundle } from "../../bundles/bundles.ts";
 import { KeyStore } from "../../keys/keystore.ts";
 import type { BundleTransferContext, TransferProgress } from "../../registry/bundle-transfer.ts";
 import { bundleVerificationKeys, pullBundle, pushBundle, splitBundleRef } from "../../registry/bundle-transfer.ts";
-import type { Visibility } from "../../registry/publish.ts";
 import { userSpaceBase } from "../../spaces/paths.ts";
 import { resolveSpaces } from "../../spaces/spaces.ts";
 import type { CliContext } from "../context.ts";
+import { parseTo, parseVisibility, ttyPrompt } from "./common.ts";
 import { EXIT } from "../output.ts";
 import type { ProgressStream } from "../progress.ts";
 import { ProgressReporter, progressMode } from "../progress.ts";
@@ -100,30 +98,6 @@ function printList(ctx: CliContext, bundles: ListedBundle[]): void {
     if (b.error) ctx.io.stdout(`${b.space.padEnd(8)} ${b.bundleId}  (unreadable: ${b.error})`);
     else ctx.io.stdout(`${b.space.padEnd(8)} ${b.bundleId} ${b.version}${b.type ? ` (${b.type})` : ""}  ${b.fileCount} files${b.description ? `  ${b.description}` : ""}`);
   }
-}
-
-async function ttyPrompt(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
-  } finally {
-    rl.close();
-  }
-}
-
-const VISIBILITIES: readonly Visibility[] = ["public", "unlisted", "private"];
-
-function parseVisibility(value: string | undefined): Visibility | undefined {
-  if (value === undefined) return undefined;
-  if (!(VISIBILITIES as readonly string[]).includes(value)) throw new RyeError("BAD_REQUEST", `--visibility must be public, unlisted or private, not ${JSON.stringify(value)}`);
-  return value as Visibility;
-}
-
-function parseTo(value: string | undefined): "project" | "user" | undefined {
-  if (value === undefined) return undefined;
-  if (value !== "project" && value !== "user") throw new RyeError("BAD_REQUEST", `--to must be project or user, not ${JSON.stringify(value)}`);
-  return value;
 }
 
 const PHASE_VERBS: Record<TransferProgress["phase"], string> = { read: "pushing", upload: "pushing", download: "pulling", verify: "verifying", write: "writing" };

@@ -1,8 +1,10 @@
-/** Option parsing shared by the engine commands. */
+/** Option parsing and prompts shared by the commands. */
+import { createInterface } from "node:readline/promises";
 import type { ItemType } from "@rye/core";
 import { isItemType, RyeError } from "@rye/core";
 import type { SpaceName } from "../../spaces/spaces.ts";
 import { isSpaceName } from "../../spaces/spaces.ts";
+import type { Visibility } from "../../registry/publish.ts";
 
 export function parseItemType(value: string): ItemType {
   if (!isItemType(value)) throw new RyeError("BAD_REQUEST", `Item type must be directive, tool or knowledge, not ${JSON.stringify(value)}`);
@@ -54,4 +56,29 @@ export function parseParameters(json: string | undefined, pairs: string[] | unde
 
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
+}
+
+const VISIBILITIES: readonly Visibility[] = ["public", "unlisted", "private"];
+
+export function parseVisibility(value: string | undefined): Visibility | undefined {
+  if (value === undefined) return undefined;
+  if (!(VISIBILITIES as readonly string[]).includes(value)) throw new RyeError("BAD_REQUEST", `--visibility must be public, unlisted or private, not ${JSON.stringify(value)}`);
+  return value as Visibility;
+}
+
+export function parseTo(value: string | undefined): "project" | "user" | undefined {
+  if (value === undefined) return undefined;
+  if (value !== "project" && value !== "user") throw new RyeError("BAD_REQUEST", `--to must be project or user, not ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** A yes/no question on an interactive terminal (stderr); "no" when there is none. */
+export async function ttyPrompt(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
 }

@@ -4,42 +4,17 @@
  */
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
-import type { ManageAction, PublishContext, Visibility } from "../../registry/publish.ts";
+import type { ManageAction, PublishContext } from "../../registry/publish.ts";
 import { manageItem, pullItemToFile, pushItem, splitVersion } from "../../registry/publish.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
-import { parseItemType } from "./common.ts";
+import { parseItemType, parseTo, parseVisibility, ttyPrompt } from "./common.ts";
 
 export interface PublishCliOptions {
   /** Asks a yes/no question; defaults to a prompt on an interactive terminal, else "no". */
   prompt?: (question: string) => Promise<boolean>;
-}
-
-async function ttyPrompt(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
-  } finally {
-    rl.close();
-  }
-}
-
-const VISIBILITIES = ["public", "unlisted", "private"] as const;
-
-function parseVisibility(value: string | undefined): Visibility | undefined {
-  if (value === undefined) return undefined;
-  if (!(VISIBILITIES as readonly string[]).includes(value)) throw new RyeError("BAD_REQUEST", `--visibility must be public, unlisted or private, not ${JSON.stringify(value)}`);
-  return value as Visibility;
-}
-
-function parseTo(value: string | undefined): "project" | "user" | undefined {
-  if (value === undefined) return undefined;
-  if (value !== "project" && value !== "user") throw new RyeError("BAD_REQUEST", `--to must be project or user, not ${JSON.stringify(value)}`);
-  return value;
 }
 
 export function registerPublish(program: Command, ctx: CliContext, options: PublishCliOptions = {}): void {
