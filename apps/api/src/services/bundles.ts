@@ -5,6 +5,7 @@
  */
 import type { BundleManifest, ErrorCode, KeyResolver, PublishAttestation } from "@rye/core";
 import {
+  ATTESTATION_TYPE,
   computeContentHash,
   isInlineSigned,
   itemTypeOfBundlePath,
@@ -211,7 +212,7 @@ export async function publishBundle(input: BundlePushInput, ctx: BundlePushConte
     );
     const publishedAt = new Date();
     const attestation: PublishAttestation = {
-      _type: "https://rye.dev/attestation/publish/v1",
+      _type: ATTESTATION_TYPE,
       registry: ctx.registryUrl,
       subject: { kind: "bundle", id: ref.id, version },
       file_sha256: manifestSha256,

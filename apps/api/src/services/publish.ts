@@ -4,6 +4,7 @@
  */
 import type { ItemType, KeyPair, PublishAttestation } from "@rye/core";
 import {
+  ATTESTATION_TYPE,
   computeContentHash,
   extractSignature,
   keyResolverFrom,
@@ -127,7 +128,7 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
         }),
       );
       const attestation: PublishAttestation = {
-        _type: "https://rye.dev/attestation/publish/v1",
+        _type: ATTESTATION_TYPE,
         registry: ctx.registryUrl,
         subject: { kind: "item", item_type: input.item_type, id: ref.id, version: input.version },
         file_sha256: fileSha256,
