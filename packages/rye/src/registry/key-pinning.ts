@@ -19,12 +19,12 @@
  *   key list forgets the revocation) until `rye registry reset-key`;
  * - `/v1/keys` unreachable: the pinned key, with a warning; nothing pinned: UNAVAILABLE (fail closed).
  */
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import type { PublicKey, SignedDocument } from "@rye/core";
 import { fingerprintOfPem, keyRotationSchema, publicKeyFromPem, RyeError, verifyDocument } from "@rye/core";
 import { writeFileAtomic } from "../fs/atomic.ts";
+import { readJsonFileAs } from "../fs/json-file.ts";
 import { userAiDir } from "../spaces/paths.ts";
 import { readJson, registryFetch } from "./http.ts";
 
@@ -100,28 +100,11 @@ export function registryPinsPath(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The pin file. A damaged file is an error (never silently re-trusted on first use). */
 export async function readRegistryPins(env: NodeJS.ProcessEnv = process.env): Promise<Record<string, RegistryKeyPin>> {
-  const path = registryPinsPath(env);
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
-    throw err;
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    throw new RyeError("VALIDATION_FAILED", `${path} is not valid JSON`, { hint: "Restore the file; deleting it makes rye trust registry keys on first use again." });
-  }
-  const parsed = pinFileSchema.safeParse(data);
-  if (!parsed.success) {
-    throw new RyeError("VALIDATION_FAILED", `${path} is not a registry key pin file`, {
-      hint: "Restore the file; deleting it makes rye trust registry keys on first use again.",
-      details: parsed.error.issues.map((i) => ({ field: i.path.join("."), message: i.message })),
-    });
-  }
-  return parsed.data;
+  const pins = await readJsonFileAs(registryPinsPath(env), pinFileSchema, {
+    what: "a registry key pin file",
+    hint: "Restore the file; deleting it makes rye trust registry keys on first use again.",
+  });
+  return pins ?? {};
 }
 
 async function writeRegistryPins(pins: Record<string, RegistryKeyPin>, env: NodeJS.ProcessEnv): Promise<void> {

@@ -4,12 +4,12 @@
  * pinned version and hash (and work offline); a pull that would change a pinned hash or go back to an
  * older version is refused unless an explicit update is requested.
  */
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import type { ItemType } from "@rye/core";
 import { compareSemver, ITEM_TYPES, RyeError } from "@rye/core";
 import { writeFileAtomic } from "../fs/atomic.ts";
+import { readJsonFileAs } from "../fs/json-file.ts";
 
 export const PROJECT_LOCK_VERSION = 1;
 
@@ -42,28 +42,11 @@ export function projectLockPath(projectPath: string): string {
 
 /** The project lock (empty when absent). A damaged lock is an error, never silently replaced. */
 export async function readProjectLock(projectPath: string): Promise<ProjectLock> {
-  const path = projectLockPath(projectPath);
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { lockfile_version: PROJECT_LOCK_VERSION, items: [] };
-    throw err;
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    throw new RyeError("VALIDATION_FAILED", `${path} is not valid JSON`, { hint: "Restore it from version control, or delete it and pull the items again." });
-  }
-  const parsed = lockFileSchema.safeParse(data);
-  if (!parsed.success) {
-    throw new RyeError("VALIDATION_FAILED", `${path} is not a rye project lock`, {
-      hint: "Restore it from version control, or delete it and pull the items again.",
-      details: parsed.error.issues.map((i) => ({ field: i.path.join("."), message: i.message })),
-    });
-  }
-  return parsed.data;
+  const lock = await readJsonFileAs(projectLockPath(projectPath), lockFileSchema, {
+    what: "a rye project lock",
+    hint: "Restore it from version control, or delete it and pull the items again.",
+  });
+  return lock ?? { lockfile_version: PROJECT_LOCK_VERSION, items: [] };
 }
 
 export function findLockEntry(lock: ProjectLock, type: ItemType, id: string): LockEntry | undefined {

@@ -9,11 +9,11 @@
  * else to the default registry: `$RYE_REGISTRY_URL`, else the configured default (project, then user),
  * else `http://localhost:3000`.
  */
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { RyeError, validateNamespace } from "@rye/core";
 import { writeFileAtomic } from "../fs/atomic.ts";
+import { readJsonFile } from "../fs/json-file.ts";
 import { userAiDir } from "../spaces/paths.ts";
 import { DEFAULT_REGISTRY_URL, normalizeRegistryUrl } from "./registry-url.ts";
 
@@ -151,20 +151,8 @@ export function parseRegistriesConfig(data: unknown, where = "registries.json"):
 }
 
 async function readConfigFile(path: string): Promise<RegistriesConfig | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    throw new RyeError("VALIDATION_FAILED", `${path} is not valid JSON`, { hint: "Fix or delete the file." });
-  }
-  return parseRegistriesConfig(data, path);
+  const data = await readJsonFile(path, "Fix or delete the file.");
+  return data === undefined ? undefined : parseRegistriesConfig(data, path);
 }
 
 /** The user's configuration (empty when the file does not exist). */
