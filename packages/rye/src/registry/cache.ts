@@ -49,11 +49,6 @@ export async function readStoredPull(fileSha256: string, id: string, extension: 
   return sha256Hex(bytes) === fileSha256 ? path : undefined;
 }
 
-/** True when the store holds some pull of `id` with these bytes (the file is a verified pull, not an edit). */
-export async function isStoredPull(bytes: Uint8Array, id: string, extension: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
-  return (await readStoredPull(sha256Hex(bytes), id, extension, env)) !== undefined;
-}
-
 /**
  * Writes a verified pull into the user space (atomic: temp file + fsync + rename). Files of the same
  * item with another extension (an older cached version) are removed so they cannot shadow it.

@@ -15,7 +15,7 @@ import type { EngineContext } from "../engine/context.ts";
 import type { ItemFile, SpaceName } from "../spaces/spaces.ts";
 import { resolveItem, SPACE_NAMES } from "../spaces/spaces.ts";
 import { userAiDir } from "../spaces/paths.ts";
-import { isStoredPull, readStoredPull, writeCachedItem } from "./cache.ts";
+import { readStoredPull, writeCachedItem } from "./cache.ts";
 import type { LockEntry } from "./project-lock.ts";
 import { checkAgainstPin, getLockEntry, projectLockPath, upsertLockEntry } from "./project-lock.ts";
 import { pullItem } from "./pull.ts";
@@ -76,24 +76,14 @@ function emitNotice(notice: string | undefined): void {
  * is tampering (INTEGRITY_MISMATCH).
  */
 async function pinnedCopy(ctx: Pick<EngineContext, "projectPath" | "env">, local: ItemFile, pin: LockEntry): Promise<ItemFile> {
-  const lockPath = projectLockPath(ctx.projectPath);
-  const bytes = await readFile(local.path);
-  if (sha256Hex(bytes) === pin.file_sha256) return local;
+  const actual = sha256Hex(await readFile(local.path));
+  if (actual === pin.file_sha256) return local;
   const extension = pin.file_extension ?? local.extension;
   const stored = await readStoredPull(pin.file_sha256, pin.id, extension, ctx.env);
-  if (stored && (await isStoredPull(bytes, pin.id, local.extension, ctx.env))) return { ...local, path: stored, extension };
-  await assertMatchesPin(local, pin, lockPath);
-  return local;
-}
-
-/** Refuses a cached registry file that no longer matches its pin (offline check). */
-export async function assertMatchesPin(file: ItemFile, pin: LockEntry, lockPath: string): Promise<void> {
-  const bytes = await readFile(file.path);
-  const actual = sha256Hex(bytes);
-  if (actual === pin.file_sha256) return;
-  throw new RyeError("INTEGRITY_MISMATCH", `${file.path} no longer matches the version pinned in ${lockPath} (${pin.type} ${pin.id}@${pin.version}: expected sha256 ${pin.file_sha256.slice(0, 16)}…, found ${actual.slice(0, 16)}…)`, {
+  if (stored && (await readStoredPull(actual, pin.id, local.extension, ctx.env))) return { ...local, path: stored, extension };
+  throw new RyeError("INTEGRITY_MISMATCH", `${local.path} no longer matches the version pinned in ${projectLockPath(ctx.projectPath)} (${pin.type} ${pin.id}@${pin.version}: expected sha256 ${pin.file_sha256.slice(0, 16)}…, found ${actual.slice(0, 16)}…)`, {
     hint: `The cached registry file was modified. Restore it with \`rye pull ${pin.id}\` (delete the file first), or move to another version with \`rye update ${pin.id}\`.`,
-    details: { path: file.path, item_id: pin.id, version: pin.version, expected_sha256: pin.file_sha256, actual_sha256: actual },
+    details: { path: local.path, item_id: pin.id, version: pin.version, expected_sha256: pin.file_sha256, actual_sha256: actual },
   });
 }
 
@@ -200,33 +190,27 @@ export async function locateItem(ctx: EngineContext, type: ItemType, rawId: stri
   const registryShaped = allowed.includes("user") && looksLikeRegistryId(ref.id);
   if (!registryShaped) return local;
   const pin = await getLockEntry(ctx.projectPath, type, ref.id);
-  const userRoot = userAiDir(ctx.env);
-  if (ctx.env.RYE_OFFLINE === "1") {
-    // Offline, pins still hold (they need no network): the pinned bytes or INTEGRITY_MISMATCH.
-    const pinned = local && pin && local.space.root === userRoot && (!ref.version || ref.version === pin.version);
-    return pinned ? pinnedCopy(ctx, local, pin) : local;
-  }
-  if (local) {
-    const isCached = local.space.root === userRoot;
-    if (pin && isCached) {
-      if (!ref.version || ref.version === pin.version) return pinnedCopy(ctx, local, pin);
-      // Another version asked for explicitly: pull it (a rollback is refused by the pin check).
-    } else if (!pin && isCached && (await registryProvenance(local))) {
+  const isCached = local?.space.root === userAiDir(ctx.env);
+  // Pins hold offline too (they need no network): the pinned bytes, or INTEGRITY_MISMATCH.
+  if (local && pin && isCached && (!ref.version || ref.version === pin.version)) return pinnedCopy(ctx, local, pin);
+  if (ctx.env.RYE_OFFLINE === "1") return local;
+  // A pinned cached file with another version asked for explicitly: pull it (a rollback is refused by the pin check).
+  if (local && !(pin && isCached)) {
+    const provenance = !pin && isCached ? await registryProvenance(local) : undefined;
+    if (provenance) {
       // Pulled for another project: pin it here too (that version, or the one asked for, verified
       // again); offline, the file stays unattributed and its registry signature is not trusted here.
       try {
-        return (await installRegistryItem(ctx, { type, id: ref.id, version: ref.version ?? (await registryProvenance(local))!.version })).file;
+        return (await installRegistryItem(ctx, { type, id: ref.id, version: ref.version ?? provenance.version })).file;
       } catch (err) {
         if (!ref.version && err instanceof RyeError && SOFT_FAILURES.has(err.code)) return local;
         throw err;
       }
-    } else if (!ref.version || !isCached) {
-      return local; // a local item (the project's, or the user's own) wins
-    } else {
-      throw new RyeError("CONFLICT", `${type} ${ref.id} exists in your user space (${local.path}) but is not a pinned registry item; not replacing it with ${ref.id}@${ref.version}`, {
-        hint: "Move or delete the local file to use the registry version.",
-      });
     }
+    if (!ref.version || !isCached) return local; // a local item (the project's, or the user's own) wins
+    throw new RyeError("CONFLICT", `${type} ${ref.id} exists in your user space (${local.path}) but is not a pinned registry item; not replacing it with ${ref.id}@${ref.version}`, {
+      hint: "Move or delete the local file to use the registry version.",
+    });
   }
   try {
     const installed = await installRegistryItem(ctx, { type, id: ref.id, version: ref.version });
