@@ -8,15 +8,14 @@
  * holds that lock in shared mode: nobody rebuilds .next under a server that is being tested.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import pg from "pg";
-import { webBuildIsStale } from "../../apps/web/server/build.ts";
+import { newestWebInputMtime, webBuildIsStale } from "../../apps/web/server/build.ts";
+import { createScratchPostgresDatabase } from "../../packages/db/src/scratch-database.ts";
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const webDir = join(repoRoot, "apps/web");
@@ -115,23 +114,8 @@ function buildUnderLock(): Promise<void> {
 
 /** Written when a build fails: later workers of the run fail at once instead of building the same sources again. */
 const FAILED_MARKER = join(repoRoot, "test-results/.next-build-failed");
-const SKIP_INPUTS = new Set(["node_modules", ".next", "server", "bench", "test-results"]);
-
-function newestInput(path: string): number {
-  if (!existsSync(path)) return 0;
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
-  for (const entry of readdirSync(path)) if (!SKIP_INPUTS.has(entry)) newest = Math.max(newest, newestInput(join(path, entry)));
-  return newest;
-}
-
-function sourcesNewestMtime(): number {
-  return Math.max(newestInput(webDir), newestInput(join(repoRoot, "packages/core/src")), newestInput(join(repoRoot, "package-lock.json")));
-}
-
 async function build(): Promise<void> {
-  if (existsSync(FAILED_MARKER) && sourcesNewestMtime() <= statSync(FAILED_MARKER).mtimeMs) {
+  if (existsSync(FAILED_MARKER) && newestWebInputMtime(webDir) <= statSync(FAILED_MARKER).mtimeMs) {
     throw new Error(`next build failed earlier in this run (${readFileSync(FAILED_MARKER, "utf8").trim()}) and no website source changed since: not building again. Fix the build (flock ${BUILD_LOCK} npm run build:web shows why).`);
   }
   try {
@@ -175,24 +159,6 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function onServer(serverUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
-async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `rye_e2e_${randomBytes(8).toString("hex")}`;
-  await onServer(serverUrl, `CREATE DATABASE "${name}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
-}
-
 async function waitForHealth(baseURL: string, child: ChildProcess, logFile: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited: number | null | undefined;
@@ -222,7 +188,7 @@ export async function startServer(options: { env?: Record<string, string>; logDi
   const baseURL = `http://127.0.0.1:${port}`;
   const dataDir = await mkdtemp(join(tmpdir(), "rye-e2e-"));
   const serverUrl = process.env.DATABASE_URL;
-  const scratch = serverUrl ? await scratchDatabase(serverUrl) : undefined;
+  const scratch = serverUrl ? await createScratchPostgresDatabase(serverUrl) : undefined;
   const logDir = options.logDir ?? join(repoRoot, "test-results/server-logs");
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `server-${port}.log`);

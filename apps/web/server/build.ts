@@ -21,14 +21,16 @@ function newestMtime(path: string): number {
   return newest;
 }
 
+/** The newest modification time of anything the build depends on: the site, @rye/core, the lockfile. */
+export function newestWebInputMtime(webDir: string): number {
+  const repo = resolve(webDir, "../..");
+  return Math.max(newestMtime(webDir), newestMtime(join(repo, "packages/core/src")), newestMtime(join(repo, "package-lock.json")));
+}
+
 /** True when `.next/BUILD_ID` is missing or older than anything the build depends on. */
 export function webBuildIsStale(webDir: string): boolean {
   const buildId = join(webDir, ".next", "BUILD_ID");
-  if (!existsSync(buildId)) return true;
-  const built = statSync(buildId).mtimeMs;
-  const repo = resolve(webDir, "../..");
-  const inputs = [webDir, join(repo, "packages/core/src"), join(repo, "package-lock.json")];
-  return inputs.some((p) => newestMtime(p) > built);
+  return !existsSync(buildId) || newestWebInputMtime(webDir) > statSync(buildId).mtimeMs;
 }
 
 /** Runs `next build` in `webDir` (no shell), streaming its output to stderr. */

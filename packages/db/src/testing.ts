@@ -1,9 +1,10 @@
 // Helpers for tests in any package: a fresh, migrated database per call.
-import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { type Database, type DatabaseKind, openDatabase, wrapPglite } from "./client.ts";
 import { createPglite } from "./pglite.ts";
 import { migratedPgliteTemplate } from "./pglite-template.ts";
+import { createScratchPostgresDatabase } from "./scratch-database.ts";
+
+export { createScratchPostgresDatabase };
 
 /** PostgreSQL-backed tests run when `DATABASE_URL` names a server (CI sets it; `npm test` starts one). */
 export function postgresAvailable(): boolean {
@@ -47,23 +48,3 @@ async function openPostgresTestDatabase(): Promise<Database> {
   };
 }
 
-/** An empty database `rye_test_<random>` on the server of `DATABASE_URL` (not migrated). */
-export async function createScratchPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error("a PostgreSQL test database needs DATABASE_URL (see skipWithoutPostgres())");
-  const name = `rye_test_${randomBytes(8).toString("hex")}`;
-  await onServer(serverUrl, `CREATE DATABASE "${name}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
-}
-
-async function onServer(serverUrl: string, sql: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
