@@ -76,36 +76,30 @@ function CompareForm({ type, details, current }: { type: ItemType; details: Item
   const index = versions.indexOf(current);
   const defaultFrom = versions[index + 1] ?? versions[1] ?? versions[0]!;
   const defaultTo = index >= 0 && versions[index + 1] ? current : versions[0]!;
-  const select = "rounded-md border border-neutral-300 bg-white px-2 py-1 text-sm dark:border-neutral-700 dark:bg-neutral-900";
   return (
     <form method="get" action={itemHref(type, details.item_id)} className="flex flex-wrap items-end gap-3" aria-label="Compare two versions">
-      <div className="flex flex-col gap-1">
-        <label htmlFor="compare-from" className="text-xs font-medium">
-          From version
-        </label>
-        <select id="compare-from" name="from" defaultValue={defaultFrom} className={select}>
-          {versions.map((v) => (
-            <option key={v} value={v}>
-              {v}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="flex flex-col gap-1">
-        <label htmlFor="compare-to" className="text-xs font-medium">
-          To version
-        </label>
-        <select id="compare-to" name="to" defaultValue={defaultTo} className={select}>
-          {versions.map((v) => (
-            <option key={v} value={v}>
-              {v}
-            </option>
-          ))}
-        </select>
-      </div>
+      <VersionSelect id="compare-from" name="from" label="From version" versions={versions} defaultValue={defaultFrom} />
+      <VersionSelect id="compare-to" name="to" label="To version" versions={versions} defaultValue={defaultTo} />
       <button type="submit" className="rounded-md border border-neutral-300 px-3 py-1 text-sm font-medium hover:bg-neutral-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-600 dark:border-neutral-700 dark:hover:bg-neutral-800">
         Compare
       </button>
     </form>
+  );
+}
+
+function VersionSelect({ id, name, label, versions, defaultValue }: { id: string; name: string; label: string; versions: string[]; defaultValue: string }) {
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={id} className="text-xs font-medium">
+        {label}
+      </label>
+      <select id={id} name={name} defaultValue={defaultValue} className="rounded-md border border-neutral-300 bg-white px-2 py-1 text-sm dark:border-neutral-700 dark:bg-neutral-900">
+        {versions.map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }
