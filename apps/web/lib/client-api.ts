@@ -27,6 +27,11 @@ export class ClientApiError extends Error {
   /** HTTP status; 0 when the request did not reach the registry. */
   readonly status: number;
 
+  /** `err` as a ClientApiError: itself, or a status-0 "ERROR" wrapping anything else thrown. */
+  static from(err: unknown): ClientApiError {
+    return err instanceof ClientApiError ? err : new ClientApiError(0, "ERROR", String(err));
+  }
+
   constructor(status: number, code: string, message: string, hint?: string, details?: unknown) {
     super(message);
     this.name = "ClientApiError";

@@ -38,7 +38,7 @@ export function InviteForm({ org, roles }: { org: string; roles: OrgRole[] }) {
         formElement.reset();
         router.refresh();
       } catch (err) {
-        setProblem(err instanceof ClientApiError ? err : new ClientApiError(0, "ERROR", String(err)));
+        setProblem(ClientApiError.from(err));
       }
     });
   }

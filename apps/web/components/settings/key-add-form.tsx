@@ -49,7 +49,7 @@ export function KeyAddForm() {
         setLabel("");
         router.refresh();
       } catch (err) {
-        setProblem(err instanceof ClientApiError ? err : new ClientApiError(0, "ERROR", String(err)));
+        setProblem(ClientApiError.from(err));
       }
     });
   }

@@ -25,7 +25,7 @@ export function MemberRole({ org, username, role, choices }: { org: string; user
         setSaved(true);
         router.refresh();
       } catch (err) {
-        setProblem(err instanceof ClientApiError ? err : new ClientApiError(0, "ERROR", String(err)));
+        setProblem(ClientApiError.from(err));
         setValue(role);
       }
     });

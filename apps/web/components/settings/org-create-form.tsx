@@ -26,7 +26,7 @@ export function OrgCreateForm() {
         const org = await clientApi<{ name: string }>("/v1/orgs", { method: "POST", body: { name, ...(displayName ? { display_name: displayName } : {}) } });
         router.push(`/settings/orgs/${encodeURIComponent(org.name)}`);
       } catch (err) {
-        setProblem(err instanceof ClientApiError ? err : new ClientApiError(0, "ERROR", String(err)));
+        setProblem(ClientApiError.from(err));
       }
     });
   }

@@ -67,7 +67,7 @@ export function TokenCreateForm({
         router.refresh();
         requestAnimationFrame(() => secretRef.current?.focus());
       } catch (err) {
-        setProblem(err instanceof ClientApiError ? err : new ClientApiError(0, "ERROR", String(err)));
+        setProblem(ClientApiError.from(err));
       }
     });
   }
