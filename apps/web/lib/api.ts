@@ -4,6 +4,7 @@
  * visitor's address rather than the server's.
  */
 import { headers } from "next/headers";
+import { cache } from "react";
 
 export class ApiError extends Error {
   constructor(
@@ -92,12 +93,12 @@ export interface SessionInfo {
   csrf_token: string;
 }
 
-/** The signed-in visitor, or null. */
-export async function currentSession(): Promise<SessionInfo | null> {
+/** The signed-in visitor, or null; one API call per request however many components ask (header, page, forms). */
+export const currentSession = cache(async (): Promise<SessionInfo | null> => {
   try {
     return await api<SessionInfo>("/v1/auth/session", { session: true });
   } catch (err) {
     if (err instanceof ApiError && (err.status === 401 || err.status === 404)) return null;
     throw err;
   }
-}
+});

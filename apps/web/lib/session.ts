@@ -7,15 +7,14 @@
  */
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
-import { cache } from "react";
 import { apiBaseUrl, currentSession, type SessionInfo, visitorHeaders } from "./api";
 import { fieldErrorsOf } from "./client-api";
 import { signInUrl } from "./session-next";
 
 export type { SessionInfo };
 
-/** The signed-in visitor, or null; one API call per request however many components ask. */
-export const getSession = cache(currentSession);
+/** The signed-in visitor, or null (cached per request by `currentSession`). */
+export const getSession = currentSession;
 
 /** The signed-in visitor; others are sent to the sign-in page, which brings them back to `here`. */
 export async function requireSession(here: string): Promise<SessionInfo> {
