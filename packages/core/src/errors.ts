@@ -23,6 +23,9 @@ export const ERROR_CODES = {
   RATE_LIMITED: { status: 429, hint: "Wait and retry later; see the Retry-After header." },
   INTERNAL: { status: 500, hint: "This is a bug in rye; please report it with the request id." },
   UNAVAILABLE: { status: 503, hint: "A dependency is unavailable; retry shortly." },
+  // answers from a registry that the client cannot use
+  TOO_LARGE: { status: 502, hint: "The answer exceeded the client's size cap; nothing was written. Raise RYE_MAX_ITEM_BYTES / RYE_MAX_RESPONSE_BYTES if the registry really serves larger answers." },
+  MALFORMED_RESPONSE: { status: 502, hint: "The registry (or a proxy in front of it) sent an answer rye cannot use; nothing was written. Check the registry URL, retry later, or report it to the registry's operators." },
   // items and ids
   INVALID_ITEM_TYPE: { status: 400, hint: "Use one of: directive, tool, knowledge." },
   INVALID_ITEM_ID: { status: 400, hint: "Item ids are slash-separated names: letters, digits, '_', '-', '.', no '..'." },

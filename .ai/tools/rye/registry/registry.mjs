@@ -1,4 +1,4 @@
-// rye:signed:2026-11-21T08:54:26Z:a47dcf6d0a2c3518ecce46fbc4e0d02106662527f2c9663a4e6b972234873b2d:qRzamtgWLfZU0MA7TyYZaJGBMQFNwZrOe67jg-3EpEBhhF_4k6Wcy5l7rciPvFzhyFJDJ1MUMMxMA0rDNoUaBw==:6c9625f32a325ff8
+// rye:signed:2026-11-25T06:31:53Z:94a7801c4eac7c7a0189540475e12af62fb8772d0dc5e8a1360ec15a4a7f290e:u09iqhOJmzzqH-ZnlqwHg2Kz52AviDNh7mvx_A011m0el-17jdm7760_o3PXiAo24vQ8UGM5Kdsze3S4ZcqEAg==:c24b038c7f538b52
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
@@ -87,9 +87,10 @@ function loadClient() {
     tsx.register();
     const load = (specifier) => import(pathToFileURL(specifier.startsWith("@") ? requireFromRye.resolve(specifier) : join(root, "src", specifier)).href);
     await load("@rye/core/node"); // node:crypto for Ed25519 and SHA-256, as in the CLI
-    const [core, publish, bundles, search, session, registries, login, registryUrl] = await Promise.all([
+    const [core, publish, pull, bundles, search, session, registries, login, registryUrl] = await Promise.all([
       load("@rye/core"),
       load("registry/publish.ts"),
+      load("registry/pull-command.ts"),
       load("registry/bundle-transfer.ts"),
       load("registry/remote-search.ts"),
       load("registry/session.ts"),
@@ -97,7 +98,7 @@ function loadClient() {
       load("registry/login.ts"),
       load("registry/registry-url.ts"),
     ]);
-    return { core, publish, bundles, search, session, registries, login, registryUrl };
+    return { core, publish, pull, bundles, search, session, registries, login, registryUrl };
   })();
   return clientPromise;
 }
@@ -149,7 +150,7 @@ async function run(client, params, context) {
     }
     case "pull": {
       const { id, version } = idAndVersion(client, params.item_id, params.version);
-      const result = await client.publish.pullItemToFile(
+      const result = await client.pull.pullCommand(
         { id, ...(version ? { version } : {}), ...(params.item_type ? { type: params.item_type } : {}), to: params.to ?? "project", ...(registryUrl ? { registryUrl } : {}), force: params.force === true },
         ctx,
       );

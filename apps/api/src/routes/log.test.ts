@@ -11,6 +11,7 @@ import { rateLimit } from "../middleware/rate-limit.ts";
 import { requestContext } from "../middleware/request-context.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { appendLogEntry } from "../services/publish-log.ts";
+import { rotateRegistryKey } from "../keys/keyring.ts";
 import { logRoutes } from "./log.ts";
 
 type Json = Record<string, any>;
@@ -148,6 +149,21 @@ describe("happy paths", () => {
     assert.equal(await reg.db.prisma.logCheckpoint.count({ where: { treeSize: 124 } }), 1);
     assert.equal(results[0]!.res.headers.get("cache-control"), "no-cache");
   });
+});
+
+test("after a key rotation the latest checkpoint is re-signed with the new key, once", async () => {
+  const before = await checkpoint();
+  await new Promise((r) => setTimeout(r, 5)); // the keyring notices a new key file by its mtime
+  const { next } = await rotateRegistryKey({ db: reg.db, keyDir: reg.keyDir, registryUrl: "http://registry.test" });
+  const rekeyed = await checkpoint();
+  assert.equal(rekeyed.key_fingerprint, next);
+  assert.equal(rekeyed.payload.tree_size, before.payload.tree_size, "same log, same size: the stored row is re-signed");
+  assert.equal(rekeyed.payload.head_hash, before.payload.head_hash);
+  const nextKey = publicKeyFromPem((await reg.db.prisma.registryKey.findUniqueOrThrow({ where: { fingerprint: next } })).publicKeyPem);
+  assert.ok(await verifyDocument(rekeyed, nextKey));
+  assert.deepEqual(await checkpoint(), rekeyed, "re-signed once, then served as stored");
+  assert.equal(await reg.db.prisma.logCheckpoint.count({ where: { treeSize: before.payload.tree_size } }), 1);
+  registryKey = nextKey;
 });
 
 describe("errors", () => {

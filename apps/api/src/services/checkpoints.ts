@@ -67,11 +67,22 @@ export async function currentCheckpoint(ctx: CheckpointContext): Promise<SignedD
   const policy = { ...DEFAULT_CHECKPOINT_POLICY, ...ctx.policy };
   const last = await ctx.db.prisma.logCheckpoint.findFirst({ orderBy: { treeSize: "desc" } });
   const head = await logHead(ctx.db);
-  if (last && !isDue(last, head, policy)) return toDocument(last, ctx.registryUrl);
+  const signer = await ctx.signer();
+  // After a key rotation the latest checkpoint is re-issued with the new key: clients trust only that one.
+  const rekeyed = last !== null && last.keyFingerprint !== signer.publicKey.fingerprint;
+  if (last && !rekeyed && !isDue(last, head, policy)) return toDocument(last, ctx.registryUrl);
 
   const issuedAt = policy.now();
   const payload: LogCheckpoint = { _type: CHECKPOINT_TYPE, registry: ctx.registryUrl, tree_size: head.treeSize, head_hash: head.headHash, issued_at: issuedAt.toISOString() };
-  const signed = await signDocument(payload, await ctx.signer());
+  const signed = await signDocument(payload, signer);
+  if (last && Number(last.treeSize) === head.treeSize) {
+    // Same size, old key: replace the signature (only once, if another request did not already).
+    await ctx.db.prisma.logCheckpoint.updateMany({
+      where: { treeSize: last.treeSize, keyFingerprint: last.keyFingerprint },
+      data: { keyFingerprint: signed.key_fingerprint, signature: signed.signature, createdAt: issuedAt },
+    });
+    return toDocument(await ctx.db.prisma.logCheckpoint.findUniqueOrThrow({ where: { treeSize: last.treeSize } }), ctx.registryUrl);
+  }
   // ON CONFLICT DO NOTHING: when another request checkpointed this size first, serve its checkpoint.
   await ctx.db.prisma.logCheckpoint.createMany({
     data: [{ treeSize: BigInt(head.treeSize), headHash: head.headHash, keyFingerprint: signed.key_fingerprint, signature: signed.signature, createdAt: issuedAt }],

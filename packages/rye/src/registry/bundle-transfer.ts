@@ -42,25 +42,22 @@ import {
 } from "@rye/core";
 import { ConfinedRoot } from "../bundles/confined.ts";
 import { manifestRelPath } from "../bundles/ids.ts";
-import { MAX_BUNDLE_BYTES, MAX_MANIFEST_BYTES } from "../bundles/limits.ts";
+import { MAX_BUNDLE_BYTES } from "../bundles/limits.ts";
 import { readManifestFile } from "../bundles/manifest-file.ts";
 import { verifyBundleAt } from "../bundles/verify.ts";
 import { KeyStore } from "../keys/keystore.ts";
 import { userSpaceBase } from "../spaces/paths.ts";
 import { TrustStore } from "../trust/store.ts";
-import { readJson, registryFetch } from "./http.ts";
+import type { RegistryAnswer } from "./http.ts";
+import { httpLimits, readJson, registryFetch } from "./http.ts";
 import type { RegistryKeyResult } from "./key-pinning.ts";
 import { assertSignedByPinned, readRegistryPins, registryKeyFor } from "./key-pinning.ts";
 import type { PublishContext, Visibility } from "./publish.ts";
-import { ensureKeyRegistered, getWithRetry } from "./publish.ts";
+import { ensureKeyRegistered } from "./publish.ts";
 import { resolveRegistryFor } from "./registries.ts";
 import { normalizeRegistryUrl } from "./registry-url.ts";
 import { accessTokenFor } from "./session.ts";
 
-/** Uploads and downloads of up to MAX_BUNDLE_BYTES take longer than one item. */
-export const BUNDLE_TIMEOUT_MS = 5 * 60_000;
-/** The largest pull answer read (base64 files + manifest + attestation). */
-export const MAX_PULL_RESPONSE_BYTES = Math.ceil((MAX_BUNDLE_BYTES * 4) / 3) + 2 * MAX_MANIFEST_BYTES + 1024 * 1024;
 
 export interface TransferProgress {
   direction: "push" | "pull";
@@ -118,9 +115,9 @@ async function registryFor(bundleId: string, registryUrl: string | undefined, ct
 }
 
 /** The registry's error, with a sign-in hint for 401. */
-async function failure(res: Response, registryUrl: string): Promise<never> {
+function failure(res: RegistryAnswer, registryUrl: string): never {
   try {
-    await readJson(res);
+    readJson(res);
   } catch (err) {
     if (err instanceof RyeError && err.code === "UNAUTHORIZED") {
       throw new RyeError("UNAUTHORIZED", `${err.message} (${registryUrl})`, { hint: `Run: rye login --registry ${registryUrl}`, details: err.details });
@@ -314,13 +311,16 @@ export async function pushBundle(options: PushBundleOptions, ctx: BundleTransfer
 
   // 4. Upload (a POST is never retried), then check the registry's signature and attestation.
   progress("upload", entries.length, total, total);
+  // The upload happens before the response headers: their clock is the whole deadline.
   const res = await registryFetch(registryUrl, "/v1/bundle/push", {
     token,
-    timeoutMs: BUNDLE_TIMEOUT_MS,
+    kind: "bundle",
+    env: ctx.env,
+    limits: { connectTimeoutMs: httpLimits("bundle", ctx.env).deadlineMs },
     json: { bundle_id: bundleId, version, manifest, files, ...(options.visibility ? { visibility: options.visibility } : {}) },
   });
-  if (!res.ok) await failure(res, registryUrl);
-  const pushed = await readJson<PushResponse>(res);
+  if (!res.ok) failure(res, registryUrl);
+  const pushed = readJson<PushResponse>(res);
   const pinned = await pinnedKey(registryUrl, ctx);
   const label = `${bundleId}@${version}`;
   if (typeof pushed.manifest !== "string" || pushed.bundle_id !== bundleId || pushed.version !== version) {
@@ -400,32 +400,6 @@ function decodeBase64(text: string): Uint8Array | undefined {
   return new Uint8Array(Buffer.from(text, "base64"));
 }
 
-/** Reads a response body, reporting bytes, up to `max` bytes. */
-async function readBody(res: Response, max: number, onBytes: (done: number, total?: number) => void): Promise<string> {
-  const announced = Number(res.headers.get("content-length"));
-  const total = Number.isFinite(announced) && announced > 0 ? announced : undefined;
-  if (total !== undefined && total > max) {
-    await res.body?.cancel().catch(() => undefined);
-    throw new RyeError("PAYLOAD_TOO_LARGE", `The registry's answer is ${total} bytes; at most ${max} are read`);
-  }
-  if (!res.body) return "";
-  const chunks: Uint8Array[] = [];
-  let done = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { value, done: finished } = await reader.read();
-    if (finished) break;
-    done += value.byteLength;
-    if (done > max) {
-      await reader.cancel().catch(() => undefined);
-      throw new RyeError("PAYLOAD_TOO_LARGE", `The registry's answer is larger than ${max} bytes`);
-    }
-    chunks.push(value);
-    onBytes(done, total);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 interface VerifiedBundle {
   registryUrl: string;
   bundleId: string;
@@ -449,24 +423,20 @@ export async function fetchVerifiedBundle(options: PullBundleOptions, ctx: Bundl
   const pinned = await pinnedKey(registryUrl, ctx); // before downloading: fail closed early when no key can be pinned
 
   const path = `/v1/bundle/pull/${bundleId.split("/").map(encodeURIComponent).join("/")}${options.version ? `?version=${encodeURIComponent(options.version)}` : ""}`;
-  const res = await getWithRetry(registryUrl, path, { token, timeoutMs: BUNDLE_TIMEOUT_MS }, ctx);
-  if (res.status === 404) {
-    const body = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
-    throw new RyeError("ITEM_NOT_FOUND", `Bundle ${label} not found at ${registryUrl}${body.error?.message ? ` (${body.error.message})` : ""}`, { hint: "Check the id and version; private bundles need `rye login`." });
-  }
-  if (!res.ok) await failure(res, registryUrl);
   const progress = (phase: TransferProgress["phase"], p: Omit<TransferProgress, "direction" | "bundleId" | "phase">) => ctx.onProgress?.({ direction: "pull", bundleId, phase, ...p });
   progress("download", { version: options.version, filesDone: 0, bytesDone: 0 });
-  const text = await readBody(res, MAX_PULL_RESPONSE_BYTES, (done, total) => progress("download", { version: options.version, filesDone: 0, bytesDone: done, bytesTotal: total }));
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new RyeError("UNAVAILABLE", `The registry at ${registryUrl} answered the pull of ${label} with a non-JSON body`);
+  const res = await registryFetch(registryUrl, path, {
+    token,
+    kind: "bundle",
+    env: ctx.env,
+    retry: ctx.retry,
+    onBytes: (done, total) => progress("download", { version: options.version, filesDone: 0, bytesDone: done, bytesTotal: total }),
+  });
+  if (res.status === 404) {
+    throw new RyeError("ITEM_NOT_FOUND", `Bundle ${label} not found at ${registryUrl}`, { hint: "Check the id and version; private bundles need `rye login`." });
   }
-  const parsed = pullResponseSchema.safeParse(json);
-  if (!parsed.success) throw refused(`the answer for ${label} is malformed`, registryUrl, parsed.error.issues.map((i) => ({ field: i.path.join("."), message: i.message })));
-  const body = parsed.data;
+  if (!res.ok) failure(res, registryUrl);
+  const body = readJson(res, pullResponseSchema);
 
   // The answer is the bundle and version asked for.
   if (body.bundle_id !== bundleId) throw refused(`it served bundle ${body.bundle_id} for ${bundleId}`, registryUrl);

@@ -36,6 +36,10 @@ export type RetiredRegistryKey = z.infer<typeof retiredKeySchema>;
 const revokedKeySchema = z.object({ fingerprint: z.string(), revoked_at: z.string(), reason: z.string().nullable().optional() });
 export type RevokedRegistryKey = z.infer<typeof revokedKeySchema>;
 
+/** The largest signed log checkpoint seen from a registry: a smaller one later is a rollback of its log. */
+const seenCheckpointSchema = z.object({ tree_size: z.number().int().nonnegative(), head_hash: z.string(), issued_at: z.string() });
+export type SeenCheckpoint = z.infer<typeof seenCheckpointSchema>;
+
 const pinSchema = z.object({
   fingerprint: z.string(),
   public_key: z.string(),
@@ -45,6 +49,7 @@ const pinSchema = z.object({
   retired_keys: z.array(retiredKeySchema).default([]),
   /** Keys seen revoked (pinned or retired ones): never trusted again. */
   revoked: z.array(revokedKeySchema).default([]),
+  checkpoint: seenCheckpointSchema.optional(),
 });
 export type RegistryKeyPin = z.infer<typeof pinSchema>;
 const pinFileSchema = z.record(z.string(), pinSchema);
@@ -131,13 +136,18 @@ export async function resetRegistryPin(url: string, env: NodeJS.ProcessEnv = pro
   return pin;
 }
 
+/** Records the checkpoint as the largest seen from `url` (the pin must exist). */
+export async function recordCheckpoint(url: string, checkpoint: SeenCheckpoint, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const pins = await readRegistryPins(env);
+  const pin = pins[url];
+  if (!pin) return;
+  pins[url] = { ...pin, checkpoint };
+  await writeRegistryPins(pins, env);
+}
+
 /** `GET <url>/v1/keys`, validated. Network and HTTP failures throw (UNAVAILABLE / TIMEOUT / …). */
-export async function fetchRegistryKeys(registryUrl: string): Promise<RegistryKeysDocument> {
-  const res = await registryFetch(registryUrl, "/v1/keys", { timeoutMs: 10_000 });
-  const body = await readJson<unknown>(res);
-  const parsed = keysDocumentSchema.safeParse(body);
-  if (!parsed.success) throw new RyeError("UNAVAILABLE", `The registry at ${registryUrl} published a malformed key list`);
-  return parsed.data;
+export async function fetchRegistryKeys(registryUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<RegistryKeysDocument> {
+  return readJson(await registryFetch(registryUrl, "/v1/keys", { env }), keysDocumentSchema);
 }
 
 function resetHint(target: string): string {
@@ -289,7 +299,7 @@ export function pinnedKeyFor(pin: RegistryKeyPin, fingerprint: string): { key: P
 export async function registryKeyFor(url: string, options: RegistryKeyOptions = {}): Promise<RegistryKeyResult> {
   const env = options.env ?? process.env;
   const target = options.name ?? url;
-  const fetchKeys = options.fetchKeys ?? fetchRegistryKeys;
+  const fetchKeys = options.fetchKeys ?? ((u: string) => fetchRegistryKeys(u, env));
   let pin = await getRegistryPin(url, env);
   const pinnedKey = pin ? parsePem(pin.public_key, pin.fingerprint) : undefined;
   if (pin && !pinnedKey) {
@@ -374,6 +384,7 @@ export async function registryKeyFor(url: string, options: RegistryKeyOptions = 
     history: [...pin.history.filter((fp) => !passed.includes(fp)), ...passed],
     retired_keys: [...pin.retired_keys.filter((k) => !passed.includes(k.fingerprint) && k.fingerprint !== activeKey.fingerprint), ...retiring],
     revoked: pin.revoked,
+    ...(pin.checkpoint ? { checkpoint: pin.checkpoint } : {}),
   };
   await savePin(url, next, env);
   return {

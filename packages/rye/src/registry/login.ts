@@ -6,12 +6,14 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as oauth from "openid-client";
+import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { openBrowser } from "./browser.ts";
 import { CredentialStore } from "./credentials.ts";
-import { readJson, registryFetch } from "./http.ts";
+import { oauthAnswer, readJson, registryFetch } from "./http.ts";
 import { CLI_CLIENT_ID, CLI_SCOPE, fetchAuthServerMetadata, type AuthServerMetadata } from "./oauth-metadata.ts";
 import type { TokenResponse } from "./session.ts";
+import { tokenResponseSchema } from "./session.ts";
 import { credentialFromTokens } from "./session.ts";
 
 export interface LoginIo {
@@ -28,14 +30,11 @@ export interface LoginOptions {
   openBrowser?: (url: string) => boolean;
 }
 
-export interface WhoAmI {
-  username: string;
-  scopes?: string[];
-  [key: string]: unknown;
-}
+const whoAmISchema = z.looseObject({ username: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "a user name"), scopes: z.array(z.string()).optional() });
+export type WhoAmI = z.infer<typeof whoAmISchema>;
 
 export async function whoAmI(registryUrl: string, token: string, signal?: AbortSignal): Promise<WhoAmI> {
-  return readJson<WhoAmI>(await registryFetch(registryUrl, "/v1/me", { token, ...(signal ? { signal } : {}) }));
+  return readJson(await registryFetch(registryUrl, "/v1/me", { token, ...(signal ? { signal } : {}) }), whoAmISchema);
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -48,21 +47,25 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-interface DeviceCodeResponse {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete?: string;
-  expires_in: number;
-  interval?: number;
-}
+const webUrl = z.url({ protocol: /^https?$/ }).max(2000);
+
+/** RFC 8628 §3.2. */
+const deviceCodeSchema = z.object({
+  device_code: z.string().min(1).max(2000),
+  user_code: z.string().regex(/^[A-Za-z0-9-]{1,32}$/, "a short code of letters, digits and '-'"),
+  verification_uri: webUrl,
+  verification_uri_complete: webUrl.optional(),
+  expires_in: z.number().positive().max(24 * 3600),
+  interval: z.number().positive().max(60).optional(),
+});
 
 export async function loginWithDevice(options: LoginOptions): Promise<WhoAmI> {
   const { registryUrl, io, signal } = options;
   const metadata = await fetchAuthServerMetadata(registryUrl, signal);
   if (!metadata.device_authorization_endpoint) throw new RyeError("UNAVAILABLE", "This registry does not support device sign-in", { hint: "Use rye login --web or --token-stdin." });
-  const start = await readJson<DeviceCodeResponse>(
+  const start = readJson(
     await registryFetch(registryUrl, new URL(metadata.device_authorization_endpoint).pathname, { form: { client_id: CLI_CLIENT_ID, scope: CLI_SCOPE }, ...(signal ? { signal } : {}) }),
+    deviceCodeSchema,
   );
   const link = start.verification_uri_complete ?? start.verification_uri;
   io.info(`To sign in to ${registryUrl}, open ${start.verification_uri} and enter the code ${start.user_code}`);
@@ -81,20 +84,20 @@ export async function loginWithDevice(options: LoginOptions): Promise<WhoAmI> {
       form: { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: start.device_code, client_id: CLI_CLIENT_ID },
       ...(signal ? { signal } : {}),
     });
-    const body = (await res.json().catch(() => ({}))) as TokenResponse & { error?: string; error_description?: string; interval?: number };
-    if (res.ok && body.access_token) return finishLogin(options, body, "device");
+    if (res.ok) return finishLogin(options, readJson(res, tokenResponseSchema), "device");
+    const body = oauthAnswer(res) as { error?: unknown; error_description?: unknown; interval?: unknown };
     switch (body.error) {
       case "authorization_pending":
         continue;
       case "slow_down":
-        interval = body.interval ?? interval + 5;
+        interval = typeof body.interval === "number" && body.interval > 0 && body.interval <= 60 ? body.interval : interval + 5;
         continue;
       case "access_denied":
         throw new RyeError("FORBIDDEN", "The sign-in request was denied in the browser");
       case "expired_token":
         throw new RyeError("TIMEOUT", "The sign-in code expired before it was approved", { hint: "Run rye login again." });
       default:
-        throw new RyeError("UNAVAILABLE", `Sign-in failed: ${body.error ?? `HTTP ${res.status}`}${body.error_description ? ` (${body.error_description})` : ""}`);
+        throw new RyeError("UNAVAILABLE", `Sign-in failed: ${typeof body.error === "string" ? body.error : `HTTP ${res.status}`}${typeof body.error_description === "string" ? ` (${body.error_description})` : ""}`);
     }
   }
 }

@@ -1,19 +1,23 @@
 /** RFC 8414 metadata of a registry's authorization server. */
+import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { readJson, registryFetch } from "./http.ts";
 
 export const CLI_CLIENT_ID = "rye-cli";
 export const CLI_SCOPE = "items:read items:write";
 
-export interface AuthServerMetadata {
-  issuer: string;
-  token_endpoint: string;
-  device_authorization_endpoint?: string;
-  authorization_endpoint?: string;
-  revocation_endpoint?: string;
-  authorization_response_iss_parameter_supported?: boolean;
-  [key: string]: unknown;
-}
+const endpoint = z.url({ protocol: /^https?$/ }).max(2000);
+
+/** RFC 8414 metadata, as far as the CLI uses it. */
+const authServerMetadataSchema = z.looseObject({
+  issuer: z.string(),
+  token_endpoint: endpoint,
+  device_authorization_endpoint: endpoint.optional(),
+  authorization_endpoint: endpoint.optional(),
+  revocation_endpoint: endpoint.optional(),
+  authorization_response_iss_parameter_supported: z.boolean().optional(),
+});
+export type AuthServerMetadata = z.infer<typeof authServerMetadataSchema>;
 
 /** Endpoints must live on the registry's own origin: a metadata document cannot send the CLI elsewhere. */
 function assertSameOrigin(registryUrl: string, endpoint: string | undefined, name: string): void {
@@ -28,7 +32,7 @@ export async function fetchAuthServerMetadata(registryUrl: string, signal?: Abor
   if (res.status === 404) {
     throw new RyeError("UNAVAILABLE", `${registryUrl} does not offer sign-in (no OAuth metadata)`, { hint: "Sign in with a token instead: rye login --token-stdin" });
   }
-  const metadata = await readJson<AuthServerMetadata>(res);
+  const metadata = readJson(res, authServerMetadataSchema);
   for (const name of ["token_endpoint", "device_authorization_endpoint", "authorization_endpoint", "revocation_endpoint"] as const) {
     assertSameOrigin(registryUrl, metadata[name] as string | undefined, name);
   }

@@ -1,5 +1,5 @@
 /**
- * pushItem / pullItemToFile / manageItem against the real registry app on a loopback port (with the
+ * pushItem / pullCommand / manageItem against the real registry app on a loopback port (with the
  * user-key routes mounted), plus a tampering proxy and a flaky server for the retry policy.
  */
 import "@rye/core/node";
@@ -25,7 +25,9 @@ import { silentLogger } from "../../../../apps/api/src/logger.ts";
 import { openRegistry } from "../../../../apps/api/src/registry.ts";
 import { userKeyRoutes } from "../../../../apps/api/src/routes/user-keys.ts";
 import { startProxy } from "../../test/registry-server.ts";
-import { getWithRetry, manageItem, pullItemToFile, pushItem, splitRegistryId } from "./publish.ts";
+import { registryFetch } from "./http.ts";
+import { manageItem, pushItem, splitRegistryId } from "./publish.ts";
+import { pullCommand as pullItemToFile } from "./pull-command.ts";
 import type { PublishContext } from "./publish.ts";
 
 const directive = (name: string, version = "1.0.0", category = "tools") =>
@@ -225,8 +227,11 @@ describe("pull", () => {
     const content = await readFile(r.path, "utf8");
     assert.equal((await verifyItem(content, "knowledge", keyResolverFrom([await registryKey()]))).code, "OK");
     assert.equal((await pullItemToFile({ id: "alice/notes/facts", type: "knowledge" }, w.ctx)).status, "unchanged");
-    await rejects(pullItemToFile({ id: "alice/notes/facts", version: "1.0.0" }, w.ctx), "ITEM_EXISTS");
-    const old = await pullItemToFile({ id: "alice/notes/facts", version: "1.0.0", force: true }, w.ctx);
+    // The lock pins 1.1.0: going back needs --allow-downgrade; a file the user changed needs --force.
+    await rejects(pullItemToFile({ id: "alice/notes/facts", version: "1.0.0" }, w.ctx), "VERSION_MISMATCH");
+    await writeFile(r.path, `${content}\nmy note\n`);
+    await rejects(pullItemToFile({ id: "alice/notes/facts", version: "1.0.0", allowDowngrade: true }, w.ctx), "ITEM_EXISTS");
+    const old = await pullItemToFile({ id: "alice/notes/facts", version: "1.0.0", allowDowngrade: true, force: true }, w.ctx);
     assert.equal(old.version, "1.0.0");
     assert.match(await readFile(old.path, "utf8"), /version: 1\.0\.0/);
     const user = await pullItemToFile({ id: "alice/notes/facts", to: "user" }, w.ctx);
@@ -246,6 +251,7 @@ describe("pull", () => {
     const w = await workspace();
     // Pin the genuine key first (through the real registry), as any earlier use would have.
     await pullItemToFile({ id: "alice/notes/facts", to: "user" }, w.ctx);
+    const lockBefore = await readFile(join(w.project, ".ai/rye.lock"), "utf8");
     const forger = await generateKeyPair();
     let mode: "edit" | "resign" | "swap-id" = "edit";
     const proxy = await startProxy(reg.url, async (path, body) => {
@@ -261,8 +267,9 @@ describe("pull", () => {
       mode = "resign";
       await rejects(pullItemToFile({ id: "alice/notes/facts", type: "knowledge", registryUrl: proxy.url }, w.ctx), "UNTRUSTED_KEY");
       mode = "swap-id";
-      await rejects(pullItemToFile({ id: "alice/notes/facts", type: "knowledge", registryUrl: proxy.url }, w.ctx), "BAD_SIGNATURE", /nothing was written/);
-      assert.equal(await exists(join(w.project, ".ai")), false, "nothing written to the project");
+      await rejects(pullItemToFile({ id: "alice/notes/facts", type: "knowledge", registryUrl: proxy.url }, w.ctx), "INTEGRITY_MISMATCH", /nothing was written/);
+      assert.equal(await exists(join(w.project, ".ai/knowledge")), false, "nothing written to the project");
+      assert.equal(await readFile(join(w.project, ".ai/rye.lock"), "utf8"), lockBefore, "the lock is unchanged");
     } finally {
       await proxy.close();
     }
@@ -333,7 +340,7 @@ describe("retries", () => {
   test("GETs retry 429/5xx with backoff, then give up with the registry's error", async () => {
     const s = await flaky([503, 429, 200]);
     try {
-      const res = await getWithRetry(s.url, "/x", {}, { retry: { baseDelayMs: 1 } });
+      const res = await registryFetch(s.url, "/x", { retry: { baseDelayMs: 1 } });
       assert.equal(res.status, 200);
       assert.equal(s.hits(), 3);
     } finally {
@@ -341,7 +348,7 @@ describe("retries", () => {
     }
     const down = await flaky([503, 503, 503, 503]);
     try {
-      const res = await getWithRetry(down.url, "/x", {}, { retry: { attempts: 2, baseDelayMs: 1 } });
+      const res = await registryFetch(down.url, "/x", { retry: { attempts: 2, baseDelayMs: 1 } });
       assert.equal(res.status, 503);
       assert.equal(down.hits(), 2);
     } finally {

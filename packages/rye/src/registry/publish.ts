@@ -1,9 +1,7 @@
 /**
  * Publishing from the client: `pushItem` (sign locally, make sure the author key is registered, push,
- * write back the registry-signed file), `pullItemToFile` (fetch, verify with the PINNED registry key,
- * then write) and thin wrappers over the registry's management endpoints.
- *
- * Only idempotent requests (GET) are retried, on network errors and 429/5xx, with backoff.
+ * write back the registry-signed file) and thin wrappers over the registry's management endpoints.
+ * Pulling lives in pull.ts (the one verifier) and install.ts (lock, writes).
  */
 import { readFile, stat } from "node:fs/promises";
 import { hostname } from "node:os";
@@ -28,7 +26,7 @@ import { writeFileAtomic } from "../fs/atomic.ts";
 import { readItemText } from "../engine/read.ts";
 import { KeyStore } from "../keys/keystore.ts";
 import { userAiDir } from "../spaces/paths.ts";
-import type { RegistryRequest } from "./http.ts";
+import type { RegistryAnswer, RegistryRequest } from "./http.ts";
 import { readJson, registryFetch } from "./http.ts";
 import type { FetchKeys } from "./key-pinning.ts";
 import { assertSignedByPinned, registryKeyFor } from "./key-pinning.ts";
@@ -46,7 +44,7 @@ export interface PublishContext {
   confirm?: (question: string) => Promise<boolean>;
   /** Progress and notices (key pinning, key creation) for stderr. */
   info?: (text: string) => void;
-  /** Retry policy for GETs; defaults to 3 attempts, 250 ms doubling. */
+  /** Retry policy for GETs; defaults to 3 attempts, 250 ms doubling (within the request deadline). */
   retry?: { attempts?: number; baseDelayMs?: number };
   /** Replaces `GET /v1/keys` for registry key pinning (tests). */
   fetchKeys?: FetchKeys;
@@ -54,36 +52,10 @@ export interface PublishContext {
 
 /* ------------------------------------------------------------------ HTTP */
 
-const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-/** GET with retries (network errors, 429 and 5xx), honouring a short Retry-After. */
-export async function getWithRetry(baseUrl: string, path: string, request: RegistryRequest, ctx: Pick<PublishContext, "retry">): Promise<Response> {
-  const attempts = Math.max(1, ctx.retry?.attempts ?? 3);
-  const base = ctx.retry?.baseDelayMs ?? 250;
-  for (let attempt = 1; ; attempt++) {
-    let res: Response | undefined;
-    try {
-      res = await registryFetch(baseUrl, path, { ...request, method: "GET" });
-    } catch (err) {
-      const transient = err instanceof RyeError && (err.code === "UNAVAILABLE" || err.code === "TIMEOUT");
-      if (!transient || attempt >= attempts) throw err;
-    }
-    if (res && (!RETRYABLE_STATUS.has(res.status) || attempt >= attempts)) return res;
-    const retryAfter = Number(res?.headers.get("retry-after"));
-    const delay = Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter * 1000, 10_000) : base * 2 ** (attempt - 1);
-    await res?.body?.cancel().catch(() => undefined);
-    await sleep(delay);
-  }
-}
-
 /** Reads the answer; errors keep the registry's code and hint, with a sign-in hint for 401. */
-async function answer<T>(res: Response, registryUrl: string): Promise<T> {
+function answer<T>(res: RegistryAnswer, registryUrl: string): T {
   try {
-    return await readJson<T>(res);
+    return readJson<T>(res);
   } catch (err) {
     if (err instanceof RyeError && err.code === "UNAUTHORIZED") {
       throw new RyeError("UNAUTHORIZED", `${err.message} (${registryUrl})`, { hint: `Run: rye login --registry ${registryUrl}`, details: err.details });
@@ -160,7 +132,7 @@ export async function ensureKeyRegistered(
   key: { fingerprint: string; pem: string },
   ctx: PublishContext,
 ): Promise<"registered" | "already_registered"> {
-  const { keys } = await answer<{ keys: RemoteKey[] }>(await getWithRetry(registryUrl, "/v1/me/keys", { token }, ctx), registryUrl);
+  const { keys } = answer<{ keys: RemoteKey[] }>(await registryFetch(registryUrl, "/v1/me/keys", { token, env: ctx.env, retry: ctx.retry }), registryUrl);
   const mine = keys.find((k) => k.fingerprint === key.fingerprint);
   if (mine && !mine.revoked) return "already_registered";
   if (mine?.revoked) {
@@ -175,7 +147,7 @@ export async function ensureKeyRegistered(
       hint: "The registry only accepts author signatures from registered keys. Run again on a terminal and confirm, or pass --yes.",
     });
   }
-  await answer(await registryFetch(registryUrl, "/v1/me/keys", { token, json: { public_key: key.pem, label: `rye cli on ${hostname()}`.slice(0, 100) } }), registryUrl);
+  answer(await registryFetch(registryUrl, "/v1/me/keys", { token, env: ctx.env, json: { public_key: key.pem, label: `rye cli on ${hostname()}`.slice(0, 100) } }), registryUrl);
   return "registered";
 }
 
@@ -272,6 +244,8 @@ export async function pushItem(options: PushOptions, ctx: PublishContext): Promi
   // 4. Push (never retried: a POST is not idempotent), verify the registry's signature, write back.
   const res = await registryFetch(registryUrl, "/v1/push", {
     token,
+    kind: "item",
+    env: ctx.env,
     json: {
       item_type: type,
       item_id: itemId,
@@ -282,7 +256,7 @@ export async function pushItem(options: PushOptions, ctx: PublishContext): Promi
       metadata: { ...(options.visibility ? { visibility: options.visibility } : {}), ...(parsed.summary.description ? { description: parsed.summary.description.slice(0, 2000) } : {}) },
     },
   });
-  const pushed = await answer<PushResponse>(res, registryUrl);
+  const pushed = answer<PushResponse>(res, registryUrl);
   let registryFingerprint: string;
   try {
     registryFingerprint = await verifyWithPinnedKey(pushed.signed_content, type, registryUrl, ctx, `The signed ${type} ${itemId}`);
@@ -314,104 +288,6 @@ export async function pushItem(options: PushOptions, ctx: PublishContext): Promi
     key_registration: registration,
     log_index: pushed.log_index ?? null,
   };
-}
-
-/* ------------------------------------------------------------------ pull */
-
-export interface PullOptions {
-  id: string;
-  version?: string;
-  /** Omitted: each type is tried; more than one match is an error. */
-  type?: ItemType;
-  to?: "project" | "user";
-  registryUrl?: string;
-  /** Replace a local file with different content. */
-  force?: boolean;
-}
-
-export interface PullResult {
-  status: "pulled" | "unchanged";
-  registry: string;
-  item_type: ItemType;
-  item_id: string;
-  version: string;
-  path: string;
-  registry_fingerprint: string;
-  yanked: boolean;
-  deprecated: boolean;
-  deprecation_message: string | null;
-}
-
-interface PullResponse {
-  item_type: string;
-  item_id: string;
-  version: string;
-  content: string;
-  file_extension: string;
-  yanked?: boolean;
-  deprecated?: boolean;
-  deprecation_message?: string | null;
-}
-
-async function fetchPull(registryUrl: string, type: ItemType, id: string, version: string | undefined, token: string | undefined, ctx: PublishContext): Promise<Response> {
-  const query = version ? `?version=${encodeURIComponent(version)}` : "";
-  return getWithRetry(registryUrl, `/v1/pull/${type}/${encodeId(id)}${query}`, { token }, ctx);
-}
-
-export async function pullItemToFile(options: PullOptions, ctx: PublishContext): Promise<PullResult> {
-  const ref = splitRegistryId(options.id);
-  const registryUrl = await registryFor(options.id, options.registryUrl, ctx);
-  const token = await accessTokenFor(registryUrl, ctx.env);
-
-  let type: ItemType;
-  let body: PullResponse;
-  if (options.type) {
-    type = options.type;
-    body = await answer<PullResponse>(await fetchPull(registryUrl, type, options.id, options.version, token, ctx), registryUrl);
-  } else {
-    const found: { type: ItemType; body: PullResponse }[] = [];
-    for (const t of ITEM_TYPES) {
-      const res = await fetchPull(registryUrl, t, options.id, options.version, token, ctx);
-      if (res.status === 404) {
-        await res.body?.cancel().catch(() => undefined);
-        continue;
-      }
-      found.push({ type: t, body: await answer<PullResponse>(res, registryUrl) });
-    }
-    if (found.length === 0) throw new RyeError("ITEM_NOT_FOUND", `${options.id}${options.version ? `@${options.version}` : ""} not found at ${registryUrl}`, { hint: "Check the id, or search with `rye search`." });
-    if (found.length > 1) throw new RyeError("BAD_REQUEST", `${options.id} exists as ${found.map((f) => f.type).join(" and ")}`, { hint: "Pass --type." });
-    type = found[0]!.type;
-    body = found[0]!.body;
-  }
-
-  // The answer must be what we asked for, and signed by the pinned registry key.
-  if (body.item_type !== type || body.item_id.toLowerCase() !== options.id.toLowerCase() || (options.version && body.version !== options.version)) {
-    throw new RyeError("BAD_SIGNATURE", `${registryUrl} answered with ${body.item_type} ${body.item_id}@${body.version} for ${type} ${options.id}${options.version ? `@${options.version}` : ""}; nothing was written`);
-  }
-  const ext = body.file_extension;
-  if (!CANDIDATE_EXTENSIONS[type].includes(ext)) throw new RyeError("BAD_REQUEST", `The registry sent an unsupported file extension ${JSON.stringify(ext)}; nothing was written`);
-  const fingerprint = await verifyWithPinnedKey(body.content, type, registryUrl, ctx, `${type} ${body.item_id}@${body.version}`);
-
-  const root = options.to === "user" ? userAiDir(ctx.env) : join(ctx.projectPath, ".ai");
-  const path = join(root, TYPE_FOLDERS[type], ...ref.segments.slice(0, -1), `${ref.name}${ext}`);
-  const existing = await readFile(path, "utf8").catch(() => undefined);
-  const result = {
-    registry: registryUrl,
-    item_type: type,
-    item_id: body.item_id,
-    version: body.version,
-    path,
-    registry_fingerprint: fingerprint,
-    yanked: body.yanked ?? false,
-    deprecated: body.deprecated ?? false,
-    deprecation_message: body.deprecation_message ?? null,
-  };
-  if (existing === body.content) return { status: "unchanged", ...result };
-  if (existing !== undefined && !options.force) {
-    throw new RyeError("ITEM_EXISTS", `${path} exists with different content`, { hint: "Pass --force to replace it (review your local changes first)." });
-  }
-  await writeFileAtomic(path, body.content);
-  return { status: "pulled", ...result };
 }
 
 /* ------------------------------------------------------------------ management */
@@ -465,6 +341,6 @@ export async function manageItem(options: ManageOptions, ctx: PublishContext): P
       break;
     }
   }
-  const result = await answer<Record<string, unknown>>(await registryFetch(registryUrl, path, request), registryUrl);
+  const result = answer<Record<string, unknown>>(await registryFetch(registryUrl, path, { ...request, env: ctx.env }), registryUrl);
   return { registry: registryUrl, ...result };
 }

@@ -1,16 +1,23 @@
 /**
- * Pulling one item from a registry and verifying it BEFORE anything is written:
- * - the inline signature verifies with the registry's pinned key only (any other key is refused);
- * - it carries the provenance suffix `|rye-registry@<publisher>`;
- * - the publish attestation is signed by the same pinned key and its payload matches the item
- *   (subject type/id/version, `file_sha256` = SHA-256 of the served file, `content_hash` = the
- *   signature's hash).
+ * The one verifier of pulled items. Every fetch of an item from a registry (`rye pull`, transparent
+ * pulls in search/load/execute, MCP, `rye update`, the registry system tool) ends here, and nothing is
+ * written unless all of these hold:
+ * - the answer is well formed (`MALFORMED_RESPONSE` otherwise) and is about the item asked for (type,
+ *   id, and the version when one was asked);
+ * - the inline signature verifies with the registry's pinned key (or a key it rotated away from, not
+ *   revoked) and carries the provenance `|rye-registry@<publisher>`;
+ * - the publish attestation is signed by a pinned key and is about exactly this item: its subject
+ *   (type, id, version) is the one asked for and served, its `file_sha256` is the SHA-256 of the served
+ *   bytes and its `content_hash` the inline signature's hash, its publisher the signature's;
+ * - the registry's signed log checkpoint, when it serves one, is not older than the largest seen.
  */
+import { z } from "zod";
 import type { ItemType, PublishAttestation, SignedDocument } from "@rye/core";
 import {
   documentDigest,
   extensionsFor,
   extractSignature,
+  ITEM_TYPES,
   keyResolverFrom,
   parseRegistryItemId,
   publishAttestationSchema,
@@ -19,7 +26,8 @@ import {
   verifyDocument,
   verifyItem,
 } from "@rye/core";
-import { readJson, registryFetch } from "./http.ts";
+import { fetchCheckpoint, observeCheckpoint } from "./checkpoint.ts";
+import { displayText, readJson, registryFetch } from "./http.ts";
 import type { FetchKeys } from "./key-pinning.ts";
 import { assertSignedByPinned, registryKeyFor } from "./key-pinning.ts";
 import { resolveRegistryFor } from "./registries.ts";
@@ -36,7 +44,6 @@ export interface PullOptions {
   env?: NodeJS.ProcessEnv;
   /** Pull from this registry instead of the one routing picks (a pinned item's registry). */
   registryUrl?: string | undefined;
-  timeoutMs?: number;
   fetchKeys?: FetchKeys;
 }
 
@@ -57,109 +64,124 @@ export interface VerifiedPull {
   attestation: SignedDocument<PublishAttestation>;
   attestation_digest: string;
   log_index: number | null;
+  /** Registry metadata, not covered by any signature (shown as warnings only). */
+  yanked: boolean;
+  deprecated: boolean;
+  deprecation_message: string | null;
   /** First-use / rotation notice of the registry key, for the CLI / MCP to show. */
   notice?: string;
   warnings: string[];
 }
 
-interface PullResponse {
-  item_type?: unknown;
-  item_id?: unknown;
-  version?: unknown;
-  content?: unknown;
-  file_extension?: unknown;
-  content_hash?: unknown;
-  file_sha256?: unknown;
-  attestation?: { payload?: unknown; signature?: unknown; key_fingerprint?: unknown } | null;
-  log_index?: unknown;
-}
+const hex64 = z.string().regex(/^[0-9a-f]{64}$/, "a SHA-256 in hex");
 
-function mismatch(what: string, ref: string, details?: unknown): RyeError {
-  return new RyeError("INTEGRITY_MISMATCH", `The registry's answer for ${ref} does not match: ${what}`, {
-    hint: "Nothing was written. The registry or the network altered the item; try again later or report it to the registry operators.",
+/** The fields of `GET /v1/pull/{type}/{id}` the client relies on. */
+const pullAnswerSchema = z.object({
+  item_type: z.enum(ITEM_TYPES),
+  item_id: z.string(),
+  version: z.string(),
+  content: z.string(),
+  file_extension: z.string().optional(),
+  content_hash: hex64.optional(),
+  file_sha256: hex64.optional(),
+  attestation: z.object({ payload: z.unknown(), signature: z.string(), key_fingerprint: z.string().nullable().optional() }),
+  log_index: z.number().int().nonnegative().nullable().optional(),
+  yanked: z.boolean().optional(),
+  deprecated: z.boolean().optional(),
+  deprecation_message: z.string().nullable().optional(),
+});
+
+function mismatch(what: string, label: string, url: string, details?: unknown): RyeError {
+  return new RyeError("INTEGRITY_MISMATCH", `The answer of ${url} for ${label} does not match: ${what}; nothing was written`, {
+    hint: "The registry or the network altered the item. Do not use it; retry on a trusted network or report it to the registry's operators.",
     ...(details !== undefined ? { details } : {}),
   });
 }
 
-/** Fetches and verifies `type id[@version]` from the registry serving its namespace. */
+function pullPath(request: PullRequest): string {
+  return `/v1/pull/${request.type}/${request.id.split("/").map(encodeURIComponent).join("/")}${request.version ? `?version=${encodeURIComponent(request.version)}` : ""}`;
+}
+
+/** Fetches and verifies `type id[@version]` from the registry serving its namespace (or `registryUrl`). */
 export async function pullItem(request: PullRequest, options: PullOptions = {}): Promise<VerifiedPull> {
   const env = options.env ?? process.env;
   const ref = parseRegistryItemId(request.id);
   const url = options.registryUrl ?? (await resolveRegistryFor(ref.id, { env, projectPath: options.projectPath })).url;
   const label = `${request.type} ${ref.id}${request.version ? `@${request.version}` : ""}`;
   const token = await accessTokenFor(url, env);
-  const path = `/v1/pull/${request.type}/${ref.id.split("/").map(encodeURIComponent).join("/")}${request.version ? `?version=${encodeURIComponent(request.version)}` : ""}`;
-  const res = await registryFetch(url, path, { token, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
-  if (res.status === 404) {
-    const body = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
-    throw new RyeError("ITEM_NOT_FOUND", `${label} not found at ${url}${body.error?.message ? ` (${body.error.message})` : ""}`, {
-      hint: `Search for it: rye search "${ref.name}" --type ${request.type}`,
-    });
-  }
-  if (res.status >= 500) throw new RyeError("UNAVAILABLE", `The registry at ${url} answered ${res.status} for ${label}`, { hint: "Try again later." });
-  const body = await readJson<PullResponse>(res);
 
-  if (typeof body.content !== "string" || typeof body.version !== "string" || !body.attestation) {
-    throw new RyeError("UNAVAILABLE", `The registry at ${url} sent a malformed pull response for ${label}`);
+  // The item, the key list and the log checkpoint are independent requests: made together.
+  const [answer, pinned, checkpoint] = await Promise.all([
+    registryFetch(url, pullPath({ ...request, id: ref.id }), { token, kind: "item", env }),
+    registryKeyFor(url, { env, ...(options.fetchKeys ? { fetchKeys: options.fetchKeys } : {}) }),
+    fetchCheckpoint(url, env),
+  ]);
+  if (answer.status === 404) {
+    let message = "";
+    try {
+      const body = JSON.parse(answer.text) as { error?: { message?: unknown } };
+      if (typeof body.error?.message === "string") message = ` (${displayText(body.error.message, 200)})`;
+    } catch {
+      // a 404 without the error envelope
+    }
+    throw new RyeError("ITEM_NOT_FOUND", `${label} not found at ${url}${message}`, { hint: `Search for it: rye search "${ref.name}" --type ${request.type}` });
   }
-  if (body.item_type !== request.type || body.item_id !== ref.id) {
-    throw mismatch(`it served ${String(body.item_type)} ${String(body.item_id)}`, label);
-  }
-  if (request.version && body.version !== request.version) throw mismatch(`it served version ${body.version}`, label);
-  const extension = typeof body.file_extension === "string" ? body.file_extension.toLowerCase() : request.type === "tool" ? "" : ".md";
+  const body = readJson(answer, pullAnswerSchema);
+
+  if (body.item_type !== request.type || body.item_id !== ref.id) throw mismatch(`it served ${body.item_type} ${displayText(body.item_id, 300)}`, label, url);
+  if (request.version && body.version !== request.version) throw mismatch(`it served version ${displayText(body.version, 100)}`, label, url);
+  const extension = body.file_extension?.toLowerCase() ?? (request.type === "tool" ? "" : ".md");
   if (!(extensionsFor(request.type) as readonly string[]).includes(extension)) {
-    throw new RyeError("VALIDATION_FAILED", `The registry serves ${label} with an unsupported file extension ${JSON.stringify(body.file_extension)}`);
+    throw new RyeError("MALFORMED_RESPONSE", `The registry at ${url} serves ${label} with an unsupported file extension ${JSON.stringify(displayText(body.file_extension ?? "", 20))}; nothing was written`);
   }
-
-  const pinned = await registryKeyFor(url, { env, ...(options.fetchKeys ? { fetchKeys: options.fetchKeys } : {}) });
   const content = body.content;
 
-  // 1. The inline signature: the pinned registry key and nothing else, with the registry provenance.
+  // 1. The inline signature: a pinned registry key and nothing else, with the registry provenance.
   const extracted = extractSignature(content, request.type);
   if (extracted.status !== "signed") {
-    throw new RyeError("BAD_SIGNATURE", `${label} from ${url} carries no registry signature`, { hint: "Nothing was written; registry items are always signed by the registry." });
+    throw new RyeError("BAD_SIGNATURE", `${label} from ${url} carries no registry signature; nothing was written`, { hint: "Registry items are always signed by the registry: the answer was altered." });
   }
   const sig = extracted.signature;
   const key = assertSignedByPinned(pinned, sig.fingerprint);
   const verified = await verifyItem(content, request.type, keyResolverFrom([key]));
   if (!verified.ok) {
-    throw new RyeError(verified.code === "OK" ? "BAD_SIGNATURE" : verified.code, `${label} from ${url} failed verification: ${verified.message}`, {
-      hint: "Nothing was written.",
+    throw new RyeError(verified.code === "OK" ? "BAD_SIGNATURE" : verified.code, `${label} from ${url} failed verification: ${verified.message}; nothing was written`, {
+      hint: "The registry or the network altered the item. Do not use it; retry on a trusted network or report it to the registry's operators.",
       details: { fingerprint: sig.fingerprint, code: verified.code },
     });
   }
   if (sig.provider !== "rye-registry" || !sig.username) {
-    throw new RyeError("BAD_SIGNATURE", `${label} from ${url} is signed by the registry key but lacks the rye-registry@<publisher> provenance`, { hint: "Nothing was written." });
+    throw new RyeError("BAD_SIGNATURE", `${label} from ${url} is signed by the registry key but lacks the rye-registry@<publisher> provenance; nothing was written`);
   }
   const contentHash = verified.contentHash ?? sig.hash;
   const fileSha256 = sha256Hex(content);
 
-  // 2. The attestation: same key, and about exactly this file.
-  // The fingerprint field only names the key; the signature must verify with the pinned key regardless.
-  // (apps/api GET /v1/pull currently sends "" here: its signature-line regex misses timestamps with ':'.)
+  // 2. The attestation: a pinned key, and about exactly this file.
+  // The fingerprint field only names the key; the signature must verify with a pinned key regardless.
   const announced = body.attestation.key_fingerprint;
-  const doc = {
-    payload: body.attestation.payload,
-    signature: body.attestation.signature,
-    key_fingerprint: typeof announced === "string" && announced !== "" ? announced : pinned.key.fingerprint,
-  } as SignedDocument<unknown>;
-  if (typeof doc.signature !== "string") throw mismatch("the attestation is malformed", label);
+  const doc = { payload: body.attestation.payload, signature: body.attestation.signature, key_fingerprint: announced ? announced : pinned.key.fingerprint } as SignedDocument<unknown>;
   const attKey = assertSignedByPinned(pinned, doc.key_fingerprint);
   if (!(await verifyDocument(doc, attKey))) {
-    throw new RyeError("BAD_SIGNATURE", `The publish attestation of ${label} does not verify with the pinned key ${attKey.fingerprint} of ${url}`, { hint: "Nothing was written." });
+    throw new RyeError("BAD_SIGNATURE", `The publish attestation of ${label} does not verify with the pinned key ${attKey.fingerprint} of ${url}; nothing was written`, {
+      hint: "The registry or the network altered it. Do not use the item; report it to the registry's operators.",
+    });
   }
   const payload = publishAttestationSchema.safeParse(doc.payload);
-  if (!payload.success) throw mismatch("the attestation payload is malformed", label);
+  if (!payload.success) throw mismatch("the attestation payload is malformed", label, url);
   const p = payload.data;
   if (p.subject.kind !== "item" || p.subject.item_type !== request.type || p.subject.id !== ref.id || p.subject.version !== body.version) {
-    throw mismatch(`the attestation is about ${p.subject.item_type ?? p.subject.kind} ${p.subject.id}@${p.subject.version}`, label, { subject: p.subject });
+    throw mismatch(`its attestation is about ${p.subject.item_type ?? p.subject.kind} ${p.subject.id}@${p.subject.version}, not version ${displayText(body.version, 100)}`, label, url, { subject: p.subject });
   }
-  if (p.file_sha256 !== fileSha256) throw mismatch(`the attestation's file_sha256 ${p.file_sha256} is not the served file's ${fileSha256}`, label);
-  if (p.content_hash !== sig.hash || p.content_hash !== contentHash) throw mismatch(`the attestation's content_hash ${p.content_hash} is not the signature's ${sig.hash}`, label);
-  if (p.publisher !== sig.username) throw mismatch(`the attestation names publisher ${p.publisher}, the signature ${sig.username}`, label);
-  if ((typeof body.file_sha256 === "string" && body.file_sha256 !== fileSha256) || (typeof body.content_hash === "string" && body.content_hash !== contentHash)) {
-    throw mismatch("the announced hashes differ from the served file", label);
+  if (p.file_sha256 !== fileSha256) throw mismatch(`the attestation's file_sha256 ${p.file_sha256} is not the served file's ${fileSha256}`, label, url);
+  if (p.content_hash !== sig.hash || p.content_hash !== contentHash) throw mismatch(`the attestation's content_hash ${p.content_hash} is not the signature's ${sig.hash}`, label, url);
+  if (p.publisher !== sig.username) throw mismatch(`the attestation names publisher ${p.publisher}, the signature ${sig.username}`, label, url);
+  if ((body.file_sha256 !== undefined && body.file_sha256 !== fileSha256) || (body.content_hash !== undefined && body.content_hash !== contentHash)) {
+    throw mismatch("the announced hashes differ from the served file", label, url);
   }
+  if (typeof body.log_index === "number" && body.log_index !== p.log_index) throw mismatch(`the announced log index ${body.log_index} is not the attestation's ${p.log_index}`, label, url);
+
+  // 3. The log has not gone back in time.
+  if (checkpoint) await observeCheckpoint(pinned, checkpoint, env);
 
   // The registry's document as signed (zod would drop fields it does not know from the digest).
   const attestation = doc as SignedDocument<PublishAttestation>;
@@ -177,7 +199,10 @@ export async function pullItem(request: PullRequest, options: PullOptions = {}):
     publisher: sig.username,
     attestation,
     attestation_digest: documentDigest(attestation),
-    log_index: typeof body.log_index === "number" ? body.log_index : null,
+    log_index: p.log_index,
+    yanked: body.yanked ?? false,
+    deprecated: body.deprecated ?? false,
+    deprecation_message: body.deprecation_message ?? null,
     ...(pinned.notice ? { notice: pinned.notice } : {}),
     warnings: pinned.warnings,
   };

@@ -6,8 +6,9 @@
  * hits by the caller. Offline, the search still answers with the local hits and a warning.
  */
 import type { ItemType } from "@rye/core";
-import { RyeError } from "@rye/core";
-import { readJson, registryFetch } from "./http.ts";
+import { z } from "zod";
+import { MAX_ITEM_ID_LENGTH, RyeError, validateItemId } from "@rye/core";
+import { displayText, readJson, registryFetch } from "./http.ts";
 import { loadRegistries, routeRegistry } from "./registries.ts";
 import { accessTokenFor } from "./session.ts";
 
@@ -25,10 +26,25 @@ export interface RegistryHit {
   download_count: number;
 }
 
-interface RegistrySearchResponse {
-  results: { item_type: ItemType; item_id: string; name: string; description: string; category: string; version: string | null; score?: number; deprecated?: boolean; download_count?: number }[];
-  total: number;
-}
+/** The fields of `GET /v1/search` the client shows (other fields are ignored). */
+const searchAnswerSchema = z.object({
+  results: z
+    .array(
+      z.object({
+        item_type: z.string(),
+        item_id: z.string().max(MAX_ITEM_ID_LENGTH),
+        name: z.string(),
+        description: z.string().nullable().optional(),
+        category: z.string().nullable().optional(),
+        version: z.string().nullable().optional(),
+        score: z.number().nullable().optional(),
+        deprecated: z.boolean().optional(),
+        download_count: z.number().optional(),
+      }),
+    )
+    .max(1000),
+  total: z.number().int().nonnegative(),
+});
 
 export interface RegistrySearchResult {
   registry: string;
@@ -55,18 +71,18 @@ export async function searchOneRegistry(url: string, query: RegistrySearchQuery 
   if (query.namespace) params.set("namespace", query.namespace);
   try {
     const token = await accessTokenFor(url, env).catch(() => undefined);
-    const body = await readJson<RegistrySearchResponse>(await registryFetch(url, `/v1/search?${params}`, { token, timeoutMs: 10_000 }));
+    const body = readJson(await registryFetch(url, `/v1/search?${params}`, { token, env }), searchAnswerSchema);
     const hits = body.results
-      .filter((r) => query.itemTypes.includes(r.item_type))
+      .filter((r): r is typeof r & { item_type: ItemType } => (query.itemTypes as string[]).includes(r.item_type) && validateItemId(r.item_id) === null)
       .map((r) => ({
         id: r.item_id,
         type: r.item_type,
         space: "registry" as const,
         registry: url,
-        name: r.name,
-        description: r.description,
-        category: r.category,
-        version: r.version,
+        name: displayText(r.name, 200),
+        description: displayText(r.description ?? "", 2000),
+        category: displayText(r.category ?? "", 300),
+        version: r.version ? displayText(r.version, 100) : null,
         score: Math.round((r.score ?? 0) * 10_000) / 10_000,
         deprecated: r.deprecated ?? false,
         download_count: r.download_count ?? 0,

@@ -10,16 +10,16 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { readFile } from "node:fs/promises";
 import type { ItemType } from "@rye/core";
-import { extractSignature, isSemver, parseItem, RyeError, sha256Hex, validateNamespace } from "@rye/core";
+import { isSemver, RyeError, sha256Hex, validateNamespace } from "@rye/core";
 import type { EngineContext } from "../engine/context.ts";
 import type { ItemFile, SpaceName } from "../spaces/spaces.ts";
 import { resolveItem, SPACE_NAMES } from "../spaces/spaces.ts";
 import { userAiDir } from "../spaces/paths.ts";
-import { readStoredPull, writeCachedItem } from "./cache.ts";
+import { readStoredPull } from "./cache.ts";
+import type { InstallRequest } from "./install.ts";
+import { installRegistryItem, registryProvenance } from "./install.ts";
 import type { LockEntry } from "./project-lock.ts";
-import { checkAgainstPin, getLockEntry, projectLockPath, upsertLockEntry } from "./project-lock.ts";
-import { pullItem } from "./pull.ts";
-import { resolveRegistryFor } from "./registries.ts";
+import { getLockEntry, projectLockPath } from "./project-lock.ts";
 
 export const REGISTRY_PREFIX = "registry:";
 
@@ -87,85 +87,11 @@ async function pinnedCopy(ctx: Pick<EngineContext, "projectPath" | "env">, local
   });
 }
 
-export interface InstallRequest {
-  type: ItemType;
-  id: string;
-  version?: string | undefined;
-  /** Allow moving a pin (another hash for the pinned version, an older version). */
-  update?: boolean;
-}
-
-export interface InstallResult {
-  file: ItemFile;
-  entry: LockEntry;
-  notice?: string;
-  warnings: string[];
-}
-
-const inflight = new Map<string, Promise<InstallResult>>();
-
-/**
- * Pulls, verifies, caches and pins one registry item. Concurrent calls for the same
- * registry + type + id + version share one pull.
- */
-export async function installRegistryItem(ctx: Pick<EngineContext, "projectPath" | "env" | "spaces">, request: InstallRequest): Promise<InstallResult> {
-  const pin = await getLockEntry(ctx.projectPath, request.type, request.id);
-  const keepPin = pin && !request.update;
-  const registry = keepPin ? pin.registry : (await resolveRegistryFor(request.id, { env: ctx.env, projectPath: ctx.projectPath })).url;
-  const version = request.version ?? (keepPin ? pin.version : undefined);
-  const key = `${registry}|${request.type}|${request.id}|${version ?? "latest"}|${request.update ? "update" : ""}|${ctx.projectPath}`;
-  let flight = inflight.get(key);
-  if (!flight) {
-    flight = (async (): Promise<InstallResult> => {
-      const pulled = await pullItem({ type: request.type, id: request.id, version }, { env: ctx.env, projectPath: ctx.projectPath, registryUrl: registry });
-      const lockPath = projectLockPath(ctx.projectPath);
-      if (pin) checkAgainstPin(pin, pulled, { ...(request.update ? { update: true } : {}), lockPath });
-      const path = await writeCachedItem(pulled, { env: ctx.env });
-      const entry: LockEntry = {
-        id: pulled.id,
-        type: pulled.type,
-        version: pulled.version,
-        content_hash: pulled.content_hash,
-        file_sha256: pulled.file_sha256,
-        registry: pulled.registry,
-        key_fingerprint: pulled.key_fingerprint,
-        attestation_digest: pulled.attestation_digest,
-        file_extension: pulled.file_extension,
-        pinned_at: pin && pin.file_sha256 === pulled.file_sha256 && pin.pinned_at ? pin.pinned_at : new Date().toISOString(),
-      };
-      await upsertLockEntry(ctx.projectPath, entry);
-      const root = userAiDir(ctx.env);
-      const space = ctx.spaces.find((s) => s.root === root) ?? { name: "user" as const, root };
-      return {
-        file: { space, type: pulled.type, itemId: pulled.id, path, extension: pulled.file_extension },
-        entry,
-        ...(pulled.notice ? { notice: pulled.notice } : {}),
-        warnings: pulled.warnings,
-      };
-    })();
-    inflight.set(key, flight);
-    void flight.then(
-      () => inflight.delete(key),
-      () => inflight.delete(key),
-    );
-  }
-  const result = await flight;
+/** Installs (see install.ts) and reports the key notice to the running engine call. */
+async function install(ctx: EngineContext, request: InstallRequest): Promise<ItemFile> {
+  const result = await installRegistryItem(ctx, request);
   emitNotice(result.notice);
-  return result;
-}
-
-/** The version of a user-space file that carries a rye-registry signature, else undefined. */
-async function registryProvenance(file: ItemFile): Promise<{ version: string | undefined } | undefined> {
-  let content: string;
-  try {
-    content = await readFile(file.path, "utf8");
-  } catch {
-    return undefined;
-  }
-  const extracted = extractSignature(content, file.type);
-  if (extracted.status !== "signed" || extracted.signature.provider !== "rye-registry") return undefined;
-  const version = parseItem(content, file.type, { path: file.path }).summary.version;
-  return { version: version && isSemver(version) ? version : undefined };
+  return result.file;
 }
 
 /** Registry failures that mean "not there" for an implicit lookup (the caller reports ITEM_NOT_FOUND). */
@@ -201,7 +127,7 @@ export async function locateItem(ctx: EngineContext, type: ItemType, rawId: stri
       // Pulled for another project: pin it here too (that version, or the one asked for, verified
       // again); offline, the file stays unattributed and its registry signature is not trusted here.
       try {
-        return (await installRegistryItem(ctx, { type, id: ref.id, version: ref.version ?? provenance.version })).file;
+        return await install(ctx, { type, id: ref.id, version: ref.version ?? provenance.version });
       } catch (err) {
         if (!ref.version && err instanceof RyeError && SOFT_FAILURES.has(err.code)) return local;
         throw err;
@@ -213,8 +139,7 @@ export async function locateItem(ctx: EngineContext, type: ItemType, rawId: stri
     });
   }
   try {
-    const installed = await installRegistryItem(ctx, { type, id: ref.id, version: ref.version });
-    return installed.file;
+    return await install(ctx, { type, id: ref.id, version: ref.version });
   } catch (err) {
     // A missing, unreachable or private item is "not found" for an implicit lookup of an unpinned id;
     // verification failures always surface.

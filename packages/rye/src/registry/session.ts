@@ -5,22 +5,25 @@
  */
 import { open, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { CredentialStore } from "./credentials.ts";
 import type { Credential } from "./credentials.ts";
-import { readJson, registryFetch } from "./http.ts";
+import { oauthAnswer, readJson, registryFetch } from "./http.ts";
 import { CLI_CLIENT_ID, fetchAuthServerMetadata } from "./oauth-metadata.ts";
 
 export const REFRESH_MARGIN_MS = 60_000;
 const LOCK_STALE_MS = 30_000;
 
-export interface TokenResponse {
-  access_token: string;
-  refresh_token?: string;
-  expires_in?: number;
-  scope?: string;
-  token_type?: string;
-}
+/** A successful token endpoint answer (RFC 6749 §5.1), as far as the client uses it. */
+export const tokenResponseSchema = z.object({
+  access_token: z.string().min(1).max(8192),
+  refresh_token: z.string().max(8192).optional(),
+  expires_in: z.number().positive().optional(),
+  scope: z.string().max(2000).optional(),
+  token_type: z.string().optional(),
+});
+export type TokenResponse = z.infer<typeof tokenResponseSchema>;
 
 export function credentialFromTokens(tokens: TokenResponse, method: Credential["method"], username?: string): Omit<Credential, "saved_at"> {
   return {
@@ -74,14 +77,14 @@ export async function accessTokenFor(registryUrl: string, env: NodeJS.ProcessEnv
       form: { grant_type: "refresh_token", refresh_token: (fresh ?? credential).refresh_token!, client_id: CLI_CLIENT_ID },
     });
     if (!res.ok) {
-      const body = (await res.json().catch(() => ({}))) as { error?: string };
+      const body = oauthAnswer(res) as { error?: string };
       if (body.error === "invalid_grant") {
         await store.delete(registryUrl);
         throw new RyeError("UNAUTHORIZED", `Your session at ${registryUrl} ended (signed out or revoked)`, { hint: `Run: rye login --registry ${registryUrl}` });
       }
       throw new RyeError("UNAVAILABLE", `Refreshing the login failed (HTTP ${res.status}${body.error ? `: ${body.error}` : ""})`);
     }
-    const tokens = await readJson<TokenResponse>(res);
+    const tokens = readJson(res, tokenResponseSchema);
     await store.set(registryUrl, credentialFromTokens(tokens, credential.method, credential.username));
     return tokens.access_token;
   });

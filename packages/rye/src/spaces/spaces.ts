@@ -4,7 +4,7 @@
  * the same in every space: the path under `.ai/<type folder>/` without extension.
  */
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
-import { join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ItemType } from "@rye/core";
 import { assertItemId, extensionOf, extensionsFor, RyeError, TYPE_FOLDERS } from "@rye/core";
@@ -106,6 +106,39 @@ export async function assertInside(root: string, path: string): Promise<void> {
   }
   if (!isInside(realRoot, real)) {
     throw new RyeError("PATH_TRAVERSAL", `${path} resolves outside its space (${root})`, {
+      hint: "Symlinks inside .ai/ must point inside the same .ai/ directory.",
+    });
+  }
+}
+
+/** `realpath` of the deepest existing ancestor, with the missing rest appended (missing parts are no symlinks). */
+async function realpathOfPossiblyMissing(path: string): Promise<string> {
+  const missing: string[] = [];
+  let current = resolve(path);
+  for (;;) {
+    try {
+      return join(await realpath(current), ...missing.reverse());
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return resolve(path);
+      missing.push(relative(parent, current));
+      current = parent;
+    }
+  }
+}
+
+/**
+ * Before writing `path`: throws PATH_TRAVERSAL when its folder resolves outside `root` (a symlinked
+ * folder on the way), or when `path` itself is a symlink.
+ */
+export async function assertWritableInside(root: string, path: string): Promise<void> {
+  const info = await lstat(path).catch(() => undefined);
+  if (info?.isSymbolicLink()) {
+    throw new RyeError("PATH_TRAVERSAL", `${path} is a symbolic link; not writing through it`, { hint: "Replace the link with a plain file or remove it." });
+  }
+  const [realRoot, realDir] = await Promise.all([realpathOfPossiblyMissing(root), realpathOfPossiblyMissing(dirname(path))]);
+  if (!isInside(realRoot, realDir)) {
+    throw new RyeError("PATH_TRAVERSAL", `${path} would be written outside ${root} (its folder resolves to ${realDir})`, {
       hint: "Symlinks inside .ai/ must point inside the same .ai/ directory.",
     });
   }

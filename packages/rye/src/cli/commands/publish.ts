@@ -7,7 +7,8 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
 import type { ManageAction, PublishContext } from "../../registry/publish.ts";
-import { manageItem, pullItemToFile, pushItem, splitVersion } from "../../registry/publish.ts";
+import { manageItem, pushItem, splitVersion } from "../../registry/publish.ts";
+import { pullCommand } from "../../registry/pull-command.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 import { parseItemType, parseTo, parseVisibility, ttyPrompt } from "./common.ts";
@@ -73,14 +74,15 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
 
   program
     .command("pull <item_id>")
-    .description("download an item (<namespace>/<category>/<name>[@version]), verify it with the pinned registry key and write it to .ai/")
+    .description("download an item (<namespace>/<category>/<name>[@version]), verify it with the pinned registry key, write it to .ai/ and pin it in .ai/rye.lock")
     .option("--type <type>", "directive | tool | knowledge (default: whichever exists)")
     .option("--to <space>", "project | user (default project)")
     .option("--registry <url>", "registry URL")
     .option("-p, --project <dir>", "project directory (default: current directory)")
     .option("--force", "replace a local copy that differs")
+    .option("--allow-downgrade", "pull an explicit version older than the pinned one")
     .option("--json", "print JSON")
-    .action(async (ref: string, opts: { type?: string; to?: string; registry?: string; project?: string; force?: boolean; json?: boolean }) =>
+    .action(async (ref: string, opts: { type?: string; to?: string; registry?: string; project?: string; force?: boolean; allowDowngrade?: boolean; json?: boolean }) =>
       ctx.run(opts.json, async () => {
         const { id, version } = splitVersion(ref);
         const to = parseTo(opts.to);
@@ -94,14 +96,15 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
             else ctx.io.stderr(`notice: ${text}`);
           },
         };
-        const result = await pullItemToFile(
+        const result = await pullCommand(
           {
             id,
-            ...(version ? { version } : {}),
-            ...(opts.type !== undefined ? { type: parseItemType(opts.type) } : {}),
-            ...(to ? { to } : {}),
-            ...(opts.registry ? { registryUrl: opts.registry } : {}),
-            ...(opts.force ? { force: true } : {}),
+            version,
+            type: opts.type !== undefined ? parseItemType(opts.type) : undefined,
+            to,
+            registryUrl: opts.registry,
+            force: opts.force,
+            allowDowngrade: opts.allowDowngrade,
           },
           context,
         );

@@ -11,16 +11,17 @@
  */
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { z } from "zod";
 import type { ItemType } from "@rye/core";
 import { compareSemver, RyeError, toErrorEnvelope } from "@rye/core";
 import { createEngineContext } from "../../engine/context.ts";
-import { readJson } from "../../registry/http.ts";
+import { readJson, registryFetch } from "../../registry/http.ts";
+import { installRegistryItem } from "../../registry/install.ts";
 import { getRegistryPin, pinnedKeyFor } from "../../registry/key-pinning.ts";
 import type { LockEntry } from "../../registry/project-lock.ts";
 import { projectLockPath, readProjectLock, rollbackError } from "../../registry/project-lock.ts";
-import { getWithRetry } from "../../registry/publish.ts";
 import { resolveRegistryFor } from "../../registry/registries.ts";
-import { collectRegistryNotices, installRegistryItem, parseRemoteRef } from "../../registry/resolve-remote.ts";
+import { collectRegistryNotices, parseRemoteRef } from "../../registry/resolve-remote.ts";
 import { accessTokenFor } from "../../registry/session.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
@@ -62,10 +63,6 @@ export interface UpdateResult {
   warnings: string[];
 }
 
-interface ItemMetadata {
-  latest_version?: string | null;
-  versions?: { version: string; content_hash?: string; yanked?: boolean }[];
-}
 
 function encodeId(id: string): string {
   return id.split("/").map(encodeURIComponent).join("/");
@@ -104,16 +101,22 @@ export function selectTargets(items: LockEntry[], refs: string[], type: ItemType
   return targets;
 }
 
+const itemMetadataSchema = z.object({
+  latest_version: z.string().nullable().optional(),
+  versions: z.array(z.object({ version: z.string(), content_hash: z.string().optional(), yanked: z.boolean().optional() })).optional(),
+});
+
+type ItemMetadata = z.infer<typeof itemMetadataSchema>;
+
 async function itemMetadata(registry: string, type: ItemType, id: string, env: NodeJS.ProcessEnv): Promise<ItemMetadata> {
   const token = await accessTokenFor(registry, env);
-  const res = await getWithRetry(registry, `/v1/items/${type}/${encodeId(id)}`, { token, timeoutMs: 15_000 }, {});
+  const res = await registryFetch(registry, `/v1/items/${type}/${encodeId(id)}`, { token, env });
   if (res.status === 404) {
-    const body = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
-    throw new RyeError("ITEM_NOT_FOUND", `${type} ${id} no longer exists at ${registry}${body.error?.message ? ` (${body.error.message})` : ""}`, {
+    throw new RyeError("ITEM_NOT_FOUND", `${type} ${id} no longer exists at ${registry}`, {
       hint: "It was deleted or made private. Its pin and cached file are kept; remove the entry from .ai/rye.lock to stop using it.",
     });
   }
-  return readJson<ItemMetadata>(res);
+  return readJson(res, itemMetadataSchema);
 }
 
 /** Why the registry key a pin names is no longer trusted (revoked, unknown to the key pin), or undefined. */
