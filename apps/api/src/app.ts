@@ -45,7 +45,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", statsRoutes(deps));
   app.route("/", manageRoutes(deps));
   app.route("/", bundleRoutes(deps));
-  app.route("/", logRoutes(deps));
+  app.route("/", logRoutes(deps, { checkpoints: deps.config.checkpoints }));
   app.route("/", openapiRoutes(deps));
   app.route("/", upstreamAuthRoutes(deps, deps.config.upstream));
   app.route("/", accountRoutes(deps, { throttle: loginThrottle }));

@@ -16,6 +16,8 @@ const envSchema = z.object({
   RYE_RATE_LIMIT_WINDOW_SECONDS: int(60),
   RYE_TRUST_PROXY: z.enum(["true", "false", "1", "0"]).default("false"),
   RYE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  RYE_CHECKPOINT_INTERVAL_SECONDS: int(60),
+  RYE_CHECKPOINT_EVERY_ENTRIES: int(100),
 });
 
 export interface RegistryConfig {
@@ -31,6 +33,8 @@ export interface RegistryConfig {
     maxBundleBodyBytes: number;
   };
   rateLimit: { windowSeconds: number; reads: number; writes: number };
+  /** A grown publish log gets a new signed checkpoint once the last is this old, or this many entries behind. */
+  checkpoints: { intervalMs: number; everyEntries: number };
   trustProxy: boolean;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Upstream identity providers, local accounts switch, sign-in cookie secret. */
@@ -55,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       maxBundleBodyBytes: e.RYE_MAX_BUNDLE_BYTES * 2 + 1024 * 1024,
     },
     rateLimit: { windowSeconds: e.RYE_RATE_LIMIT_WINDOW_SECONDS, reads: e.RYE_RATE_LIMIT_READS, writes: e.RYE_RATE_LIMIT_WRITES },
+    checkpoints: { intervalMs: e.RYE_CHECKPOINT_INTERVAL_SECONDS * 1000, everyEntries: e.RYE_CHECKPOINT_EVERY_ENTRIES },
     trustProxy: e.RYE_TRUST_PROXY === "true" || e.RYE_TRUST_PROXY === "1",
     logLevel: e.RYE_LOG_LEVEL,
     upstream: loadUpstreamAuthConfig(env),

@@ -10,9 +10,9 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runRye(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string }): Promise<CliRun> {
+export function runRye(args: string[], options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; nodeArgs?: string[] }): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [RYE_BIN, ...args], { env: options.env, cwd: options.cwd, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    const child = execFile(process.execPath, [...(options.nodeArgs ?? []), RYE_BIN, ...args], { env: options.env, cwd: options.cwd, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
     });
     if (options.input !== undefined) child.stdin?.end(options.input);

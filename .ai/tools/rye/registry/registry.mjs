@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T06:31:53Z:94a7801c4eac7c7a0189540475e12af62fb8772d0dc5e8a1360ec15a4a7f290e:u09iqhOJmzzqH-ZnlqwHg2Kz52AviDNh7mvx_A011m0el-17jdm7760_o3PXiAo24vQ8UGM5Kdsze3S4ZcqEAg==:c24b038c7f538b52
+// rye:signed:2026-11-25T07:00:37Z:627b643aa366e47edb9fc2d860ced7c2429f2eac8c4d50e3b07951772573fbc4:m23jJDEZpFKeZrEo9aldKidpSMih5ZgbtPp1rPEeR8lkrH7Ux53_5nJ1vWDTVMb2zh4O5oGyWHdoYIKuER_XDQ==:c24b038c7f538b52
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
@@ -30,6 +30,7 @@ export const CONFIG_SCHEMA = {
     to: { type: "string", enum: ["project", "user"], default: "project", description: "pull / bundle_pull: where to write" },
     from: { type: "string", enum: ["project", "user"], default: "project", description: "bundle_push: the space holding the bundle" },
     force: { type: "boolean", default: false, description: "pull / bundle_pull: replace local files whose content differs; delete: bypass the deletion policy (registry administrators)" },
+    allow_downgrade: { type: "boolean", default: false, description: "pull: an explicit version older than the one pinned in .ai/rye.lock" },
     yes: { type: "boolean", default: false, description: "push / bundle_push: register your public key with the registry if it is not registered yet" },
     registry: { type: "string", minLength: 1, maxLength: 2000, description: "Registry URL (default: the registry serving the namespace, or the default registry)" },
   },
@@ -151,7 +152,7 @@ async function run(client, params, context) {
     case "pull": {
       const { id, version } = idAndVersion(client, params.item_id, params.version);
       const result = await client.pull.pullCommand(
-        { id, ...(version ? { version } : {}), ...(params.item_type ? { type: params.item_type } : {}), to: params.to ?? "project", ...(registryUrl ? { registryUrl } : {}), force: params.force === true },
+        { id, version, type: params.item_type, to: params.to ?? "project", registryUrl, force: params.force === true, allowDowngrade: params.allow_downgrade === true },
         ctx,
       );
       return withNotices(result);

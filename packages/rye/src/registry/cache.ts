@@ -9,9 +9,7 @@
  * registry), a project whose lock pins different bytes is served its pinned copy from the store.
  *
  * Registry keys never enter the global trust store. Instead `withRegistryTrust` wraps the engine's
- * verifier: a user-space file signed by a key the user does not trust verifies with the pinned
- * registry key only when the project lock attributes exactly that content (type, content hash, key
- * fingerprint) to that registry.
+ * verifier (see there, and docs/trust.md).
  */
 import { readFile, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
@@ -19,7 +17,7 @@ import type { ItemType, PublicKey, VerifyResult } from "@rye/core";
 import { extensionsFor, extractSignature, keyResolverFrom, sha256Hex, TYPE_FOLDERS, verifyItem } from "@rye/core";
 import type { Verifier } from "../engine/verification.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
-import { assertInside } from "../spaces/spaces.ts";
+import { assertWritableInside } from "../spaces/spaces.ts";
 import { userAiDir } from "../spaces/paths.ts";
 import { getRegistryPin, pinnedKeyFor } from "./key-pinning.ts";
 import { readProjectLock } from "./project-lock.ts";
@@ -57,11 +55,11 @@ export async function writeCachedItem(pull: VerifiedPull, options: { env?: NodeJ
   const env = options.env ?? process.env;
   const root = userAiDir(env);
   const path = cachedItemPath(pull.type, pull.id, pull.file_extension, env);
-  await assertInside(root, join(root, TYPE_FOLDERS[pull.type]));
   const stored = storedPullPath(pull.file_sha256, pull.id, pull.file_extension, env);
+  await assertWritableInside(root, stored);
+  await assertWritableInside(root, path);
   if (!(await readStoredPull(pull.file_sha256, pull.id, pull.file_extension, env))) await writeFileAtomic(stored, pull.content, { mode: 0o444, dirMode: 0o755 });
   await writeFileAtomic(path, pull.content, { mode: 0o644, dirMode: 0o755 });
-  await assertInside(root, path);
   for (const ext of extensionsFor(pull.type)) {
     if (ext !== pull.file_extension) await rm(cachedItemPath(pull.type, pull.id, ext, env), { force: true });
   }
@@ -84,33 +82,34 @@ async function pinnedRegistryKey(registry: string, fingerprint: string, env: Nod
 }
 
 /**
- * The engine verifier, plus registry trust for user-space files the project lock attributes to a
- * registry: the pinned key or one the pin rotated away from (items cached before a rotation keep
- * verifying), never a key recorded as revoked. Only an UNTRUSTED_KEY result is reconsidered; every
- * other result stands.
+ * The engine verifier, plus the registry trust rule (docs/trust.md): a project or user-space file
+ * signed with `|rye-registry@<publisher>` provenance verifies with a registry's key when the project
+ * lock pins exactly that file (type, inline content hash, SHA-256 of the whole file, key fingerprint)
+ * to that registry, and the key is the registry's pinned key or one the pin rotated away from (items
+ * cached before a rotation keep verifying), never a key recorded as revoked. Only an UNTRUSTED_KEY
+ * result is reconsidered; every other result stands. Registry keys never enter the trust store.
  */
 export function withRegistryTrust(inner: Verifier, options: { projectPath: string; env: NodeJS.ProcessEnv }): Verifier {
   return {
     resolverFor: (space) => inner.resolverFor(space),
     async verify(content, type, space): Promise<VerifyResult> {
       const base = await inner.verify(content, type, space);
-      if (base.code !== "UNTRUSTED_KEY" || space !== "user" || !base.contentHash || !base.fingerprint) return base;
+      if (base.code !== "UNTRUSTED_KEY" || space === "system" || !base.contentHash || !base.fingerprint) return base;
+      const extracted = extractSignature(content, type);
+      const fromRegistry = extracted.status === "signed" && extracted.signature.provider === "rye-registry";
+      if (!fromRegistry) return base;
       let lock;
       try {
         lock = await readProjectLock(options.projectPath);
       } catch {
         return base; // a damaged lock grants nothing
       }
-      const entry = lock.items.find((e) => e.type === type && e.content_hash === base.contentHash && e.key_fingerprint === base.fingerprint);
-      const extracted = extractSignature(content, type);
-      const fromRegistry = extracted.status === "signed" && extracted.signature.provider === "rye-registry";
+      const fileSha256 = sha256Hex(content);
+      const entry = lock.items.find((e) => e.type === type && e.content_hash === base.contentHash && e.key_fingerprint === base.fingerprint && e.file_sha256 === fileSha256);
       if (!entry) {
         // A registry item this project has not pinned (pulled for another project, or an edited copy).
-        return fromRegistry
-          ? { ...base, message: `${base.message}: a registry item (published by ${extracted.signature.username}) that this project's .ai/rye.lock does not pin; load it once with the registry reachable to verify and pin it here` }
-          : base;
+        return { ...base, message: `${base.message}: a registry item (published by ${extracted.signature.username}) that this project's .ai/rye.lock does not pin; load it once with the registry reachable to verify and pin it here, or pull it with \`rye pull\`` };
       }
-      if (!fromRegistry) return base;
       const found = await pinnedRegistryKey(entry.registry, entry.key_fingerprint, options.env).catch((err: unknown) => ({ why: err instanceof Error ? err.message : String(err) }));
       if (!("key" in found)) {
         return { ...base, message: `${base.message}: pinned by the project lock to ${entry.registry}, but ${found.why} (run \`rye update ${entry.id}\`)` };

@@ -63,7 +63,7 @@ const SETTINGS = {
 function setting(env: NodeJS.ProcessEnv, name: keyof typeof SETTINGS, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < 1) {
     throw new RyeError("BAD_REQUEST", `${name}=${JSON.stringify(raw)} is not a positive whole number`, {
       hint: `${name} sets the ${SETTINGS[name]}; use a number like ${fallback}, or unset it for the default.`,

@@ -29,7 +29,7 @@ import {
 import { fetchCheckpoint, observeCheckpoint } from "./checkpoint.ts";
 import { displayText, readJson, registryFetch } from "./http.ts";
 import type { FetchKeys } from "./key-pinning.ts";
-import { assertSignedByPinned, registryKeyFor } from "./key-pinning.ts";
+import { assertSignedByPinned, fetchRegistryKeys, registryKeyFor } from "./key-pinning.ts";
 import { resolveRegistryFor } from "./registries.ts";
 import { accessTokenFor } from "./session.ts";
 
@@ -110,12 +110,13 @@ export async function pullItem(request: PullRequest, options: PullOptions = {}):
   const label = `${request.type} ${ref.id}${request.version ? `@${request.version}` : ""}`;
   const token = await accessTokenFor(url, env);
 
-  // The item, the key list and the log checkpoint are independent requests: made together.
-  const [answer, pinned, checkpoint] = await Promise.all([
-    registryFetch(url, pullPath({ ...request, id: ref.id }), { token, kind: "item", env }),
-    registryKeyFor(url, { env, ...(options.fetchKeys ? { fetchKeys: options.fetchKeys } : {}) }),
-    fetchCheckpoint(url, env),
-  ]);
+  // The item, the key list and the log checkpoint are independent requests: made together. The key is
+  // pinned (first use) or moved (rotation) only once the registry has answered with an item.
+  const keys = (options.fetchKeys ?? ((u: string) => fetchRegistryKeys(u, env)))(url);
+  const checkpointAnswer = fetchCheckpoint(url, env);
+  keys.catch(() => undefined);
+  checkpointAnswer.catch(() => undefined);
+  const answer = await registryFetch(url, pullPath({ ...request, id: ref.id }), { token, kind: "item", env });
   if (answer.status === 404) {
     let message = "";
     try {
@@ -127,6 +128,8 @@ export async function pullItem(request: PullRequest, options: PullOptions = {}):
     throw new RyeError("ITEM_NOT_FOUND", `${label} not found at ${url}${message}`, { hint: `Search for it: rye search "${ref.name}" --type ${request.type}` });
   }
   const body = readJson(answer, pullAnswerSchema);
+  const pinned = await registryKeyFor(url, { env, fetchKeys: () => keys });
+  const checkpoint = await checkpointAnswer;
 
   if (body.item_type !== request.type || body.item_id !== ref.id) throw mismatch(`it served ${body.item_type} ${displayText(body.item_id, 300)}`, label, url);
   if (request.version && body.version !== request.version) throw mismatch(`it served version ${displayText(body.version, 100)}`, label, url);

@@ -150,11 +150,11 @@ export async function locateItem(ctx: EngineContext, type: ItemType, rawId: stri
 
 /**
  * Registry items declare the category without their namespace (`alice/tools/greet` has category
- * `tools`), while a user-space file's folder path includes it (`alice/tools`). For a registry-shaped
- * id in the user space, that one difference is not an issue.
+ * `tools`), while the folder path of a pulled file (project or user space) includes it (`alice/tools`).
+ * For a registry-shaped id outside the system space, that one difference is not an issue.
  */
 export function relaxRegistryCategory<T extends { field: string; message: string }>(file: Pick<ItemFile, "itemId" | "space">, category: unknown, issues: T[]): T[] {
-  if (file.space.name !== "user" || !looksLikeRegistryId(file.itemId) || typeof category !== "string") return issues;
+  if (file.space.name === "system" || !looksLikeRegistryId(file.itemId) || typeof category !== "string") return issues;
   const segments = file.itemId.split("/");
   if (category !== segments.slice(1, -1).join("/")) return issues;
   return issues.filter((i) => i.field !== "category");

@@ -202,7 +202,7 @@ export class SegmentIndex {
     if (hit && hit.mtimeMs === doc.mtimeMs && hit.size === doc.size) return hit.outcome;
     try {
       counters.filesRead++;
-      const content = new TextDecoder("utf-8").decode(await reader(doc.path));
+      const content = new TextDecoder("utf-8", { ignoreBOM: true }).decode(await reader(doc.path));
       counters.verifyCalls++;
       const outcome = await verify({ path: doc.path, type: doc.type, space: doc.space, content });
       // The document may have been replaced meanwhile; only cache against the version we verified.

@@ -1,6 +1,7 @@
+import { isAbsolute, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { verifyItem } from "@rye/core";
-import { TrustStore } from "../../trust/store.ts";
+import { createEngineContext } from "../../engine/context.ts";
+import { userAiDir } from "../../spaces/paths.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 import { readItemFile, resolveItemType } from "../item-file.ts";
@@ -8,14 +9,19 @@ import { readItemFile, resolveItemType } from "../item-file.ts";
 export function registerVerify(program: Command, ctx: CliContext): void {
   program
     .command("verify <file>")
-    .description("check an item's signature against its content and your trusted keys (exit 0 only when valid)")
+    .description("check an item's signature against its content and your trusted keys, or the registry key pinned for it in .ai/rye.lock (exit 0 only when valid)")
     .option("--type <type>", "directive | tool | knowledge (default: inferred from the path or content)")
+    .option("-p, --project <dir>", "project whose .ai/rye.lock pins registry items (default: current directory)")
     .option("--json", 'print {"ok","code","contentHash","embeddedHash","fingerprint"}')
-    .action(async (file: string, opts: { type?: string; json?: boolean }) =>
+    .action(async (file: string, opts: { type?: string; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
         const content = await readItemFile(file);
         const type = resolveItemType(file, content, opts.type);
-        const result = await verifyItem(content, type, new TrustStore({ env: ctx.env }));
+        // Your trusted keys, plus registry items the project lock pins (the engine's own verifier).
+        const engine = await createEngineContext({ projectPath: resolve(opts.project ?? ctx.cwd), env: ctx.env });
+        const inUser = relative(userAiDir(ctx.env), resolve(ctx.cwd, file));
+        const inUserSpace = inUser !== "" && !inUser.startsWith("..") && !isAbsolute(inUser);
+        const result = await engine.verifier.verify(content, type, inUserSpace ? "user" : "project");
         if (opts.json) {
           ctx.json({
             ok: result.ok,
@@ -25,7 +31,7 @@ export function registerVerify(program: Command, ctx: CliContext): void {
             fingerprint: result.fingerprint ?? null,
           });
         } else if (result.ok) {
-          ctx.io.stdout(`OK ${file} (${type}): signed by ${result.fingerprint}, hash ${result.contentHash?.slice(0, 16)}…`);
+          ctx.io.stdout(`OK ${file} (${type}): signed by ${result.fingerprint}, hash ${result.contentHash?.slice(0, 16)}… (${result.message})`);
         } else {
           ctx.io.stderr(`${result.code} ${file} (${type}): ${result.message}`);
         }
