@@ -27,17 +27,14 @@ import {
   isInlineSigned,
   isSemver,
   itemTypeOfBundlePath,
-  keyResolverFrom,
   parseManifest,
   publicKeyFromPem,
-  publishAttestationSchema,
   RyeError,
   sha256Hex,
   utf8Decode,
   bundleFilePathProblem,
   validateItemId,
   validateNamespace,
-  verifyDocument,
   verifyItem,
 } from "@rye/core";
 import { ConfinedRoot } from "../bundles/confined.ts";
@@ -51,7 +48,9 @@ import { TrustStore } from "../trust/store.ts";
 import type { RegistryAnswer } from "./http.ts";
 import { httpLimits, readJson, registryFetch } from "./http.ts";
 import type { RegistryKeyResult } from "./key-pinning.ts";
-import { assertSignedByPinned, readRegistryPins, registryKeyFor } from "./key-pinning.ts";
+import { readRegistryPins, registryKeyFor } from "./key-pinning.ts";
+import type { RegistrySignature } from "./registry-signed.ts";
+import { attestationShape, verifyAttestation, verifyRegistrySignature } from "./registry-signed.ts";
 import type { PublishContext, Visibility } from "./publish.ts";
 import { ensureKeyRegistered } from "./publish.ts";
 import { resolveRegistryFor } from "./registries.ts";
@@ -141,53 +140,17 @@ function refused(what: string, registryUrl: string, details?: unknown): RyeError
   });
 }
 
-/** The registry-signed manifest: signed by the pinned key with registry provenance. Returns the signature. */
-async function checkRegistryManifest(manifest: string, pinned: RegistryKeyResult, registryUrl: string, label: string) {
-  const extracted = extractSignature(manifest, "tool");
-  if (extracted.status !== "signed") {
-    throw new RyeError("UNSIGNED", `The manifest of ${label} from ${registryUrl} carries no registry signature; nothing was written`, { hint: "Registry bundles are always signed by the registry." });
-  }
-  const sig = extracted.signature;
-  const key = assertSignedByPinned(pinned, sig.fingerprint);
-  const verified = await verifyItem(manifest, "tool", keyResolverFrom([key]));
-  if (!verified.ok) {
-    throw new RyeError(verified.code === "OK" ? "BAD_SIGNATURE" : verified.code, `The manifest of ${label} from ${registryUrl} does not verify with the pinned registry key: ${verified.message}; nothing was written`, {
-      hint: "The content was altered on the way or by the registry. Do not use it; retry on a trusted network.",
-    });
-  }
-  if (sig.provider !== "rye-registry" || !sig.username) {
-    throw new RyeError("BAD_SIGNATURE", `The manifest of ${label} from ${registryUrl} is signed by the registry key but lacks the rye-registry@<publisher> provenance; nothing was written`);
-  }
-  return { ...sig, username: sig.username, key };
+/** The registry-signed manifest: signed by the pinned key with registry provenance. */
+function checkRegistryManifest(manifest: string, pinned: RegistryKeyResult, label: string): Promise<RegistrySignature> {
+  return verifyRegistrySignature(manifest, "tool", pinned, `The manifest of ${label}`);
 }
 
-const attestationShape = z.object({ payload: z.unknown(), signature: z.string(), key_fingerprint: z.string().nullable().optional() });
-
 /** The publish attestation: signed by the pinned key, about exactly this bundle version and manifest. */
-async function checkAttestation(
-  raw: unknown,
-  pinned: RegistryKeyResult,
-  expected: { registryUrl: string; bundleId: string; version: string; manifest: string; contentHash: string; publisher: string },
-): Promise<SignedDocument<PublishAttestation>> {
+async function checkAttestation(raw: unknown, pinned: RegistryKeyResult, expected: { bundleId: string; version: string; manifest: string; signature: RegistrySignature }): Promise<SignedDocument<PublishAttestation>> {
   const label = `${expected.bundleId}@${expected.version}`;
   const shape = attestationShape.safeParse(raw);
-  if (!shape.success) throw refused(`the publish attestation of ${label} is missing or malformed`, expected.registryUrl);
-  const announced = shape.data.key_fingerprint;
-  const doc = { payload: shape.data.payload, signature: shape.data.signature, key_fingerprint: announced || pinned.key.fingerprint } as SignedDocument<unknown>;
-  const key = assertSignedByPinned(pinned, doc.key_fingerprint);
-  if (!(await verifyDocument(doc, key))) {
-    throw new RyeError("BAD_SIGNATURE", `The publish attestation of ${label} does not verify with the pinned key ${key.fingerprint} of ${expected.registryUrl}; nothing was written`);
-  }
-  const payload = publishAttestationSchema.safeParse(doc.payload);
-  if (!payload.success) throw refused(`the attestation payload of ${label} is malformed`, expected.registryUrl);
-  const p = payload.data;
-  if (p.subject.kind !== "bundle" || p.subject.id !== expected.bundleId || p.subject.version !== expected.version) {
-    throw refused(`the attestation is about ${p.subject.kind} ${p.subject.id}@${p.subject.version}, not bundle ${label}`, expected.registryUrl, { subject: p.subject });
-  }
-  if (p.file_sha256 !== sha256Hex(expected.manifest)) throw refused(`the attestation's file_sha256 is not the served manifest's`, expected.registryUrl);
-  if (p.content_hash !== expected.contentHash) throw refused(`the attestation's content_hash is not the manifest signature's`, expected.registryUrl);
-  if (p.publisher !== expected.publisher) throw refused(`the attestation names publisher ${p.publisher}, the manifest signature ${expected.publisher}`, expected.registryUrl);
-  return doc as SignedDocument<PublishAttestation>;
+  if (!shape.success) throw refused(`the publish attestation of ${label} is missing or malformed`, pinned.url);
+  return verifyAttestation(shape.data, pinned, { subject: { kind: "bundle", id: expected.bundleId, version: expected.version }, served: expected.manifest, signature: expected.signature, label: `bundle ${label}` });
 }
 
 /* ------------------------------------------------------------------ trust for `rye bundle verify` */
@@ -326,11 +289,11 @@ export async function pushBundle(options: PushBundleOptions, ctx: BundleTransfer
   if (typeof pushed.manifest !== "string" || pushed.bundle_id !== bundleId || pushed.version !== version) {
     throw new RyeError("INTEGRITY_MISMATCH", `${registryUrl} answered the push of ${label} with ${String(pushed.bundle_id)}@${String(pushed.version)}`);
   }
-  const sig = await checkRegistryManifest(pushed.manifest, pinned, registryUrl, label);
+  const sig = await checkRegistryManifest(pushed.manifest, pinned, label);
   if (sig.hash !== computeContentHash(manifest, "tool")) {
     throw new RyeError("INTEGRITY_MISMATCH", `The registry signed a different manifest than the one pushed for ${label}`, { hint: "Report this to the registry operators." });
   }
-  await checkAttestation(pushed.attestation, pinned, { registryUrl, bundleId, version, manifest: pushed.manifest, contentHash: sig.hash, publisher: sig.username });
+  await checkAttestation(pushed.attestation, pinned, { bundleId, version, manifest: pushed.manifest, signature: sig });
   progress("upload", entries.length, total, total);
   return {
     status: "pushed",
@@ -452,9 +415,9 @@ export async function fetchVerifiedBundle(options: PullBundleOptions, ctx: Bundl
   if (unsafe.length > 0) throw new RyeError("PATH_TRAVERSAL", `The bundle ${full} from ${registryUrl} names files that may not be written; nothing was written`, { details: unsafe });
 
   // The manifest: registry signature by the pinned key, attestation, and what it describes.
-  const sig = await checkRegistryManifest(body.manifest, pinned, registryUrl, full);
+  const sig = await checkRegistryManifest(body.manifest, pinned, full);
   if (body.manifest_sha256 !== undefined && body.manifest_sha256 !== sha256Hex(body.manifest)) throw refused("the announced manifest_sha256 is not the manifest's", registryUrl);
-  const attestation = await checkAttestation(body.attestation, pinned, { registryUrl, bundleId, version, manifest: body.manifest, contentHash: sig.hash, publisher: sig.username });
+  const attestation = await checkAttestation(body.attestation, pinned, { bundleId, version, manifest: body.manifest, signature: sig });
   const manifest = parseManifest(body.manifest);
   if (manifest.bundle.id !== bundleId || manifest.bundle.version !== version) {
     throw refused(`the manifest describes ${manifest.bundle.id}@${manifest.bundle.version}`, registryUrl);
@@ -521,7 +484,7 @@ export async function fetchVerifiedBundle(options: PullBundleOptions, ctx: Bundl
   const author = attestation.payload.author?.fingerprint ?? null;
   if (untrusted.length > 0) {
     throw new RyeError("UNTRUSTED_KEY", `${untrusted.length} inline-signed item(s) of ${full} are signed by keys you do not trust; nothing was written`, {
-      hint: `Every item is verified before it is written, and the registry does not serve its publishers' keys. Get ${sig.username}'s public key${author ? ` (the manifest's author key is ${author})` : ""} from them, trust it with \`rye trust add <public_key.pem>\`, and pull again.`,
+      hint: `Every item is verified before it is written, and the registry does not serve its publishers' keys. Get ${sig.publisher}'s public key${author ? ` (the manifest's author key is ${author})` : ""} from them, trust it with \`rye trust add <public_key.pem>\`, and pull again.`,
       details: untrusted,
     });
   }
@@ -530,7 +493,7 @@ export async function fetchVerifiedBundle(options: PullBundleOptions, ctx: Bundl
     bundleId,
     version,
     manifest: body.manifest,
-    publisher: sig.username,
+    publisher: sig.publisher,
     registryFingerprint: sig.key.fingerprint,
     authorFingerprint: author,
     files,

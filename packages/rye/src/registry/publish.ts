@@ -11,7 +11,6 @@ import {
   extensionOf,
   extractSignature,
   inferItemType,
-  ITEM_TYPES,
   keyResolverFrom,
   locateInAiTree,
   parseItem,

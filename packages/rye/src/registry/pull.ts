@@ -13,23 +13,12 @@
  */
 import { z } from "zod";
 import type { ItemType, PublishAttestation, SignedDocument } from "@rye/core";
-import {
-  documentDigest,
-  extensionsFor,
-  extractSignature,
-  ITEM_TYPES,
-  keyResolverFrom,
-  parseRegistryItemId,
-  publishAttestationSchema,
-  RyeError,
-  sha256Hex,
-  verifyDocument,
-  verifyItem,
-} from "@rye/core";
+import { documentDigest, extensionsFor, ITEM_TYPES, parseRegistryItemId, RyeError, sha256Hex } from "@rye/core";
 import { fetchCheckpoint, observeCheckpoint } from "./checkpoint.ts";
 import { displayText, readJson, registryFetch } from "./http.ts";
 import type { FetchKeys } from "./key-pinning.ts";
-import { assertSignedByPinned, fetchRegistryKeys, registryKeyFor } from "./key-pinning.ts";
+import { fetchRegistryKeys, registryKeyFor } from "./key-pinning.ts";
+import { attestationShape, mismatch, verifyAttestation, verifyRegistrySignature } from "./registry-signed.ts";
 import { resolveRegistryFor } from "./registries.ts";
 import { accessTokenFor } from "./session.ts";
 
@@ -84,19 +73,12 @@ const pullAnswerSchema = z.object({
   file_extension: z.string().optional(),
   content_hash: hex64.optional(),
   file_sha256: hex64.optional(),
-  attestation: z.object({ payload: z.unknown(), signature: z.string(), key_fingerprint: z.string().nullable().optional() }),
+  attestation: attestationShape,
   log_index: z.number().int().nonnegative().nullable().optional(),
   yanked: z.boolean().optional(),
   deprecated: z.boolean().optional(),
   deprecation_message: z.string().nullable().optional(),
 });
-
-function mismatch(what: string, label: string, url: string, details?: unknown): RyeError {
-  return new RyeError("INTEGRITY_MISMATCH", `The answer of ${url} for ${label} does not match: ${what}; nothing was written`, {
-    hint: "The registry or the network altered the item. Do not use it; retry on a trusted network or report it to the registry's operators.",
-    ...(details !== undefined ? { details } : {}),
-  });
-}
 
 function pullPath(request: PullRequest): string {
   return `/v1/pull/${request.type}/${request.id.split("/").map(encodeURIComponent).join("/")}${request.version ? `?version=${encodeURIComponent(request.version)}` : ""}`;
@@ -140,69 +122,40 @@ export async function pullItem(request: PullRequest, options: PullOptions = {}):
   const content = body.content;
 
   // 1. The inline signature: a pinned registry key and nothing else, with the registry provenance.
-  const extracted = extractSignature(content, request.type);
-  if (extracted.status !== "signed") {
-    throw new RyeError("BAD_SIGNATURE", `${label} from ${url} carries no registry signature; nothing was written`, { hint: "Registry items are always signed by the registry: the answer was altered." });
-  }
-  const sig = extracted.signature;
-  const key = assertSignedByPinned(pinned, sig.fingerprint);
-  const verified = await verifyItem(content, request.type, keyResolverFrom([key]));
-  if (!verified.ok) {
-    throw new RyeError(verified.code === "OK" ? "BAD_SIGNATURE" : verified.code, `${label} from ${url} failed verification: ${verified.message}; nothing was written`, {
-      hint: "The registry or the network altered the item. Do not use it; retry on a trusted network or report it to the registry's operators.",
-      details: { fingerprint: sig.fingerprint, code: verified.code },
-    });
-  }
-  if (sig.provider !== "rye-registry" || !sig.username) {
-    throw new RyeError("BAD_SIGNATURE", `${label} from ${url} is signed by the registry key but lacks the rye-registry@<publisher> provenance; nothing was written`);
-  }
-  const contentHash = verified.contentHash ?? sig.hash;
-  const fileSha256 = sha256Hex(content);
-
+  const signature = await verifyRegistrySignature(content, request.type, pinned, label);
   // 2. The attestation: a pinned key, and about exactly this file.
-  // The fingerprint field only names the key; the signature must verify with a pinned key regardless.
-  const announced = body.attestation.key_fingerprint;
-  const doc = { payload: body.attestation.payload, signature: body.attestation.signature, key_fingerprint: announced ? announced : pinned.key.fingerprint } as SignedDocument<unknown>;
-  const attKey = assertSignedByPinned(pinned, doc.key_fingerprint);
-  if (!(await verifyDocument(doc, attKey))) {
-    throw new RyeError("BAD_SIGNATURE", `The publish attestation of ${label} does not verify with the pinned key ${attKey.fingerprint} of ${url}; nothing was written`, {
-      hint: "The registry or the network altered it. Do not use the item; report it to the registry's operators.",
-    });
-  }
-  const payload = publishAttestationSchema.safeParse(doc.payload);
-  if (!payload.success) throw mismatch("the attestation payload is malformed", label, url);
-  const p = payload.data;
-  if (p.subject.kind !== "item" || p.subject.item_type !== request.type || p.subject.id !== ref.id || p.subject.version !== body.version) {
-    throw mismatch(`its attestation is about ${p.subject.item_type ?? p.subject.kind} ${p.subject.id}@${p.subject.version}, not version ${displayText(body.version, 100)}`, label, url, { subject: p.subject });
-  }
-  if (p.file_sha256 !== fileSha256) throw mismatch(`the attestation's file_sha256 ${p.file_sha256} is not the served file's ${fileSha256}`, label, url);
-  if (p.content_hash !== sig.hash || p.content_hash !== contentHash) throw mismatch(`the attestation's content_hash ${p.content_hash} is not the signature's ${sig.hash}`, label, url);
-  if (p.publisher !== sig.username) throw mismatch(`the attestation names publisher ${p.publisher}, the signature ${sig.username}`, label, url);
-  if ((body.file_sha256 !== undefined && body.file_sha256 !== fileSha256) || (body.content_hash !== undefined && body.content_hash !== contentHash)) {
+  const attestation = await verifyAttestation(body.attestation, pinned, {
+    subject: { kind: "item", item_type: request.type, id: ref.id, version: body.version },
+    served: content,
+    signature,
+    label,
+  });
+  const fileSha256 = sha256Hex(content);
+  if ((body.file_sha256 !== undefined && body.file_sha256 !== fileSha256) || (body.content_hash !== undefined && body.content_hash !== signature.hash)) {
     throw mismatch("the announced hashes differ from the served file", label, url);
   }
-  if (typeof body.log_index === "number" && body.log_index !== p.log_index) throw mismatch(`the announced log index ${body.log_index} is not the attestation's ${p.log_index}`, label, url);
+  if (typeof body.log_index === "number" && body.log_index !== attestation.payload.log_index) {
+    throw mismatch(`the announced log index ${body.log_index} is not the attestation's ${attestation.payload.log_index}`, label, url);
+  }
 
   // 3. The log has not gone back in time.
   if (checkpoint) await observeCheckpoint(pinned, checkpoint, env);
 
-  // The registry's document as signed (zod would drop fields it does not know from the digest).
-  const attestation = doc as SignedDocument<PublishAttestation>;
   return {
     type: request.type,
     id: ref.id,
     version: body.version,
     content,
     file_extension: extension,
-    content_hash: contentHash,
+    content_hash: signature.hash,
     file_sha256: fileSha256,
     registry: url,
-    key_fingerprint: key.fingerprint,
-    key_pem: key.pem,
-    publisher: sig.username,
+    key_fingerprint: signature.key.fingerprint,
+    key_pem: signature.key.pem,
+    publisher: signature.publisher,
     attestation,
     attestation_digest: documentDigest(attestation),
-    log_index: p.log_index,
+    log_index: attestation.payload.log_index,
     yanked: body.yanked ?? false,
     deprecated: body.deprecated ?? false,
     deprecation_message: body.deprecation_message ?? null,
