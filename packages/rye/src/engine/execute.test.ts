@@ -6,8 +6,8 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { RyeError } from "@rye/core";
 import { createWorkspace, nodeTool, strangerKey, yamlRuntime } from "../../test/workspace.ts";
+import { rejects } from "../../test/rejects.ts";
 
 const hasPython = (() => {
   try {
@@ -17,18 +17,6 @@ const hasPython = (() => {
     return false;
   }
 })();
-
-async function rejects(promise: Promise<unknown>, code: string, message?: RegExp): Promise<RyeError> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof RyeError, `expected RyeError, got ${String(err)}`);
-    assert.equal(err.code, code, err.message);
-    if (message) assert.match(err.message, message);
-    return err;
-  }
-  assert.fail(`expected ${code}`);
-}
 
 test("a JavaScript tool runs through node runtime → subprocess, validated, and a lockfile is written", async () => {
   const ws = await createWorkspace();

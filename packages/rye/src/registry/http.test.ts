@@ -6,8 +6,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, test } from "node:test";
 import { z } from "zod";
-import { RyeError } from "@rye/core";
+import type { RyeError } from "@rye/core";
 import { answerError, displayText, httpLimits, itemAnswerCap, readJson, registryFetch } from "./http.ts";
+import { rejects } from "../../test/rejects.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 const servers: { close(): void; closeAllConnections(): void }[] = [];
@@ -39,18 +40,6 @@ async function serve(handler: Handler): Promise<{ url: string; seen: Seen[] }> {
   await once(server, "listening");
   servers.push(server);
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-}
-
-async function rejects(promise: Promise<unknown>, code: string, message?: RegExp): Promise<RyeError> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof RyeError, String(err));
-    assert.equal(err.code, code, `${err.code}: ${err.message}`);
-    if (message) assert.match(err.message, message);
-    return err;
-  }
-  assert.fail(`expected ${code}`);
 }
 
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {

@@ -29,6 +29,7 @@ import { registryFetch } from "./http.ts";
 import { manageItem, pushItem, splitRegistryId } from "./publish.ts";
 import { pullCommand as pullItemToFile } from "./pull-command.ts";
 import type { PublishContext } from "./publish.ts";
+import { rejects } from "../../test/rejects.ts";
 
 const directive = (name: string, version = "1.0.0", category = "tools") =>
   `# ${name}\n\n\`\`\`xml\n<directive name="${name}" version="${version}">\n  <metadata>\n    <description>Do ${name}.</description>\n    <category>${category}</category>\n    <author>alice</author>\n  </metadata>\n</directive>\n\`\`\`\n`;
@@ -112,18 +113,6 @@ async function put(project: string, rel: string, content: string): Promise<strin
 
 async function registryKey() {
   return publicKeyFromPem(await (await fetch(`${reg.url}/v1/public-key`)).text());
-}
-
-async function rejects(promise: Promise<unknown>, code: string, message?: RegExp): Promise<RyeError> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof RyeError, String(err));
-    assert.equal(err.code, code, `${err.code}: ${err.message}`);
-    if (message) assert.match(err.message, message);
-    return err;
-  }
-  assert.fail(`expected ${code}`);
 }
 
 const exists = (path: string) => stat(path).then(() => true, () => false);
