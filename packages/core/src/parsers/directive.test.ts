@@ -218,6 +218,11 @@ describe("parseDirective: details", () => {
     assert.deepEqual(parsed.limits, { spend: 2, tokens: 1.5, turns: -3 });
   });
 
+  it("reads limits written as child elements too (attributes win)", () => {
+    const parsed = parseDirective(withBody("", `<limits spend="0.5"><turns>8</turns><spend>9</spend><duration_seconds>60</duration_seconds></limits>`));
+    assert.deepEqual(parsed.limits, { turns: 8, spend: 0.5, duration_seconds: 60 });
+  });
+
   it("collects nested actions (an action inside an action) and ignores params of nested elements", () => {
     const parsed = parseDirective(
       withBody(`<execute item_type="directive" item_id="outer">

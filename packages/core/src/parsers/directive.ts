@@ -71,9 +71,11 @@ export function splitDirectiveMarkdown(rawContent: string): { body: string; xml:
   return { body: text.slice(0, open.index).trim(), xml: rest.slice(0, close.index), trailer: rest.slice(close.index + close[0].length).trim() };
 }
 
+/** `<limits turns="8" spend="0.5"/>`, or the same as child elements (`<turns>8</turns>`); attributes win. */
 function parseLimits(el: XmlElement): Record<string, number | string> {
   const limits: Record<string, number | string> = {};
-  for (const [key, value] of Object.entries(el.attrs)) {
+  const entries: [string, string][] = [...el.children.filter((c) => c.children.length === 0).map((c): [string, string] => [c.tag, c.text]), ...Object.entries(el.attrs)];
+  for (const [key, value] of entries) {
     const n = value.includes(".") ? Number.parseFloat(value) : Number.parseInt(value, 10);
     limits[key] = LIMIT_STRING_KEYS.has(key) || !/^-?\d+(\.\d+)?$/.test(value.trim()) || Number.isNaN(n) ? value : n;
   }
@@ -91,9 +93,14 @@ export function permissionsToCapabilities(el: XmlElement | undefined): { permiss
   }
   for (const primary of el.children) {
     if (!PERMISSION_PRIMARIES.has(primary.tag)) continue;
-    if (primary.text.trim() === "*") {
+    const text = primary.text.trim();
+    if (text === "*") {
       permissions.push({ primary: primary.tag, pattern: "*" });
       capabilities.push(`rye.${primary.tag}.*`);
+    } else if (PERMISSION_TYPES.has(text)) {
+      // `<search>tool</search>`: every item of that type.
+      permissions.push({ primary: primary.tag, itemType: text, pattern: "*" });
+      capabilities.push(`rye.${primary.tag}.${text}`);
     }
     for (const typed of primary.children) {
       if (!PERMISSION_TYPES.has(typed.tag)) continue;
