@@ -1,6 +1,8 @@
 /** Directive files: markdown with one ```xml fence holding a `<directive>` element (rye-format §2.1). */
 import { RyeError } from "../errors.ts";
 import { documentBody } from "../signature/line.ts";
+import type { DirectiveHook } from "./hooks.ts";
+import { parseHookRule } from "./hooks.ts";
 import type { XmlElement } from "./xml-tree.ts";
 import { child, childrenNamed, deepText, parseXml } from "./xml-tree.ts";
 
@@ -37,6 +39,8 @@ export interface ParsedDirective {
   inputs: DirectiveInput[];
   outputs: { name: string; description: string }[];
   hooks: Record<string, unknown>[];
+  /** `<hooks>` as rules the agent runtime runs (see hooks.ts). */
+  hook_rules: DirectiveHook[];
   actions: DirectiveAction[];
   /** Other simple `<metadata>` children, as text. */
   extra: Record<string, string>;
@@ -159,6 +163,7 @@ export function parseDirective(rawContent: string): ParsedDirective {
     inputs: [],
     outputs: [],
     hooks: [],
+    hook_rules: [],
     actions: [],
     extra: {},
     body,
@@ -187,6 +192,7 @@ export function parseDirective(rawContent: string): ParsedDirective {
         break;
       case "hooks":
         parsed.hooks = childrenNamed(el, "hook").map(parseHook);
+        parsed.hook_rules = childrenNamed(el, "hook").map(parseHookRule);
         break;
       case "permissions":
         break;
