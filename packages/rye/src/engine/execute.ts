@@ -14,6 +14,8 @@ export interface ExecuteParams {
   parameters?: Record<string, unknown>;
   dry_run?: boolean;
   signal?: AbortSignal;
+  /** Set by the agent runtime only (never from a tool call's parameters): see ToolExecuteOptions.threadParent. */
+  thread_parent?: string;
 }
 
 export const KNOWLEDGE_INSTRUCTIONS = "Use this knowledge to inform your decisions.";
@@ -31,7 +33,12 @@ async function executeItemInner(ctx: EngineContext, params: ExecuteParams): Prom
     // An explicit registry reference (prefix / @version) is installed first; the chain then resolves
     // every element locally or, for registry ids, through the registry too (see buildChain).
     if (ref.explicit && looksLikeRegistryId(ref.id)) await locateItem(ctx, "tool", params.item_id);
-    return executeTool(ctx, ref.id, { parameters, ...(params.dry_run ? { dryRun: true } : {}), ...(params.signal ? { signal: params.signal } : {}) });
+    return executeTool(ctx, ref.id, {
+      parameters,
+      ...(params.dry_run ? { dryRun: true } : {}),
+      ...(params.signal ? { signal: params.signal } : {}),
+      ...(params.thread_parent !== undefined ? { threadParent: params.thread_parent } : {}),
+    });
   }
   const started = performance.now();
   const file = await locateItem(ctx, params.item_type, params.item_id);

@@ -33,7 +33,7 @@ test("a fresh install (no trusted keys) can resolve and verify every shipped too
   for (const file of tools) {
     const content = await readFile(file.path, "utf8");
     const parsed = parseItem(content, "tool", { path: file.path });
-    if (parsed.summary.toolType === "runtime" || parsed.summary.toolType === "primitive") continue;
+    if (["runtime", "primitive", "library", "config"].includes(String(parsed.summary.toolType))) continue;
     runnable.push(file.itemId);
     const result = (await engine.execute({ item_type: "tool", item_id: file.itemId, parameters: {}, dry_run: true }).catch((e) => e)) as any;
     // Dry runs validate parameters too: a tool with required parameters reports INPUT_INVALID, never a trust problem.

@@ -13,6 +13,8 @@ import { SPACE_PRECEDENCE } from "../spaces/spaces.ts";
 import { locateItem, relaxRegistryCategory } from "../registry/resolve-remote.ts";
 
 export const MAX_CHAIN_DEPTH = 10;
+/** Tool types that are data or code for other tools (no executor of their own). */
+export const NOT_EXECUTABLE = new Set(["library", "config"]);
 
 export const PRIMITIVE_IDS = {
   "rye/core/primitives/subprocess": "subprocess",
@@ -103,6 +105,11 @@ export async function buildChain(ctx: EngineContext, toolId: string, options: Bu
 
   const last = elements[elements.length - 1]!;
   const primitive = (PRIMITIVE_IDS as Record<string, PrimitiveKind>)[last.itemId];
+  if (!primitive && elements.length === 1 && NOT_EXECUTABLE.has(last.toolType)) {
+    throw new RyeError("VALIDATION_FAILED", `${toolId} is a ${last.toolType} item: other tools use it, it cannot be executed itself`, {
+      hint: "Load it to read it (rye load tool …).",
+    });
+  }
   if (!primitive) {
     throw new RyeError("UNKNOWN_PRIMITIVE", `${last.itemId} ends the chain of ${toolId} but is not a primitive`, {
       details: { chain: elements.map((e) => e.itemId) },

@@ -1,10 +1,11 @@
 /** Executing a tool: build and verify the chain, check the lockfile, template the config, run the primitive. */
-import { dirname } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RyeError } from "@rye/core";
 import type { EngineContext } from "../engine/context.ts";
 import type { Chain, ChainElement } from "./chain.ts";
 import { buildChain } from "./chain.ts";
+import { resolveAnchor, verifyAnchor } from "./anchor.ts";
 import { mergeChainEnv, resolveChainEnv } from "./env.ts";
 import type { ChainElementLock } from "./lockfile.ts";
 import { buildLockfile, checkLockfile, readLockfile, writeLockfile } from "./lockfile.ts";
@@ -19,6 +20,19 @@ export interface ToolExecuteOptions {
   parameters: Record<string, unknown>;
   dryRun?: boolean;
   signal?: AbortSignal;
+  /**
+   * The calling thread's context for a child thread (`RYE_THREAD_PARENT`), set by the agent runtime only.
+   * Every other tool runs without any `RYE_THREAD_*` variable, so no tool can hand a forged one on.
+   */
+  threadParent?: string;
+}
+
+/** The environment of a tool's process: the engine's, without the agent runtime's own variables. */
+export function toolEnvironment(env: Record<string, string | undefined>, threadParent?: string): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(env)) if (!key.startsWith("RYE_THREAD_")) out[key] = value;
+  if (threadParent !== undefined) out.RYE_THREAD_PARENT = threadParent;
+  return out;
 }
 
 export interface ChainSummary {
@@ -35,7 +49,7 @@ export interface ToolExecuteResult {
   item_id: string;
   data?: unknown;
   chain: ChainSummary[];
-  metadata: { duration_ms: number; lockfile_used: boolean; lockfile_created: boolean; resolved_env_keys?: string[]; primitive: string };
+  metadata: { duration_ms: number; lockfile_used: boolean; lockfile_created: boolean; resolved_env_keys?: string[]; primitive: string; anchor?: { root: string; files_verified: number } };
 }
 
 function lockElements(chain: Chain): ChainElementLock[] {
@@ -70,13 +84,18 @@ export async function executeTool(ctx: EngineContext, toolId: string, options: T
   if (locked) checkLockfile(locked.lockfile, locked.path, summary);
 
   const metadata: ToolExecuteResult["metadata"] = { duration_ms: 0, lockfile_used: Boolean(locked), lockfile_created: false, primitive: chain.primitive };
+  // A multi-file tool: every file of its folder verifies before anything runs (anchor.ts).
+  const config = mergedConfig(chain);
+  const anchorSettings = await resolveAnchor(config, root.file.path);
+  const anchor = anchorSettings ? await verifyAnchor(anchorSettings, ctx.verifier, root.file.space.name) : null;
+  if (anchor) metadata.anchor = { root: anchor.root, files_verified: anchor.verified.length };
   if (options.dryRun) {
     metadata.duration_ms = Math.round(performance.now() - started);
     return { status: "validation_passed", type: "tool", item_id: root.itemId, chain: summary, metadata };
   }
 
   const baseEnv: Record<string, string | undefined> = {
-    ...ctx.env,
+    ...toolEnvironment(ctx.env, options.threadParent),
     RYE_NODE: ctx.env.RYE_NODE ?? process.execPath,
     RYE_PROJECT_PATH: ctx.projectPath,
   };
@@ -87,6 +106,11 @@ export async function executeTool(ctx: EngineContext, toolId: string, options: T
     { baseEnv, projectPath: ctx.projectPath, toolDir },
   );
   const env = mergeChainEnv([baseEnv, delta]);
+  if (anchor) {
+    // The anchor folder first on the module paths (CommonJS and Python; ES modules resolve from the file).
+    for (const name of ["NODE_PATH", "PYTHONPATH"]) env[name] = [anchor.root, ...(name === "NODE_PATH" ? [join(anchor.root, "node_modules")] : []), ...(env[name] ? [env[name]] : [])].join(delimiter);
+    env.RYE_ANCHOR = anchor.root;
+  }
 
   const builtins: Record<string, unknown> = {
     tool_path: root.file.path,
@@ -97,7 +121,6 @@ export async function executeTool(ctx: EngineContext, toolId: string, options: T
     runners_dir: RUNNERS_DIR,
     params_json: JSON.stringify(parameters),
   };
-  const config = mergedConfig(chain);
   // `<key>_json` gives signed config values JSON-encoded (for JSON templates such as the MCP runtimes' stdin).
   for (const [key, value] of Object.entries(config)) builtins[`${key}_json`] = JSON.stringify(value);
   // Built-ins come last: a parameter named tool_path or runners_dir must never redirect what runs.

@@ -1,3 +1,4 @@
+// rye:signed:2026-11-25T08:03:44Z:574f554264ff98d00dca6a805b0948516b9278872e2ec15b85aaee107ab2fc09:9aoOJQh_4o4ueDxVVVZXWytc2MVIGU7U4p9s_Yg4wml0wATwQXehZwr_onBWdRQbpHFQtsBihBZZkqwe8y1dDw==:c24b038c7f538b52
 // @ts-check
 /**
  * The runtime's configuration as data: `config/<name>.yaml` of this tool folder (resolved through the spaces,

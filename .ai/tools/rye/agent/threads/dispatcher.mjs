@@ -1,3 +1,4 @@
+// rye:signed:2026-11-25T08:03:44Z:df4e67359088b4224d4bc0dc0ff61de5dae0d774fb8f78809fe2dcdf2c4ceaff:8azqNqWnRyTSyP-mFkW9Sf-sldej4mMOd1UFao7AdlYwMvRj_t75eA7rPIzLdAviUzrj6jXfNB5u-T5A4gzSDw==:c24b038c7f538b52
 // @ts-check
 /**
  * The one path every tool call of the model takes: name → primary action, capability check (fail-closed,

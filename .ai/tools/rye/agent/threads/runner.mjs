@@ -1,3 +1,4 @@
+// rye:signed:2026-11-25T08:03:44Z:86add6f95ee5aa0f4034b1f29a6334a2b9a85916022f7655486b385fa19a1837:9YPNHiWyM2U4PI1haZu4VY2tcgrrH1TDBLPMdul7pDc7iq4NA1YQcgcCyirV_U1ZKGvUYXq66ST9WyN4MmUEBQ==:c24b038c7f538b52
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
