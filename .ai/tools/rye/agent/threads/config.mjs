@@ -81,7 +81,9 @@ export async function loadConfig(name, sources) {
   if (!override) return parsed;
   const extra = sources.parseYaml(override.content);
   if (!isObject(extra)) throw new Error(`${override.path} is not a YAML mapping`);
-  return /** @type {Record<string, unknown>} */ (mergeConfig(parsed, extra));
+  // The override's own item metadata (it is a signed config item) is not configuration.
+  const { version: _v, tool_type: _t, executor_id: _e, category: _c, description: _d, ...settings } = extra;
+  return /** @type {Record<string, unknown>} */ (mergeConfig(parsed, settings));
 }
 
 /* ------------------------------------------------------------------ errors and retries */
