@@ -1,0 +1,101 @@
+// @ts-check
+/**
+ * Runs a directive as an agent thread (docs/agent-runtime.md). The entry of the runtime: it reaches the
+ * engine only through the SDK (`ryeos/sdk/v1`), loads the other runtime files through the verified module
+ * loader (a project overrides one by placing a signed file at the same path) and hands over to runner.mjs.
+ *
+ * The parent of a child thread is known from `RYE_THREAD_PARENT`, which only the runtime's dispatcher sets
+ * (the executor removes `RYE_THREAD_*` from every other tool's environment); parameters cannot name it.
+ * With `async_exec` the thread runs in a detached worker process and this call returns at once.
+ */
+import { spawn } from "node:child_process";
+
+export const __version__ = "1.0.0";
+export const __tool_type__ = "javascript";
+export const __executor_id__ = "rye/core/runtimes/node";
+export const __category__ = "rye/agent/threads";
+export const __tool_description__ =
+  "Run a directive as an autonomous agent thread: an LLM uses rye's search/load/execute/sign under the directive's permissions, limits and budget; returns the result (or the thread id with async_exec)";
+
+/** A sync thread may run up to the subprocess primitive's longest timeout; every file here is verified first. */
+export const CONFIG = { timeout: 3600, anchor: { mode: "always" } };
+
+const LIMIT = { type: "number", minimum: 0 };
+export const CONFIG_SCHEMA = {
+  type: "object",
+  properties: {
+    directive_name: { type: "string", minLength: 1, maxLength: 256, description: "The directive to run (its item id)" },
+    inputs: { type: "object", default: {}, description: "The directive's inputs" },
+    model: { type: "string", minLength: 1, maxLength: 200, description: "A tier (fast, general, reasoning) or a model id" },
+    async_exec: { type: "boolean", default: false, description: "Return the thread id at once and run the thread in the background" },
+    limit_overrides: {
+      type: "object",
+      properties: { turns: LIMIT, tokens: LIMIT, spend: LIMIT, spawns: LIMIT, depth: LIMIT, duration_seconds: LIMIT },
+      additionalProperties: false,
+      description: "Lower or raise the directive's limits (a child thread stays within its parent's)",
+    },
+  },
+  required: ["directive_name"],
+  additionalProperties: false,
+};
+
+/** Runtime modules, loaded in this order through the verified loader. */
+const MODULES = ["conditions", "config", "prompt", "harness", "dispatcher", "sse", "provider", "runner"];
+
+/**
+ * @param {any} sdk
+ * @param {any} engine
+ * @param {NodeJS.ProcessEnv} env
+ */
+async function loadRuntime(sdk, engine, env) {
+  /** @type {Record<string, any>} */
+  const modules = {};
+  for (const name of MODULES) modules[name] = (await sdk.importVerifiedModule(engine, `rye/agent/threads/${name}`)).module;
+  /** @type {Record<string, unknown>} */
+  const configs = {};
+  for (const name of modules.config.CONFIG_NAMES) {
+    configs[name] = await modules.config.loadConfig(name, {
+      readBase: (/** @type {string} */ n) => sdk.readVerifiedItem(engine, "tool", `rye/agent/threads/config/${n}`),
+      readOverride: (/** @type {string} */ n) => sdk.readConfigOverride(engine, n),
+      parseYaml: sdk.parseYaml,
+    });
+  }
+  const providers = (await sdk.listVerifiedItems(engine, "tool", "rye/agent/providers")).map((/** @type {any} */ item) =>
+    modules.provider.createProvider(sdk.parseYaml(item.content), { env, sse: modules.sse }),
+  );
+  return { modules, configs, providers };
+}
+
+/**
+ * @param {Record<string, any>} params
+ * @param {{ projectPath?: string, toolPath?: string, loadSdk?: () => Promise<any> }} context
+ */
+export async function main(params, context) {
+  if (!context.loadSdk) throw new Error("rye/agent/threads/thread_directive must run through rye's node runtime (it provides the SDK)");
+  const sdk = await context.loadSdk();
+  const env = process.env;
+  const projectPath = context.projectPath ?? process.cwd();
+  const engine = await sdk.openEngine({ projectPath, env });
+  const parent = await sdk.threads.readParentContext(env, projectPath);
+  const workerId = env.RYE_THREAD_WORKER;
+
+  if (params.async_exec && !workerId) {
+    // Refuse what cannot start before going to the background: the directive and its inputs.
+    await engine.execute({ item_type: "directive", item_id: params.directive_name, parameters: { inputs: params.inputs ?? {} }, dry_run: true });
+    const threadId = sdk.threads.newThreadId(params.directive_name);
+    const child = spawn(process.execPath, [process.argv[1] ?? "", context.toolPath ?? ""], {
+      cwd: projectPath,
+      env: { ...env, RYE_THREAD_WORKER: threadId, RYE_PROJECT_PATH: projectPath },
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+      windowsHide: true,
+    });
+    child.stdin?.end(JSON.stringify({ ...params, async_exec: true }));
+    child.unref();
+    await sdk.threads.waitForRecord(projectPath, threadId, { timeoutMs: 30_000, pid: child.pid });
+    return { success: true, status: "running", thread_id: threadId, pid: child.pid, directive: params.directive_name };
+  }
+
+  const rt = { sdk, engine, projectPath, env, capabilityFns: sdk.capabilities, threads: sdk.threads, ...(await loadRuntime(sdk, engine, env)) };
+  return rt.modules.runner.runThread(rt, { params, parent, ...(workerId ? { threadId: workerId } : {}) });
+}
