@@ -40,11 +40,16 @@ export function newThreadId(directiveName: string, now: Date = new Date()): stri
  * A fresh id whose directory `<project>/.ai/threads/<id>/` this call created (so no other process can get the same
  * id). Gives up after `attempts` collisions in a row (CONFLICT), which in practice never happens.
  */
-export async function allocateThreadId(projectPath: string, directiveName: string, options: { now?: Date; attempts?: number } = {}): Promise<string> {
+export async function allocateThreadId(
+  projectPath: string,
+  directiveName: string,
+  options: { now?: Date; attempts?: number; /** Draws a candidate (tests); default newThreadId. */ draw?: () => string } = {},
+): Promise<string> {
   const attempts = options.attempts ?? 8;
+  const draw = options.draw ?? (() => newThreadId(directiveName, options.now ?? new Date()));
   await mkdir(threadsDir(projectPath), { recursive: true });
   for (let i = 0; i < attempts; i++) {
-    const id = newThreadId(directiveName, options.now ?? new Date());
+    const id = draw();
     try {
       await mkdir(threadDir(projectPath, id));
       return id;

@@ -10,7 +10,7 @@
  * taken over under a short guard (`<path>.takeover`, same protocol): the waiter re-reads the lock under the guard
  * and removes it only if it is still the very lock (same token) it judged stale, so two waiters can never both
  * remove locks and end up holding two. Otherwise waiters retry with jittered exponential backoff (5 ms doubling to
- * 250 ms, ×0.5–1.5) until `timeoutMs`, then fail with TIMEOUT naming the holder.
+ * 100 ms, ×0.5–1.5) until `timeoutMs`, then fail with TIMEOUT naming the holder.
  *
  * Release (always, in `finally`) removes the file only if it still carries this holder's token.
  * Not reentrant: a body that takes the same lock again waits for itself until the timeout.
@@ -41,7 +41,7 @@ export interface LockHolder {
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 export const DEFAULT_LOCK_STALE_MS = 30_000;
 const BACKOFF_MIN_MS = 5;
-const BACKOFF_MAX_MS = 250;
+const BACKOFF_MAX_MS = 100;
 
 /** Counters for tests and benchmarks: attempts that found the lock taken, and stale locks taken over. */
 export const lockStats = { acquired: 0, contended: 0, takeovers: 0, waitedMs: 0 };
