@@ -73,7 +73,7 @@ const START_SLACK_MS = 2_000;
  * started no later than the record's `updated_at` (a process started afterwards reuses a dead thread's pid).
  */
 export function threadProcessAlive(record: { pid?: number | undefined; updated_at: string }): boolean {
-  if (!validPid(record.pid) || record.pid === process.pid || !isAlive(record.pid)) return false;
+  if (!validPid(record.pid) || !isAlive(record.pid)) return false;
   const started = processStartTime(record.pid);
   const written = Date.parse(record.updated_at);
   if (started === undefined || Number.isNaN(written)) return true;
@@ -112,7 +112,6 @@ export async function killTree(pid: number, options: { graceMs?: number } = {}):
 
   // A group leader (started detached): signal the whole group. Else the process alone.
   const asGroup = signalProcessGroup(pid, 0);
-  if (!asGroup && !isAlive(pid)) return { wasAlive: false, forced: false, exited: true };
   const send = (signal: NodeJS.Signals): void => {
     if (asGroup) signalProcessGroup(pid, signal);
     else {
@@ -125,6 +124,7 @@ export async function killTree(pid: number, options: { graceMs?: number } = {}):
   };
   // A group whose members are all dead (zombies waiting for their parent) counts as gone when its leader is.
   const gone = () => (asGroup ? !signalProcessGroup(pid, 0) || (!isAlive(pid) && groupOnlyZombies(pid)) : !isAlive(pid));
+  if (gone()) return { wasAlive: false, forced: false, exited: true };
   send("SIGTERM");
   if (await waitUntil(gone, graceMs)) return { wasAlive: true, forced: false, exited: true };
   send("SIGKILL");

@@ -275,6 +275,8 @@ export interface FollowOptions {
   signal?: AbortSignal;
   /** Poll interval when file-system events are missed or unavailable. Default 250 ms. */
   pollMs?: number;
+  /** Use fs.watch (default true); false polls only (e.g. on network file systems that deliver no events). */
+  watch?: boolean;
 }
 
 /**
@@ -296,14 +298,16 @@ export async function* followTranscript(projectPath: string, id: string, options
     wake?.();
   };
   let watcher: FSWatcher | undefined;
-  try {
-    watcher = watch(dir, { persistent: false }, poke);
-    watcher.on("error", () => {
-      watcher?.close();
-      watcher = undefined;
-    });
-  } catch {
-    watcher = undefined; // polling only
+  if (options.watch !== false) {
+    try {
+      watcher = watch(dir, { persistent: false }, poke);
+      watcher.on("error", () => {
+        watcher?.close();
+        watcher = undefined;
+      });
+    } catch {
+      watcher = undefined; // polling only
+    }
   }
   signal?.addEventListener("abort", poke, { once: true });
 
