@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { appendFile, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -163,10 +164,9 @@ test("followTranscript ends on abort, when the thread's process is gone, and ref
   await new Promise((r) => setTimeout(r, 50));
   controller.abort();
   await following;
-  assert.deepEqual(seen, []);
+  assert.equal(seen.length, 0);
 
   // Orphaned: "running", but its pid is dead — following would otherwise never end.
-  const { spawnSync } = await import("node:child_process");
   await updateThread(p, "t1", { pid: spawnSync(process.execPath, ["-e", ""]).pid! });
   await new TranscriptWriter(p, "t1").append("cognition_in", { text: "last" });
   await collect(followTranscript(p, "t1", { pollMs: 20 }), seen);
