@@ -127,7 +127,7 @@ test("20 processes reserving at once never exceed the parent's remainder or spaw
   await reserve(p, { threadId: "s", parentId: "a", amount: 0.25 });
   const ids = Array.from({ length: 20 }, (_, i) => `w${String(i).padStart(2, "0")}`);
   const workers = ids.map((id) => runFixture("ledger-worker.ts", [p, id, "a", "b", "0.07", "0.05", "15", "6", barrier1, barrier2]));
-  await Promise.all(workers.map((w) => w.line(/^ready$/, 45_000)));
+  await Promise.all(workers.map((w) => w.line(/^ready$/, 90_000)));
   await openBarrier(barrier1);
   type Attempt = { ok: boolean; ms: number; code?: string; limit_code?: string };
   const results = await Promise.all(workers.map(async (w) => JSON.parse((await w.line(/^reserved /)).slice(9)) as { a: Attempt; b: Attempt }));
