@@ -93,9 +93,12 @@ async function tryCreate(path: string, holder: LockHolder): Promise<boolean> {
   }
   try {
     await handle.writeFile(JSON.stringify(holder));
-  } finally {
+  } catch (err) {
     await handle.close();
+    await rm(path, { force: true }); // never leave a lock nobody holds (e.g. the disk is full)
+    throw err;
   }
+  await handle.close();
   return true;
 }
 
