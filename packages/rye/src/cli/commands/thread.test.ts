@@ -1,4 +1,8 @@
-/** `rye thread list|status|tail|cancel|kill`, run as the real binary against thread files written here. */
+/**
+ * `rye thread list|status|tail|cancel|kill` against thread files written here and a fake thread process: the real
+ * binary for exit codes, envelopes and the cancel/kill flows; the same CLI in-process (runCli) for the many
+ * formatting and error cases, which would otherwise cost a node start each.
+ */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
@@ -14,8 +18,21 @@ import { newThreadRecord, readThread, writeThread } from "../../threads/record.t
 import { readTranscript, TranscriptWriter } from "../../threads/transcript.ts";
 import type { TranscriptEvent } from "../../threads/transcript.ts";
 import { runFixture } from "../../threads/fixtures/run.ts";
+import { runCli } from "../main.ts";
+import type { CliRun } from "../../../test/cli.ts";
 
-const rye = (args: string[], project: string) => runRye([...args, "-p", project], { env: { ...process.env, USER_SPACE: join(project, "home") } });
+const env = (project: string) => ({ ...process.env, USER_SPACE: join(project, "home") });
+/** The real binary. */
+const rye = (args: string[], project: string) => runRye([...args, "-p", project], { env: env(project) });
+/** The same CLI in this process. */
+async function cli(args: string[], project: string): Promise<CliRun> {
+  let stdout = "";
+  let stderr = "";
+  const nl = (t: string) => (t.endsWith("\n") ? t : `${t}\n`);
+  const io = { stdout: (t: string) => void (stdout += nl(t)), stderr: (t: string) => void (stderr += nl(t)) };
+  const code = await runCli([...args, "-p", project], { io, env: env(project), cwd: project });
+  return { code, stdout, stderr };
+}
 const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!;
 const hour = (base: string, h: number) => new Date(Date.parse(base) + h * 3_600_000);
 
@@ -58,12 +75,12 @@ test("list, status and tail read the threads; finished threads cannot be cancell
   const p = await fixtureProject();
   const [listJson, listText, listAll, statusOrph, statusFin, tailMd, tailJson] = await Promise.all([
     rye(["thread", "list", "--json"], p),
-    rye(["thread", "list"], p),
-    rye(["thread", "list", "--all", "--json"], p),
-    rye(["thread", "status", "orph", "--json"], p),
-    rye(["thread", "status", "fin-24"], p),
-    rye(["thread", "tail", "fin-24"], p),
-    rye(["thread", "tail", "fin-24", "--json"], p),
+    cli(["thread", "list"], p),
+    cli(["thread", "list", "--all", "--json"], p),
+    cli(["thread", "status", "orph", "--json"], p),
+    cli(["thread", "status", "fin-24"], p),
+    cli(["thread", "tail", "fin-24"], p),
+    cli(["thread", "tail", "fin-24", "--json"], p),
   ]);
 
   assert.equal(listJson.code, 0, listJson.stderr);
@@ -110,13 +127,13 @@ test("list, status and tail read the threads; finished threads cannot be cancell
   assert.deepEqual(events.map((e) => e.event_type), ["thread_started", "cognition_in", "cognition_out_delta", "cognition_out", "thread_completed"]);
 
   const [cancelFin, killFin, traversal, badId, missing, badGrace, empty] = await Promise.all([
-    rye(["thread", "cancel", "fin-24"], p),
-    rye(["thread", "kill", "fin-24", "--json"], p),
-    rye(["thread", "status", "../../etc"], p),
+    cli(["thread", "cancel", "fin-24"], p),
+    cli(["thread", "kill", "fin-24", "--json"], p),
+    cli(["thread", "status", "../../etc"], p),
     rye(["thread", "tail", "Bad Id"], p),
     rye(["thread", "status", "nope", "--json"], p),
-    rye(["thread", "kill", "orph", "--grace-ms", "soon"], p),
-    rye(["thread", "list"], join(p, "home")),
+    cli(["thread", "kill", "orph", "--grace-ms", "soon"], p),
+    cli(["thread", "list"], join(p, "home")),
   ]);
   assert.equal(cancelFin.code, 1);
   assert.match(cancelFin.stderr, /^error\[CONFLICT\]: Thread fin-24 already ended \(completed\): nothing to cancel\nhint: See how it ended: rye thread status fin-24/);
@@ -136,7 +153,7 @@ test("list, status and tail read the threads; finished threads cannot be cancell
   for (const r of [cancelFin, traversal, badId, missing]) assert.doesNotMatch(r.stdout + r.stderr, /\n\s+at /, "no stack trace");
 
   // An orphan has no process to stop: kill marks it, closes its transcript and releases its budget to the parent.
-  const kill = await rye(["thread", "kill", "orph"], p);
+  const kill = await cli(["thread", "kill", "orph"], p);
   assert.equal(kill.code, 0, kill.stderr);
   assert.match(kill.stdout, /^Killed thread orph at .*: its process \d+ was already gone\.\nBudget released: spent \$0\.050000 of \$0\.400000 reserved, added to parent orph-parent\.\n$/);
   const record = await readThread(p, "orph");
@@ -154,7 +171,7 @@ test("cancel: a running thread is asked to stop; tail --follow streams until it 
   const [, pid, child] = (await fake.line(/^ready /)).split(" ").map(Number) as [number, number, number];
   try {
     const follow = rye(["thread", "tail", "fake-1", "--follow", "--json"], p);
-    const status = JSON.parse((await rye(["thread", "status", "fake-1", "--json"], p)).stdout) as { thread: ThreadRecord; orphaned: boolean };
+    const status = JSON.parse((await cli(["thread", "status", "fake-1", "--json"], p)).stdout) as { thread: ThreadRecord; orphaned: boolean };
     assert.deepEqual([status.thread.status, status.thread.pid, status.orphaned], ["running", pid, false]);
     const cancel = await rye(["thread", "cancel", "fake-1"], p);
     assert.equal(cancel.code, 0, cancel.stderr);
@@ -169,7 +186,7 @@ test("cancel: a running thread is asked to stop; tail --follow streams until it 
     assert.doesNotMatch(followed.stdout, /sk-fake-secret/);
     assert.equal((await readThread(p, "fake-1")).status, "cancelled");
     assert.equal((await getEntry(p, "parent"))!.actual_spend, 0.123);
-    const again = await rye(["thread", "cancel", "fake-1", "--json"], p);
+    const again = await cli(["thread", "cancel", "fake-1", "--json"], p);
     assert.equal(again.code, 1);
     assert.equal((JSON.parse(again.stdout) as { error: { code: string } }).error.code, "CONFLICT");
   } finally {
@@ -204,7 +221,7 @@ test("kill: a thread ignoring SIGTERM and its child are both gone after the grac
     assert.equal(ledger.entries.parent!.actual_spend, 0.123, "the killed thread's spend reached its parent");
     const events = await readTranscript(p, "fake-2");
     assert.equal(events.at(-1)!.event_type, "thread_killed");
-    const again = await rye(["thread", "kill", "fake-2"], p);
+    const again = await cli(["thread", "kill", "fake-2"], p);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /error\[CONFLICT\]: Thread fake-2 already ended \(killed\)/);
   } finally {
