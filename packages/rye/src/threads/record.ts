@@ -122,7 +122,10 @@ function lockOf(projectPath: string, id: string): string {
 /** Options of the functions that take the per-thread lock (defaults: lock.ts). */
 export type RecordLockOptions = Pick<FileLockOptions, "timeoutMs" | "staleMs">;
 
-/** Writes the whole record atomically (under the thread's lock), creating the thread's directory when needed. */
+/**
+ * Writes the whole record atomically (under the thread's lock), creating the thread's directory when needed. For the
+ * first write; later changes go through `updateThread` / `finishThread`, which never lose a concurrent change.
+ */
 export async function writeThread(projectPath: string, record: ThreadRecord, options: RecordLockOptions = {}): Promise<ThreadRecord> {
   const valid = validate(record);
   assertThreadId(valid.thread_id);
