@@ -12,6 +12,7 @@ import { registerPublish } from "./commands/publish.ts";
 import { registerRegistry } from "./commands/registry.ts";
 import { registerSearch } from "./commands/search.ts";
 import { registerSign } from "./commands/sign.ts";
+import { registerThreadCommands } from "./commands/thread.ts";
 import { registerTrust } from "./commands/trust.ts";
 import { registerUpdate } from "./commands/update.ts";
 import { registerVerify } from "./commands/verify.ts";
@@ -44,6 +45,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerUpdate(program, ctx);
   registerInit(program, ctx);
   registerMcp(program, ctx);
+  registerThreadCommands(program, ctx);
   return program;
 }
 

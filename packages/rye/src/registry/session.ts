@@ -3,10 +3,10 @@
  * (rotating refresh tokens) a minute before it expires. A lock file keeps two rye processes from
  * refreshing at once — presenting a refresh token twice would revoke the whole session.
  */
-import { open, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { RyeError } from "@rye/core";
+import { withFileLock } from "../threads/lock.ts";
 import { CredentialStore } from "./credentials.ts";
 import type { Credential } from "./credentials.ts";
 import { oauthAnswer, readJson, registryFetch } from "./http.ts";
@@ -14,6 +14,7 @@ import { CLI_CLIENT_ID, fetchAuthServerMetadata } from "./oauth-metadata.ts";
 
 export const REFRESH_MARGIN_MS = 60_000;
 const LOCK_STALE_MS = 30_000;
+const LOCK_TIMEOUT_MS = 15_000;
 
 /** A successful token endpoint answer (RFC 6749 §5.1), as far as the client uses it. */
 export const tokenResponseSchema = z.object({
@@ -37,26 +38,13 @@ export function credentialFromTokens(tokens: TokenResponse, method: Credential["
   };
 }
 
-async function withLock<T>(path: string, body: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    try {
-      const handle = await open(path, "wx", 0o600);
-      await handle.close();
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      const info = await stat(path).catch(() => null);
-      if (info && Date.now() - info.mtimeMs > LOCK_STALE_MS) await rm(path, { force: true });
-      else if (Date.now() > deadline) throw new RyeError("UNAVAILABLE", "Another rye process is refreshing the login; try again");
-      else await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  try {
-    return await body();
-  } finally {
-    await rm(path, { force: true });
-  }
+/** One refresh at a time across processes (a lock not refreshed for 30 s, or whose process died, is taken over). */
+function withLock<T>(path: string, body: () => Promise<T>): Promise<T> {
+  return withFileLock(path, body, {
+    timeoutMs: LOCK_TIMEOUT_MS,
+    staleMs: LOCK_STALE_MS,
+    onTimeout: () => new RyeError("UNAVAILABLE", "Another rye process is refreshing the login; try again"),
+  });
 }
 
 /** The token to send to `registryUrl`, or undefined when not signed in. */

@@ -1,0 +1,319 @@
+/**
+ * `rye thread list | status | tail | cancel | kill`: inspect and control the agent threads of a project
+ * (`.ai/threads/`, see docs/agent-runtime.md). `rye thread run` is registered by the runtime through the `extra`
+ * parameter of `registerThreadCommands`.
+ */
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { RyeError } from "@rye/core";
+import { readCancelRequest, requestCancel } from "../../threads/cancel.ts";
+import type { LedgerEntry } from "../../threads/ledger.ts";
+import { getEntry, release } from "../../threads/ledger.ts";
+import { threadFile } from "../../threads/paths.ts";
+import type { KillResult } from "../../threads/processes.ts";
+import { killTree, threadProcessAlive } from "../../threads/processes.ts";
+import type { ThreadRecord } from "../../threads/record.ts";
+import { finishThread, isTerminal, listThreads, readThread } from "../../threads/record.ts";
+import { followTranscript, formatCost, readTranscript, renderEvent, TranscriptWriter } from "../../threads/transcript.ts";
+import type { TranscriptEvent } from "../../threads/transcript.ts";
+import type { CliContext } from "../context.ts";
+import { EXIT } from "../output.ts";
+import { parseInteger } from "./common.ts";
+
+/** Adds a subcommand to `rye thread` (the runtime adds `run` this way). */
+export type ThreadSubcommand = (thread: Command, ctx: CliContext) => void;
+
+/** How many finished threads `rye thread list` shows without --all (running ones are always shown). */
+export const LIST_RECENT = 20;
+/** Default grace period of `rye thread kill` between SIGTERM and SIGKILL. */
+export const KILL_GRACE_MS = 3_000;
+
+interface ProjectOpts {
+  project?: string;
+  json?: boolean;
+}
+
+function projectOf(ctx: CliContext, opts: ProjectOpts): string {
+  return resolve(ctx.cwd, opts.project ?? ".");
+}
+
+/** Not finished, but its process is gone (crashed, or killed outside rye): nothing will ever finish it. */
+export function isOrphaned(record: ThreadRecord): boolean {
+  return !isTerminal(record.status) && record.pid !== undefined && !threadProcessAlive(record);
+}
+
+function statusLabel(record: ThreadRecord): string {
+  return isOrphaned(record) ? `${record.status} (orphaned)` : record.status;
+}
+
+/** Seconds the thread ran (finished) or has been running. */
+function durationSeconds(record: ThreadRecord, now = Date.now()): number {
+  const started = Date.parse(record.created_at);
+  if (!isTerminal(record.status)) return Math.max(0, (now - started) / 1000);
+  if (record.cost.elapsed_seconds > 0) return record.cost.elapsed_seconds;
+  return Math.max(0, (Date.parse(record.ended_at ?? record.updated_at) - started) / 1000);
+}
+
+export function formatDuration(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+function formatTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 19).replace("T", " ")}Z`;
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ").trimEnd());
+}
+
+async function closeWriter(writer: TranscriptWriter): Promise<void> {
+  await writer.close().catch(() => undefined);
+}
+
+export function registerThreadCommands(program: Command, ctx: CliContext, extra: ThreadSubcommand[] = []): Command {
+  const thread = program.command("thread").description("run, inspect and control agent threads (.ai/threads/ of the project)");
+  for (const add of extra) add(thread, ctx);
+
+  thread
+    .command("list")
+    .description(`list threads, newest first: the running ones and the ${LIST_RECENT} most recent others`)
+    .option("--all", "list every thread")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (opts: ProjectOpts & { all?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        const project = projectOf(ctx, opts);
+        const { threads, damaged } = await listThreads(project);
+        let shown = threads;
+        if (!opts.all) {
+          let others = 0;
+          shown = threads.filter((t) => !isTerminal(t.status) || ++others <= LIST_RECENT);
+        }
+        const omitted = threads.length - shown.length;
+        if (opts.json) {
+          return ctx.json({ threads: shown.map((t) => ({ ...t, orphaned: isOrphaned(t) })), omitted, damaged });
+        }
+        for (const d of damaged) ctx.io.stderr(`warning: thread ${d.thread_id} is unreadable: error[${d.error.code}]: ${d.error.message}`);
+        if (threads.length === 0) {
+          ctx.io.stdout(`No threads in ${project}/.ai/threads.`);
+          return;
+        }
+        const rows = [["ID", "DIRECTIVE", "STATUS", "MODEL", "TURNS", "TOKENS", "SPEND", "STARTED", "DURATION"]];
+        for (const t of shown) {
+          rows.push([
+            t.thread_id,
+            t.directive,
+            statusLabel(t),
+            t.model ?? "-",
+            String(t.cost.turns),
+            String(t.cost.input_tokens + t.cost.output_tokens),
+            `$${t.cost.spend.toFixed(4)}`,
+            formatTime(t.created_at),
+            formatDuration(durationSeconds(t)),
+          ]);
+        }
+        for (const line of table(rows)) ctx.io.stdout(line);
+        if (omitted > 0) ctx.io.stdout(`(${omitted} older thread${omitted === 1 ? "" : "s"} not shown: rye thread list --all)`);
+      }),
+    );
+
+  thread
+    .command("status <id>")
+    .description("show a thread: its record, budget ledger entry and transcript size")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (id: string, opts: ProjectOpts) =>
+      ctx.run(opts.json, async () => {
+        const project = projectOf(ctx, opts);
+        const record = await readThread(project, id);
+        const orphaned = isOrphaned(record);
+        const cancel = await readCancelRequest(project, id);
+        let ledger: LedgerEntry | null = null;
+        let ledgerError: { code: string; message: string } | undefined;
+        try {
+          ledger = (await getEntry(project, id, { timeoutMs: 3_000 })) ?? null;
+        } catch (err) {
+          const e = err instanceof RyeError ? err : new RyeError("INTERNAL", String(err));
+          ledgerError = { code: e.code, message: e.message };
+        }
+        let events: number | null = null;
+        let transcriptError: { code: string; message: string } | undefined;
+        try {
+          events = (await readTranscript(project, id)).length;
+        } catch (err) {
+          const e = err instanceof RyeError ? err : new RyeError("INTERNAL", String(err));
+          transcriptError = { code: e.code, message: e.message };
+        }
+        const transcriptPath = threadFile(project, id, "transcript");
+        if (opts.json) {
+          return ctx.json({
+            thread: record,
+            orphaned,
+            cancel_requested: cancel ?? null,
+            ledger,
+            ...(ledgerError ? { ledger_error: ledgerError } : {}),
+            transcript: { path: transcriptPath, events, ...(transcriptError ? { error: transcriptError } : {}) },
+          });
+        }
+        const lines: [string, string][] = [
+          ["thread", record.thread_id],
+          ["directive", record.directive],
+          ["status", orphaned ? `${record.status} — orphaned: its process ${record.pid} is gone (rye thread kill ${id} marks it killed)` : record.status],
+          ["model", [record.model, record.provider ? `(${record.provider})` : undefined].filter(Boolean).join(" ") || "-"],
+          ["pid", record.pid === undefined ? "-" : String(record.pid)],
+          ["parent", record.parent_thread_id ?? "-"],
+          ["depth", String(record.depth)],
+          ["started", formatTime(record.created_at)],
+          ["updated", formatTime(record.updated_at)],
+        ];
+        if (record.ended_at) lines.push(["ended", formatTime(record.ended_at)]);
+        lines.push(["duration", formatDuration(durationSeconds(record))]);
+        lines.push(["cost", formatCost(record.cost)]);
+        lines.push(["limits", Object.entries(record.limits).map(([k, v]) => `${k}=${v}`).join(" ") || "-"]);
+        lines.push(["capabilities", record.capabilities.join(" ") || "(none)"]);
+        if (cancel) lines.push(["cancel", `requested${cancel.requested_at ? ` at ${formatTime(cancel.requested_at)}` : ""}`]);
+        if (ledger) {
+          lines.push([
+            "budget",
+            `reserved $${ledger.reserved_spend.toFixed(6)}, spent $${ledger.actual_spend.toFixed(6)}, ${ledger.spawned} children started, ${ledger.status}`,
+          ]);
+        } else lines.push(["budget", ledgerError ? `unreadable: error[${ledgerError.code}]: ${ledgerError.message}` : "no ledger entry"]);
+        lines.push(["transcript", transcriptError ? `damaged: ${transcriptError.message}` : `${events} events (${transcriptPath})`]);
+        if (record.error) lines.push(["error", `${record.error.code}: ${record.error.message}`]);
+        if (record.escalation) lines.push(["escalation", `${record.escalation.limit_code}: ${record.escalation.current_value} of ${record.escalation.current_max}`]);
+        const width = Math.max(...lines.map(([k]) => k.length));
+        for (const [k, v] of lines) ctx.io.stdout(`${k.padEnd(width)}  ${v}`);
+        if (record.result !== undefined) ctx.io.stdout(`\nresult:\n${record.result}`);
+      }),
+    );
+
+  thread
+    .command("tail <id>")
+    .description("print a thread's transcript (markdown, or JSON lines with --json)")
+    .option("-f, --follow", "keep printing events as they come, until the thread ends")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print one JSON event per line")
+    .action(async (id: string, opts: ProjectOpts & { follow?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        const project = projectOf(ctx, opts);
+        await readThread(project, id);
+        const print = (event: TranscriptEvent) => {
+          if (opts.json) ctx.io.stdout(JSON.stringify(event));
+          else {
+            const md = renderEvent(event);
+            if (md !== "") ctx.io.stdout(`${md}\n`);
+          }
+        };
+        if (!opts.follow) {
+          for (const event of await readTranscript(project, id)) print(event);
+          return;
+        }
+        const controller = new AbortController();
+        const stop = () => controller.abort();
+        process.once("SIGINT", stop);
+        try {
+          for await (const event of followTranscript(project, id, { signal: controller.signal })) print(event);
+        } finally {
+          process.removeListener("SIGINT", stop);
+        }
+      }),
+    );
+
+  thread
+    .command("cancel <id>")
+    .description("ask a running thread to stop at its next check (cooperative; `rye thread kill` stops it at once)")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (id: string, opts: ProjectOpts) =>
+      ctx.run(opts.json, async () => {
+        const project = projectOf(ctx, opts);
+        const record = await readThread(project, id);
+        if (isTerminal(record.status)) {
+          throw new RyeError("CONFLICT", `Thread ${id} already ended (${record.status}): nothing to cancel`, {
+            hint: `See how it ended: rye thread status ${id}`,
+            details: { thread_id: id, status: record.status },
+          });
+        }
+        const request = await requestCancel(project, id);
+        const orphaned = isOrphaned(record);
+        if (opts.json) return ctx.json({ thread_id: id, status: "cancel_requested", requested_at: request.requested_at, orphaned });
+        ctx.io.stdout(`Cancellation requested for ${id}: the thread stops before its next model or tool call and ends as cancelled.`);
+        if (orphaned) ctx.io.stderr(`warning: its process ${record.pid} is gone, so nothing will act on the request: rye thread kill ${id} marks it killed.`);
+        else ctx.io.stdout(`To stop it at once: rye thread kill ${id}`);
+      }),
+    );
+
+  thread
+    .command("kill <id>")
+    .description("stop a thread now: end its process tree, mark it killed, release its budget reservation")
+    .option("--grace-ms <ms>", `time between SIGTERM and SIGKILL (default ${KILL_GRACE_MS})`)
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (id: string, opts: ProjectOpts & { graceMs?: string }) =>
+      ctx.run(opts.json, async () => {
+        const project = projectOf(ctx, opts);
+        const graceMs = parseInteger("grace-ms", opts.graceMs, 0, 600_000) ?? KILL_GRACE_MS;
+        const record = await readThread(project, id);
+        if (isTerminal(record.status)) {
+          throw new RyeError("CONFLICT", `Thread ${id} already ended (${record.status}): nothing to kill`, {
+            hint: `See how it ended: rye thread status ${id}`,
+            details: { thread_id: id, status: record.status },
+          });
+        }
+        let killed: KillResult | null = null;
+        if (record.pid !== undefined && threadProcessAlive(record)) {
+          if (record.pid <= 1 || record.pid === process.pid) {
+            throw new RyeError("VALIDATION_FAILED", `Thread ${id}'s record names process ${record.pid}, which rye refuses to signal`, {
+              hint: `The record ${threadFile(project, id, "record")} is damaged; stop the thread's process by hand.`,
+            });
+          }
+          killed = await killTree(record.pid, { graceMs });
+        }
+        // The thread may have ended by itself meanwhile (e.g. it handled SIGTERM): then its own status stands.
+        let final = await readThread(project, id);
+        const endedItself = isTerminal(final.status);
+        if (!endedItself) {
+          const elapsed = Math.max(final.cost.elapsed_seconds, (Date.now() - Date.parse(final.created_at)) / 1000);
+          const cost = { ...final.cost, elapsed_seconds: Math.round(elapsed * 1000) / 1000 };
+          const writer = new TranscriptWriter(project, id);
+          try {
+            await writer.append("thread_killed", { status: "killed", cost, by: "rye thread kill" });
+          } finally {
+            await closeWriter(writer);
+          }
+          final = await finishThread(project, id, "killed", { cost });
+        }
+        let ledger: LedgerEntry | null = null;
+        const entry = await getEntry(project, id);
+        if (entry) ledger = entry.status === "active" ? await release(project, id) : entry;
+        const survived = killed !== null && !killed.exited;
+        if (opts.json) {
+          ctx.json({
+            thread_id: id,
+            status: final.status,
+            ended_by_itself: endedItself,
+            ended_at: final.ended_at ?? final.updated_at,
+            process: record.pid === undefined ? null : { pid: record.pid, was_alive: killed?.wasAlive ?? false, forced: killed?.forced ?? false, exited: killed?.exited ?? true },
+            ledger,
+          });
+        } else {
+          const how = killed === null || !killed.wasAlive
+            ? record.pid === undefined ? "it had no process" : `its process ${record.pid} was already gone`
+            : `process group ${record.pid} ${killed.forced ? `ignored SIGTERM for ${graceMs} ms and got SIGKILL` : "ended on SIGTERM"}`;
+          ctx.io.stdout(endedItself ? `Thread ${id} ended by itself as ${final.status} while being killed (${how}).` : `Killed thread ${id} at ${formatTime(final.ended_at ?? final.updated_at)}: ${how}.`);
+          if (ledger) {
+            ctx.io.stdout(`Budget released: spent $${ledger.actual_spend.toFixed(6)} of $${ledger.reserved_spend.toFixed(6)} reserved${ledger.parent_thread_id ? `, added to parent ${ledger.parent_thread_id}` : ""}.`);
+          }
+          if (survived) ctx.io.stderr(`warning: processes of group ${record.pid} are still there after SIGKILL (stuck in the kernel?)`);
+        }
+        return survived ? EXIT.FAILURE : EXIT.OK;
+      }),
+    );
+
+  return thread;
+}
