@@ -44,12 +44,29 @@ async function readParams() {
   }
 }
 
+/**
+ * TypeScript tools: Node's own type stripping where this Node has it (22.18+ and 23.6+ by default: erasable
+ * syntax only, relative imports spelled with .ts), else tsx when it resolves from this package (a repository
+ * checkout; never from the tool's directory). tsImport loads the tool as an ES module even where no
+ * package.json says "type": "module".
+ */
+async function importTypeScript(toolPath) {
+  if (process.features.typescript && extname(toolPath) !== ".tsx") return import(pathToFileURL(toolPath).href);
+  let tsx;
+  try {
+    tsx = await import("tsx/esm/api");
+  } catch {
+    const error = new Error(
+      `${toolPath} is TypeScript and Node.js ${process.versions.node} cannot strip types: run rye on Node.js 22.18 or newer (or 23.6+), or ship the tool as .mjs`,
+    );
+    error.name = "TYPESCRIPT_UNSUPPORTED";
+    throw error;
+  }
+  return tsx.tsImport(pathToFileURL(toolPath).href, import.meta.url);
+}
+
 async function loadEntryPoint(toolPath) {
-  // TypeScript goes through tsx (resolved from this package, never from the tool's directory). tsImport
-  // loads the tool as an ES module even where no package.json says "type": "module".
-  const module = TYPESCRIPT_EXTENSIONS.has(extname(toolPath))
-    ? await (await import("tsx/esm/api")).tsImport(pathToFileURL(toolPath).href, import.meta.url)
-    : await import(pathToFileURL(toolPath).href);
+  const module = TYPESCRIPT_EXTENSIONS.has(extname(toolPath)) ? await importTypeScript(toolPath) : await import(pathToFileURL(toolPath).href);
   const entry = typeof module.main === "function" ? module.main : module.default;
   if (typeof entry !== "function") {
     throw new Error(`Tool ${toolPath} exports neither a main function nor a default function`);

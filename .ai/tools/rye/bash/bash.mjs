@@ -1,4 +1,4 @@
-// rye:signed:2026-11-21T05:27:22Z:dc2edcd921ec5c4aa28c583134264e10ab3b4afae210b0a0aa7f2cfe42e7f8a5:FX95RzN9vCP_g0QDlAD8Lc_dM9DrSammuXfQLyjg0q_rfcB88qFQqrYDRSe6Kfnm-txLrY1xDryRhBE5n77SBg==:6c9625f32a325ff8
+// rye:signed:2026-11-25T06:30:48Z:dc2edcd921ec5c4aa28c583134264e10ab3b4afae210b0a0aa7f2cfe42e7f8a5:aoIt1j_9H9jNy5hnZZMHEJxHiohwGT1mTRAA43gmNFOL-1DVO0U6m1bqCtCtNchgiuNxoCzJcZsg3OnupkIfDw==:c24b038c7f538b52
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

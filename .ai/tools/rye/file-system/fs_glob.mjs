@@ -1,4 +1,4 @@
-// rye:signed:2026-11-21T05:27:22Z:7252b84a933df48470a938054af1b3c5afd6438cd5a075f5dd66dce5e53ba723:dLJ6zZops5fpLIDm37QOW3J_E1NFdKZIZN2MzGCPG-8xKG-_zhFOr7WioWJuk3dODrjMs-nHGNWKGoOrPYIXAQ==:6c9625f32a325ff8
+// rye:signed:2026-11-25T06:30:48Z:7252b84a933df48470a938054af1b3c5afd6438cd5a075f5dd66dce5e53ba723:v8sA6EfbvySbKi6LzUp-c-_ST5EM87EmTPV0_buQ3gB4wpJyh1jh9dXjh1iGjwNUyleDB8IgxNj9suzwJb84CQ==:c24b038c7f538b52
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

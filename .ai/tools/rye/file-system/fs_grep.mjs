@@ -1,4 +1,4 @@
-// rye:signed:2026-11-21T05:27:22Z:3e4fad06c2dc507d2d1d18bed4f9423a6fa88937f8c441ca21f0848b58c8ae4f:Ld7zN9RliejC9t2AViybUmTXPPhpzsG3OmyfoTGhkK5YRkttK5ZoZMNdVpL4-r6aMUs-7Xe6AR9c6EAslF6EBQ==:6c9625f32a325ff8
+// rye:signed:2026-11-25T06:30:48Z:3e4fad06c2dc507d2d1d18bed4f9423a6fa88937f8c441ca21f0848b58c8ae4f:TTreSQkuscFvMvgqe96GbjwvAragMYnB2FfCV--5wP14OnV9gv3iRu0WshfAivQLm27bAjd6lmzTKvZtmpl4Bw==:c24b038c7f538b52
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

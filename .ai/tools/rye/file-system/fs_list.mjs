@@ -1,4 +1,4 @@
-// rye:signed:2026-11-21T05:27:22Z:c350deaf71eebc02cbd6dd8601faabeddc07ec62905edcfe109f57cf8558ae47:2X_rYS0g0UbStOMoc4t84Gl4x_4UFjcX7Uaab1bmpAlZ0BwQTAw3Q1kSGstgi1civjMkhVTdFbL7jiAdFxonAQ==:6c9625f32a325ff8
+// rye:signed:2026-11-25T06:30:48Z:c350deaf71eebc02cbd6dd8601faabeddc07ec62905edcfe109f57cf8558ae47:27pXHFuQ59sxm7nUEGXBEZ_ix-g5M0xNo9u-zRkle8-UPWP3crzlfEtoIK33gxebAeOj0mRJNNUy9WzjwGFaAg==:c24b038c7f538b52
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

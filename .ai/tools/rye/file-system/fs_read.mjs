@@ -1,4 +1,4 @@
-// rye:signed:2026-11-21T05:27:22Z:bd43ee7989ac017e0c45bfc8dfbeece17f82b34164b2d4f3febce5d6d0c95d5f:hxyUWq3akiOMWUnjXA67zvc808uTl1VoZWwWN7lqcAihgDGKaqMU05zZh3JneAc0AYbxvCd2ecUuk9fxDJUuBA==:6c9625f32a325ff8
+// rye:signed:2026-11-25T06:30:48Z:bd43ee7989ac017e0c45bfc8dfbeece17f82b34164b2d4f3febce5d6d0c95d5f:-36jUfaQg1reh627giSuznMh0tzJBpBKiC54exWIoqQrr09YhRB4ov3vP7XlUKvYs30kZmaxt_eHH13NNuwjDA==:c24b038c7f538b52
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-21T05:27:22Z:3ccadb9aad33adfcc5ab9a812c3a1b0640a04681cb8eb00de96ea3a2e96b6efe:OVvWJsQDMRGM5V1_T54Gpv2jYaChFFmbV-olqzhEkXiKdrDP4NDYKeTZvsfugXwHdsGiq0j1cQVY_w8m5FjwDg==:6c9625f32a325ff8
+// rye:signed:2026-11-25T06:30:48Z:3ccadb9aad33adfcc5ab9a812c3a1b0640a04681cb8eb00de96ea3a2e96b6efe:UE7pLTMiAgQbL2-04sZgbIh5SvQZs0gtyeEWkhuW2c551Jv8fO9n3LmTHFpFgLIeoYuCC4J1HjYSnd1vcLx5DA==:c24b038c7f538b52
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-21T08:54:26Z:a47dcf6d0a2c3518ecce46fbc4e0d02106662527f2c9663a4e6b972234873b2d:qRzamtgWLfZU0MA7TyYZaJGBMQFNwZrOe67jg-3EpEBhhF_4k6Wcy5l7rciPvFzhyFJDJ1MUMMxMA0rDNoUaBw==:6c9625f32a325ff8
+// rye:signed:2026-11-25T06:30:48Z:ace64eb1f1619ee384227a0d55cf0d46faa6aec17e603e4edfa182a2b77c63d0:19TCbez_JOhdersN4t2gqkaP4p-OY1sjrKJDRjYXOIbD8rGHX2qvd9wZN5pZDsJ6l9aF_MmNWwNnPMPxsKPmAQ==:c24b038c7f538b52
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
@@ -46,58 +46,80 @@ export const CONFIG_SCHEMA = {
   ],
 };
 
-import { createRequire } from "node:module";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 
 /*
- * How this tool reaches rye's client code (the same functions the `rye` CLI calls; nothing is shelled out).
+ * How this tool reaches rye's client code (the same functions the `rye` CLI calls; nothing is shelled out):
+ * through the versioned SDK entry of the client package, `ryeos/sdk/v1` (docs/sdk.md).
  *
- * The node runtime runs `node <rye package>/runners/node-runner.mjs <this file>`, so `process.argv[1]` is the
- * runner of the rye installation that is executing this tool — in a repository checkout
- * (packages/rye/runners/) and in an npm install (node_modules/rye/runners/) alike, wherever the system
- * space itself lives ($RYE_SYSTEM_SPACE, <package>/system/.ai or the repository's .ai). Paths relative to
- * this file would differ between those layouts, the package `@rye/rye` does not exist, and `rye`'s package
- * exports do not expose its registry modules, so the modules are loaded by file from `<package>/src/`.
- * rye ships TypeScript sources run through tsx (a dependency of rye): tsx is resolved from rye's package
- * (its ESM API, registered for this short-lived process) and every module is imported through it, so they
- * all share one module graph (one @rye/core, one RyeError class).
+ * The node runtime runs `node <ryeos package>/…/node-runner.mjs <this file>`, so `process.argv[1]` is the
+ * runner of the rye installation executing this tool, wherever the system space itself lives. The package
+ * root is the nearest package.json above the runner (it must be `ryeos`):
+ * - installed from npm, the runner is `<package>/dist/runners/node-runner.mjs` and the SDK entry is the
+ *   compiled module named by the package's `exports["./sdk/v1"]` (plain JavaScript, no loader);
+ * - in a repository checkout, the runner is `packages/rye/runners/node-runner.mjs` and the entry is the
+ *   TypeScript source `src/sdk/v1.ts`, imported through tsx (a dev dependency there), registered for this
+ *   short-lived process so the whole client shares one module graph (one @rye/core, one RyeError class).
  */
-async function ryePackageRoot() {
+const SDK_MAJOR = "1";
+
+async function ryePackage() {
   const runner = process.argv[1] ? resolve(process.argv[1]) : "";
-  const root = resolve(dirname(runner), "..");
-  if (basename(runner) === "node-runner.mjs") {
-    const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8").catch(() => "{}"));
-    if (pkg.name === "rye") return root;
+  if (runner && /^node-runner\.[cm]?js$/.test(runner.slice(runner.lastIndexOf(sep) + 1))) {
+    for (let dir = dirname(runner); ; dir = dirname(dir)) {
+      if (existsSync(join(dir, "package.json"))) {
+        const pkg = JSON.parse(await readFile(join(dir, "package.json"), "utf8").catch(() => "{}"));
+        if (pkg.name === "ryeos") return { root: dir, pkg, built: !relative(dir, runner).startsWith("runners") };
+        break;
+      }
+      if (dirname(dir) === dir) break;
+    }
   }
-  throw new Error("rye/registry/registry must run through rye's node runtime (rye/core/runtimes/node): cannot find the rye package");
+  throw new Error("rye/registry/registry must run through rye's node runtime (rye/core/runtimes/node): cannot find the ryeos package");
+}
+
+/** The file an `exports` entry points at for `import` (string, or a conditions object). */
+function exportTarget(entry) {
+  if (typeof entry === "string") return entry;
+  if (entry && typeof entry === "object") return exportTarget(entry.import ?? entry.node ?? entry.default);
+  return undefined;
+}
+
+async function importSdk() {
+  const { root, pkg, built } = await ryePackage();
+  if (built) {
+    const target = exportTarget(pkg.exports?.[`./sdk/v${SDK_MAJOR}`]);
+    if (!target) throw new Error(`The installed ryeos ${pkg.version} has no sdk/v${SDK_MAJOR} entry`);
+    return import(pathToFileURL(join(root, target)).href);
+  }
+  const requireFromRye = createRequire(join(root, "package.json"));
+  const tsxPackageJson = requireFromRye.resolve("tsx/package.json");
+  const esmApi = exportTarget(JSON.parse(await readFile(tsxPackageJson, "utf8")).exports["./esm/api"]);
+  const tsx = await import(pathToFileURL(join(dirname(tsxPackageJson), esmApi)).href);
+  tsx.register();
+  return import(pathToFileURL(join(root, "src", "sdk", `v${SDK_MAJOR}.ts`)).href);
 }
 
 let clientPromise;
 
 function loadClient() {
   clientPromise ??= (async () => {
-    const root = await ryePackageRoot();
-    const requireFromRye = createRequire(join(root, "package.json"));
-    const tsxPackageJson = requireFromRye.resolve("tsx/package.json");
-    const entry = JSON.parse(await readFile(tsxPackageJson, "utf8")).exports["./esm/api"];
-    const esmApi = typeof entry === "string" ? entry : (entry.import?.default ?? entry.import ?? entry.default);
-    const tsx = await import(pathToFileURL(join(dirname(tsxPackageJson), esmApi)).href);
-    tsx.register();
-    const load = (specifier) => import(pathToFileURL(specifier.startsWith("@") ? requireFromRye.resolve(specifier) : join(root, "src", specifier)).href);
-    await load("@rye/core/node"); // node:crypto for Ed25519 and SHA-256, as in the CLI
-    const [core, publish, bundles, search, session, registries, login, registryUrl] = await Promise.all([
-      load("@rye/core"),
-      load("registry/publish.ts"),
-      load("registry/bundle-transfer.ts"),
-      load("registry/remote-search.ts"),
-      load("registry/session.ts"),
-      load("registry/registries.ts"),
-      load("registry/login.ts"),
-      load("registry/registry-url.ts"),
-    ]);
-    return { core, publish, bundles, search, session, registries, login, registryUrl };
+    const sdk = await importSdk();
+    if (String(sdk.SDK_VERSION ?? "").split(".")[0] !== SDK_MAJOR) throw new Error(`ryeos/sdk/v${SDK_MAJOR} reports version ${sdk.SDK_VERSION}`);
+    return {
+      core: { RyeError: sdk.RyeError },
+      publish: { splitVersion: sdk.splitVersion, pullItemToFile: sdk.pullItemToFile, pushItem: sdk.pushItem, manageItem: sdk.manageItem },
+      bundles: { pushBundle: sdk.pushBundle, pullBundle: sdk.pullBundle, splitBundleRef: sdk.splitBundleRef },
+      search: { searchOneRegistry: sdk.searchOneRegistry, searchRegistries: sdk.searchRegistries },
+      session: { accessTokenFor: sdk.accessTokenFor },
+      registries: { resolveRegistryFor: sdk.resolveRegistryFor },
+      login: { whoAmI: sdk.whoAmI },
+      registryUrl: { normalizeRegistryUrl: sdk.normalizeRegistryUrl },
+    };
   })();
   return clientPromise;
 }
