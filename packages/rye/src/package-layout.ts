@@ -12,9 +12,10 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CLIENT_PACKAGE } from "@rye/core";
 
 /** The npm name of the client package (its bin is still `rye`). */
-export const PACKAGE_NAME = "ryeos";
+export const PACKAGE_NAME = CLIENT_PACKAGE;
 
 /** The directory holding the package.json nearest to `fromFile` (inclusive of its own directory). */
 export function findPackageRoot(fromFile: string): string {
