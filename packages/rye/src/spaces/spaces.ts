@@ -4,9 +4,10 @@
  * the same in every space: the path under `.ai/<type folder>/` without extension.
  */
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
-import { join, relative, resolve, sep } from "node:path";
+import { join, relative, resolve } from "node:path";
 import type { ItemType } from "@rye/core";
 import { assertItemId, extensionOf, extensionsFor, RyeError, TYPE_FOLDERS } from "@rye/core";
+import { isPathInside, toItemPath } from "../fs/platform.ts";
 import { LAYOUT } from "../package-layout.ts";
 import { userAiDir } from "./paths.ts";
 
@@ -63,10 +64,7 @@ export function typeDir(space: Space, type: ItemType): string {
   return join(space.root, TYPE_FOLDERS[type]);
 }
 
-function isInside(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !rel.startsWith(sep) && rel !== "..");
-}
+const isInside = (parent: string, child: string): boolean => isPathInside(parent, child);
 
 /**
  * Throws PATH_TRAVERSAL when `path` (after resolving symlinks) is outside `root`. Missing paths pass
@@ -183,7 +181,7 @@ export async function listItemFiles(space: Space, type: ItemType): Promise<Liste
       const extension = extensionOf(entry.name);
       const rank = extensions.indexOf(extension);
       if (rank < 0) continue;
-      const itemId = relative(base, path).split(sep).join("/").slice(0, -extension.length);
+      const itemId = toItemPath(relative(base, path)).slice(0, -extension.length);
       const existing = byId.get(itemId);
       if (existing && extensions.indexOf(existing.extension) <= rank) continue;
       let info;
