@@ -18,10 +18,7 @@
 import "@rye/core/node";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { after, before, test } from "node:test";
@@ -31,6 +28,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { TestRegistry } from "../registry-server.ts";
 import { createPublisher, startTestRegistry } from "../registry-server.ts";
+import type { Verdaccio } from "../verdaccio.ts";
+import { startVerdaccio } from "../verdaccio.ts";
 
 const exec = promisify(execFile);
 const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
@@ -40,61 +39,11 @@ const NPX = process.platform === "win32" ? "npx.cmd" : "npx";
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
 let scratch: string;
-let verdaccio: { url: string; stop(): Promise<void> };
+let verdaccio: Verdaccio;
 let registry: TestRegistry;
 let project: string;
 let env: Record<string, string>;
 const mcpClients: Client[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Verdaccio from the repository's dev dependencies, on loopback, storage in `dir`, no uplinks. */
-async function startVerdaccio(dir: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  await mkdir(dir, { recursive: true });
-  const config = join(dir, "config.yaml");
-  await writeFile(
-    config,
-    [
-      `storage: ${JSON.stringify(join(dir, "storage"))}`,
-      `auth: { htpasswd: { file: ${JSON.stringify(join(dir, "htpasswd"))}, max_users: 10 } }`,
-      "uplinks: {}",
-      "packages: { '**': { access: $all, publish: $authenticated } }",
-      "log: { type: stdout, format: pretty, level: warn }",
-      "",
-    ].join("\n"),
-  );
-  const bin = join(dirname(fileURLToPath(import.meta.resolve("verdaccio/package.json"))), "bin", "verdaccio");
-  const child = spawn(process.execPath, [bin, "--config", config, "--listen", `127.0.0.1:${port}`], { stdio: ["ignore", "pipe", "pipe"] });
-  let log = "";
-  child.stdout.on("data", (d) => (log += d));
-  child.stderr.on("data", (d) => (log += d));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`verdaccio exited (${child.exitCode}):\n${log}`);
-    const ok = await fetch(`${url}/-/ping`).then((r) => r.ok, () => false);
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error(`verdaccio did not start:\n${log}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    url,
-    async stop() {
-      if (child.exitCode === null) {
-        child.kill();
-        await once(child, "exit");
-      }
-    },
-  };
-}
 
 /** Runs `npx …` (or `npm …`) as the new user: only this env, so no config, cache or HOME of ours leaks in. */
 function run(command: string, args: string[], options: { cwd: string; timeoutMs?: number }): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -114,20 +63,7 @@ before(async () => {
   const tarball = join(scratch, filename);
 
   verdaccio = await startVerdaccio(join(scratch, "verdaccio"));
-  const user = await fetch(`${verdaccio.url}/-/user/org.couchdb.user:publisher`, {
-    method: "PUT",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name: "publisher", password: "publisher-password-1" }),
-  });
-  assert.equal(user.status, 201, await user.clone().text());
-  const { token } = (await user.json()) as { token: string };
-  const publisherRc = join(scratch, "publisher.npmrc");
-  await writeFile(publisherRc, `registry=${verdaccio.url}/\n//127.0.0.1:${new URL(verdaccio.url).port}/:_authToken=${token}\n`);
-  await exec(NPM, ["publish", tarball, "--userconfig", publisherRc, "--registry", `${verdaccio.url}/`], {
-    cwd: scratch,
-    env: { PATH: process.env.PATH ?? "", HOME: scratch, npm_config_cache: join(scratch, "publisher-cache") },
-    shell: process.platform === "win32",
-  });
+  await verdaccio.publish(tarball);
 
   registry = await startTestRegistry();
   // The new user: an empty HOME (so no ~/.npmrc, no ~/.ai), an empty npm cache, an empty project directory.
