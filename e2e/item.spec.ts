@@ -87,7 +87,7 @@ test("a knowledge item: rendered markdown, metadata, install commands, provenanc
   await expect(page.getByRole("heading", { level: 1 })).toHaveCount(1);
   // Metadata and commands.
   await expect(main.getByText(`Title of ${name}`).first()).toBeVisible();
-  await expect(main.getByText(`npx rye pull ${data.guide.id} --type knowledge`)).toBeVisible();
+  await expect(main.getByText(`npx ryeos pull ${data.guide.id} --type knowledge`)).toBeVisible();
   await expect(main.getByRole("button", { name: "Copy: Pull with the rye CLI" })).toBeVisible();
   await expect(main.getByText(JSON.stringify({ item_type: "knowledge", item_id: data.guide.id }))).toBeVisible();
   // Provenance: the author key that signed, the registry key, and a working transparency-log link.

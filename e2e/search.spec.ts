@@ -68,10 +68,10 @@ test("search from the home page; counts, lists and copy buttons", async ({ page,
 
   await page.getByRole("button", { name: "Copy the login command" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Copied to the clipboard" })).toBeAttached();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`npx rye login --registry ${baseURL}`);
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`npx ryeos login --registry ${baseURL}`);
   await page.getByRole("button", { name: "Copy the MCP configuration" }).click();
   const mcp = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
-  expect(mcp.mcpServers.rye).toMatchObject({ command: "npx", args: ["-y", "rye", "mcp"], env: { RYE_REGISTRY_URL: baseURL } });
+  expect(mcp.mcpServers.rye).toMatchObject({ command: "npx", args: ["-y", "ryeos", "mcp"], env: { RYE_REGISTRY_URL: baseURL } });
 
   await page.getByRole("main").getByRole("searchbox", { name: "Search the registry" }).fill(d.marker);
   await page.getByRole("main").getByRole("button", { name: "Search" }).click();

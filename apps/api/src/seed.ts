@@ -4,8 +4,10 @@
  */
 import { readFile } from "node:fs/promises";
 import { ITEM_TYPES, type ItemType, parseItem } from "@rye/core";
-import { listItemFiles, repoSystemAiDir } from "rye/spaces";
-import { releasePublicKey } from "rye/release-key";
+// The registry seeds from the system bundle's source in this repository (the client package's own modules,
+// not its published entry: the bundle and the release key are the same files the package ships).
+import { releasePublicKey } from "../../../packages/rye/src/engine/release-key.ts";
+import { listItemFiles, repoSystemAiDir } from "../../../packages/rye/src/spaces/spaces.ts";
 import type { Principal } from "./auth/principal.ts";
 import type { AppDeps } from "./services/deps.ts";
 import { publishItem } from "./services/publish.ts";

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { registryStatsSchema, searchResponseSchema, type RegistryStats, type SearchResult } from "@rye/core";
+import { clientCommand, mcpServerEntry, registryStatsSchema, searchResponseSchema, type RegistryStats, type SearchResult } from "@rye/core";
 import { CopyButton } from "@/components/copy-button";
 import { ItemCard } from "@/components/item-card";
 import { publicBaseUrl } from "@/lib/api";
@@ -39,20 +39,9 @@ export default async function HomePage() {
     load(apiParsed(searchResponseSchema, "/v1/search?sort=downloads&limit=6")),
     publicBaseUrl(),
   ]);
-  const login = `npx rye login --registry ${base}`;
+  const login = clientCommand(`login --registry ${base}`);
   // The block README.md documents for Claude Desktop and Cursor, pointed at this registry.
-  const mcp = [
-    "{",
-    '  "mcpServers": {',
-    '    "rye": {',
-    '      "command": "npx",',
-    '      "args": ["-y", "rye", "mcp"],',
-    '      "cwd": "/path/to/project",',
-    `      "env": { "RYE_REGISTRY_URL": ${JSON.stringify(base)} }`,
-    "    }",
-    "  }",
-    "}",
-  ].join("\n");
+  const mcp = JSON.stringify({ mcpServers: { rye: mcpServerEntry("/path/to/project", { RYE_REGISTRY_URL: base }) } }, null, 2);
   return (
     <div className="space-y-14">
       <section aria-labelledby="hero-heading" className="space-y-6 pt-4">
@@ -111,8 +100,8 @@ export default async function HomePage() {
             copyLabel="Copy the login command"
             note={
               <>
-                Opens this site to confirm a device code, then stores a token for this registry. Then <code className="font-mono">npx rye push</code> publishes and{" "}
-                <code className="font-mono">npx rye load</code> pulls verified items.
+                Opens this site to confirm a device code, then stores a token for this registry. Then <code className="font-mono">{clientCommand("push")}</code> publishes and{" "}
+                <code className="font-mono">{clientCommand("load")}</code> pulls verified items.
               </>
             }
           />
@@ -123,7 +112,7 @@ export default async function HomePage() {
             copyLabel="Copy the MCP configuration"
             note={
               <>
-                For Claude Desktop (<code className="font-mono">claude_desktop_config.json</code>) and Cursor (<code className="font-mono">.cursor/mcp.json</code>): <code className="font-mono">rye mcp</code>{" "}
+                For Claude Desktop (<code className="font-mono">claude_desktop_config.json</code>) and Cursor (<code className="font-mono">.cursor/mcp.json</code>): <code className="font-mono">{clientCommand("mcp")}</code>{" "}
                 serves <code className="font-mono">search</code>, <code className="font-mono">load</code>, <code className="font-mono">execute</code> and <code className="font-mono">sign</code> over
                 stdio; set <code className="font-mono">cwd</code> to your project.
               </>

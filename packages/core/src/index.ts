@@ -22,3 +22,4 @@ export * from "./registry/signed-document.ts";
 export * from "./registry/attestation.ts";
 export * from "./registry/log.ts";
 export * from "./contracts/index.ts";
+export * from "./client-package.ts";

@@ -1,7 +1,23 @@
 #!/usr/bin/env node
-// Entry point of the `rye` command: runs the TypeScript sources through tsx.
-import { register } from "tsx/esm/api";
+// Entry point of the `rye` command.
+// - Installed from npm (package `ryeos`): runs the compiled client in dist/ (plain JavaScript, no loader).
+// - In a repository checkout (src/ is present): runs the TypeScript sources through tsx, so the repository's
+//   `rye` needs no build step; RYE_FROM_DIST=1 runs the build in dist/ instead (what the package ships).
+import { existsSync } from "node:fs";
 
-register();
-const { runCli } = await import("../src/cli/main.ts");
-process.exitCode = await runCli(process.argv.slice(2));
+const [major] = process.versions.node.split(".").map(Number);
+if (major < 22) {
+  process.stderr.write(`error[UNSUPPORTED_NODE]: rye needs Node.js 22 or newer; this is Node.js ${process.versions.node}\nhint: Install a current Node.js LTS (https://nodejs.org) or use a version manager (nvm, fnm, volta).\n`);
+  process.exit(1);
+}
+
+const source = new URL("../src/cli/main.ts", import.meta.url);
+let cli;
+if (existsSync(source) && process.env.RYE_FROM_DIST !== "1") {
+  const { register } = await import("tsx/esm/api");
+  register();
+  cli = await import(source.href);
+} else {
+  cli = await import("../dist/cli.js");
+}
+process.exitCode = await cli.runCli(process.argv.slice(2));

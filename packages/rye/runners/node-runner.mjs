@@ -2,8 +2,9 @@
 // Runs one JavaScript/TypeScript tool: `node node-runner.mjs <tool_path>` with the parameters as JSON on stdin.
 // Calls the tool's `main(params, context)` (or its default export) and prints the result as one JSON document on
 // stdout. Anything the tool itself prints goes to stderr so that stdout stays parseable.
-import { extname, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, extname, join, relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const TYPESCRIPT_EXTENSIONS = new Set([".ts", ".mts", ".cts", ".tsx"]);
 
@@ -44,17 +45,69 @@ async function readParams() {
   }
 }
 
+/**
+ * TypeScript tools: Node's own type stripping where this Node has it (22.18+ and 23.6+ by default: erasable
+ * syntax only, relative imports spelled with .ts), else tsx when it resolves from this package (a repository
+ * checkout; never from the tool's directory). tsImport loads the tool as an ES module even where no
+ * package.json says "type": "module".
+ */
+async function importTypeScript(toolPath) {
+  if (process.features.typescript && extname(toolPath) !== ".tsx") return import(pathToFileURL(toolPath).href);
+  let tsx;
+  try {
+    tsx = await import("tsx/esm/api");
+  } catch {
+    const error = new Error(
+      `${toolPath} is TypeScript and Node.js ${process.versions.node} cannot strip types: run rye on Node.js 22.18 or newer (or 23.6+), or ship the tool as .mjs`,
+    );
+    error.name = "TYPESCRIPT_UNSUPPORTED";
+    throw error;
+  }
+  return tsx.tsImport(pathToFileURL(toolPath).href, import.meta.url);
+}
+
 async function loadEntryPoint(toolPath) {
-  // TypeScript goes through tsx (resolved from this package, never from the tool's directory). tsImport
-  // loads the tool as an ES module even where no package.json says "type": "module".
-  const module = TYPESCRIPT_EXTENSIONS.has(extname(toolPath))
-    ? await (await import("tsx/esm/api")).tsImport(pathToFileURL(toolPath).href, import.meta.url)
-    : await import(pathToFileURL(toolPath).href);
+  const module = TYPESCRIPT_EXTENSIONS.has(extname(toolPath)) ? await importTypeScript(toolPath) : await import(pathToFileURL(toolPath).href);
   const entry = typeof module.main === "function" ? module.main : module.default;
   if (typeof entry !== "function") {
     throw new Error(`Tool ${toolPath} exports neither a main function nor a default function`);
   }
   return entry;
+}
+
+/**
+ * The rye client's versioned SDK entry (`ryeos/sdk/v<major>`, docs/sdk.md) for the tool: from the package this
+ * runner belongs to (the nearest package.json above it, named ryeos). Installed from npm, the compiled entry
+ * named by the package's exports; in a repository checkout, the TypeScript source through tsx (registered
+ * once for this short-lived process so the whole client shares one module graph).
+ */
+let sdkPromise;
+async function loadSdk(major = "1") {
+  sdkPromise ??= (async () => {
+    const runnerDir = dirname(fileURLToPath(import.meta.url));
+    for (let dir = runnerDir; ; dir = dirname(dir)) {
+      const pkgPath = join(dir, "package.json");
+      if (existsSync(pkgPath)) {
+        const pkg = JSON.parse(readFileSync(pkgPath, "utf8"));
+        if (pkg.name !== "ryeos") break;
+        const built = !relative(dir, runnerDir).startsWith("runners");
+        if (built) {
+          const entry = pkg.exports?.[`./sdk/v${major}`];
+          const target = typeof entry === "string" ? entry : entry?.import ?? entry?.default;
+          if (!target) throw new Error(`The installed ryeos ${pkg.version} has no sdk/v${major} entry`);
+          return import(pathToFileURL(join(dir, target)).href);
+        }
+        const tsx = await import("tsx/esm/api");
+        tsx.register();
+        return import(pathToFileURL(join(dir, "src", "sdk", `v${major}.ts`)).href);
+      }
+      if (dirname(dir) === dir) break;
+    }
+    throw new Error("Cannot find the ryeos package this runner belongs to");
+  })();
+  const sdk = await sdkPromise;
+  if (String(sdk.SDK_VERSION ?? "").split(".")[0] !== String(major)) throw new Error(`ryeos/sdk/v${major} reports version ${sdk.SDK_VERSION}`);
+  return sdk;
 }
 
 async function run() {
@@ -63,7 +116,7 @@ async function run() {
   const toolPath = resolve(arg);
   const params = await readParams();
   const entry = await loadEntryPoint(toolPath);
-  const result = await entry(params, { projectPath: process.env.RYE_PROJECT_PATH, toolPath });
+  const result = await entry(params, { projectPath: process.env.RYE_PROJECT_PATH, toolPath, loadSdk });
   finish(result === undefined ? {} : result, 0);
 }
 

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T07:00:37Z:627b643aa366e47edb9fc2d860ced7c2429f2eac8c4d50e3b07951772573fbc4:m23jJDEZpFKeZrEo9aldKidpSMih5ZgbtPp1rPEeR8lkrH7Ux53_5nJ1vWDTVMb2zh4O5oGyWHdoYIKuER_XDQ==:c24b038c7f538b52
+// rye:signed:2026-11-25T08:29:22Z:eaad9ea98ed95e2a06ef3d14263be46fceca0441400af36311cf7d5153f734d6:q0gDrWllllckxkS4jApJisdwbUTurBmR1KYV_605lTt2fxcT_HoGD_dpg_AwOsyqnOeUwOshyWtxmu7vNgS7BQ==:c24b038c7f538b52
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
@@ -47,59 +47,31 @@ export const CONFIG_SCHEMA = {
   ],
 };
 
-import { createRequire } from "node:module";
-import { readFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
 
 /*
- * How this tool reaches rye's client code (the same functions the `rye` CLI calls; nothing is shelled out).
- *
- * The node runtime runs `node <rye package>/runners/node-runner.mjs <this file>`, so `process.argv[1]` is the
- * runner of the rye installation that is executing this tool — in a repository checkout
- * (packages/rye/runners/) and in an npm install (node_modules/rye/runners/) alike, wherever the system
- * space itself lives ($RYE_SYSTEM_SPACE, <package>/system/.ai or the repository's .ai). Paths relative to
- * this file would differ between those layouts, the package `@rye/rye` does not exist, and `rye`'s package
- * exports do not expose its registry modules, so the modules are loaded by file from `<package>/src/`.
- * rye ships TypeScript sources run through tsx (a dependency of rye): tsx is resolved from rye's package
- * (its ESM API, registered for this short-lived process) and every module is imported through it, so they
- * all share one module graph (one @rye/core, one RyeError class).
+ * How this tool reaches rye's client code (the same functions the `rye` CLI calls; nothing is shelled out):
+ * through the versioned SDK entry of the client package, `ryeos/sdk/v1` (docs/sdk.md), which the node runtime's
+ * runner hands to every tool as `context.loadSdk(major)`.
  */
-async function ryePackageRoot() {
-  const runner = process.argv[1] ? resolve(process.argv[1]) : "";
-  const root = resolve(dirname(runner), "..");
-  if (basename(runner) === "node-runner.mjs") {
-    const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8").catch(() => "{}"));
-    if (pkg.name === "rye") return root;
-  }
-  throw new Error("rye/registry/registry must run through rye's node runtime (rye/core/runtimes/node): cannot find the rye package");
-}
+const SDK_MAJOR = "1";
 
 let clientPromise;
 
-function loadClient() {
+function loadClient(context) {
   clientPromise ??= (async () => {
-    const root = await ryePackageRoot();
-    const requireFromRye = createRequire(join(root, "package.json"));
-    const tsxPackageJson = requireFromRye.resolve("tsx/package.json");
-    const entry = JSON.parse(await readFile(tsxPackageJson, "utf8")).exports["./esm/api"];
-    const esmApi = typeof entry === "string" ? entry : (entry.import?.default ?? entry.import ?? entry.default);
-    const tsx = await import(pathToFileURL(join(dirname(tsxPackageJson), esmApi)).href);
-    tsx.register();
-    const load = (specifier) => import(pathToFileURL(specifier.startsWith("@") ? requireFromRye.resolve(specifier) : join(root, "src", specifier)).href);
-    await load("@rye/core/node"); // node:crypto for Ed25519 and SHA-256, as in the CLI
-    const [core, publish, pull, bundles, search, session, registries, login, registryUrl] = await Promise.all([
-      load("@rye/core"),
-      load("registry/publish.ts"),
-      load("registry/pull-command.ts"),
-      load("registry/bundle-transfer.ts"),
-      load("registry/remote-search.ts"),
-      load("registry/session.ts"),
-      load("registry/registries.ts"),
-      load("registry/login.ts"),
-      load("registry/registry-url.ts"),
-    ]);
-    return { core, publish, pull, bundles, search, session, registries, login, registryUrl };
+    if (!context?.loadSdk) throw new Error("rye/registry/registry must run through rye's node runtime (rye/core/runtimes/node), which provides the SDK");
+    const sdk = await context.loadSdk(SDK_MAJOR);
+    return {
+      core: { RyeError: sdk.RyeError },
+      publish: { splitVersion: sdk.splitVersion, pullItemToFile: sdk.pullItemToFile, pushItem: sdk.pushItem, manageItem: sdk.manageItem },
+      bundles: { pushBundle: sdk.pushBundle, pullBundle: sdk.pullBundle, splitBundleRef: sdk.splitBundleRef },
+      search: { searchOneRegistry: sdk.searchOneRegistry, searchRegistries: sdk.searchRegistries },
+      session: { accessTokenFor: sdk.accessTokenFor },
+      registries: { resolveRegistryFor: sdk.resolveRegistryFor },
+      login: { whoAmI: sdk.whoAmI },
+      registryUrl: { normalizeRegistryUrl: sdk.normalizeRegistryUrl },
+    };
   })();
   return clientPromise;
 }
@@ -151,7 +123,7 @@ async function run(client, params, context) {
     }
     case "pull": {
       const { id, version } = idAndVersion(client, params.item_id, params.version);
-      const result = await client.pull.pullCommand(
+      const result = await client.publish.pullItemToFile(
         { id, version, type: params.item_type, to: params.to ?? "project", registryUrl, force: params.force === true, allowDowngrade: params.allow_downgrade === true },
         ctx,
       );
@@ -242,7 +214,7 @@ export async function main(params, context) {
     error.name = "INPUT_INVALID";
     throw error;
   }
-  const client = await loadClient();
+  const client = await loadClient(context);
   try {
     return await run(client, params, context);
   } catch (err) {

@@ -98,7 +98,7 @@ async function NamespaceItems({ ns, type, cursor }: { ns: NamespaceView; type: I
               <Link href="/publish" className="underline">
                 Publish an item
               </Link>{" "}
-              or push one with <code className="font-mono text-xs">npx rye push</code>.
+              or push one with <code className="font-mono text-xs">npx ryeos push</code>.
             </p>
           ) : null}
         </div>

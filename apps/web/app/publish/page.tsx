@@ -34,7 +34,7 @@ export default async function PublishPage() {
           </li>
           <li>Only the public key is sent, once, when you register it with your account; the registry checks every author signature against your registered keys.</li>
           <li>Signing uses the exact code of <code>rye sign</code> (<code>@rye/core</code>, WebCrypto Ed25519 or its JavaScript fallback), so the published item verifies the same everywhere.</li>
-          <li>Prefer the terminal? <code>npx rye push path/to/item</code> does the same.</li>
+          <li>Prefer the terminal? <code>npx ryeos push path/to/item</code> does the same.</li>
         </ul>
       </section>
     </div>

@@ -1,7 +1,7 @@
 /** The item page's sidebar boxes: how to get the item, and where its provenance comes from. */
 import type { ReactNode } from "react";
 import type { ItemType, PullResponse } from "@rye/core";
-import { documentDigest } from "@rye/core";
+import { clientCommand, documentDigest } from "@rye/core";
 import { CopyButton } from "@/components/copy-button";
 
 const box = "rounded-lg border border-neutral-200 p-4 dark:border-neutral-800";
@@ -28,9 +28,9 @@ export function InstallPanel({ type, id, version, latest }: { type: ItemType; id
       <h2 id="install-heading" className="text-base font-semibold">
         Use it
       </h2>
-      <Command label="Pull with the rye CLI" command={`npx rye pull ${ref} --type ${type}`} />
+      <Command label="Pull with the rye CLI" command={clientCommand(`pull ${ref} --type ${type}`)} />
       <Command label="Load it from an agent (MCP tool load)" command={mcp} />
-      {type === "tool" ? <Command label="Run it (verified chain, dry run first)" command={`npx rye execute tool ${id} --dry-run`} /> : null}
+      {type === "tool" ? <Command label="Run it (verified chain, dry run first)" command={clientCommand(`execute tool ${id} --dry-run`)} /> : null}
       <p className="text-xs text-neutral-600 dark:text-neutral-400">The CLI verifies the registry signature and the attestation before writing anything, and pins the version in .ai/rye.lock.</p>
     </section>
   );

@@ -6,8 +6,9 @@
 import { constants } from "node:fs";
 import { open, realpath } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { RyeError, validateBundlePath } from "@rye/core";
+import { isPathInside } from "../fs/platform.ts";
 
 export type RefusalKind = "bad-path" | "outside-root" | "not-a-file" | "too-large" | "unreadable";
 
@@ -26,8 +27,7 @@ export type ConfinedRead = { kind: "file"; bytes: Uint8Array } | Missing | Refus
 export type ConfinedSize = { kind: "file"; size: number } | Missing | Refused;
 
 export function isInside(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+  return isPathInside(parent, child);
 }
 
 /** A root directory with its symlinks resolved once; a missing root holds nothing, so nothing can escape it. */

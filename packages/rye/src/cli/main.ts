@@ -1,6 +1,7 @@
 /** The `rye` command line. */
 import "@rye/core/node";
 import { Command, CommanderError } from "commander";
+import packageJson from "../../package.json" with { type: "json" };
 import { registerBundle } from "./commands/bundle.ts";
 import { registerExecute } from "./commands/execute.ts";
 import { registerInit } from "./commands/init.ts";
@@ -20,7 +21,8 @@ import { CliContext } from "./context.ts";
 import type { Io } from "./output.ts";
 import { EXIT, processIo } from "./output.ts";
 
-export const RYE_VERSION = "0.1.0";
+/** The client version: the package's own (bundled into the build). */
+export const RYE_VERSION: string = packageJson.version;
 
 export function buildProgram(ctx: CliContext): Command {
   const program = new Command("rye")

@@ -3,11 +3,11 @@
  * for items of the system space only: it vouches for files already inside the installed package.
  */
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { PublicKey } from "@rye/core";
 import { publicKeyFromPem } from "@rye/core";
+import { LAYOUT } from "../package-layout.ts";
 
-export const RELEASE_PUBLIC_KEY_PATH = fileURLToPath(new URL("../../release/release_public_key.pem", import.meta.url));
+export const RELEASE_PUBLIC_KEY_PATH = LAYOUT.releasePublicKeyPath;
 
 let cached: PublicKey | undefined;
 

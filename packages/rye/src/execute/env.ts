@@ -8,9 +8,10 @@
  */
 import { constants } from "node:fs";
 import { access, readFile, stat } from "node:fs/promises";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
 import { RyeError } from "@rye/core";
+import { executableNames, hasPathSeparator, pathCandidates, pathFromEnv, venvPythonCandidates } from "../fs/platform.ts";
 import { expandEnvVars } from "./templating.ts";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -123,10 +124,9 @@ async function firstExecutable(candidates: string[]): Promise<string | undefined
 }
 
 /** Like `which`, without a subprocess. Relative PATH entries (e.g. `.`) are skipped: they depend on the cwd. */
-export async function findOnPath(binary: string, pathValue: string | undefined): Promise<string | undefined> {
-  if (binary.includes("/")) return isAbsolute(binary) && (await isExecutableFile(binary)) ? binary : undefined;
-  const dirs = (pathValue ?? "").split(delimiter).filter((dir) => dir && isAbsolute(dir));
-  return firstExecutable(dirs.map((dir) => join(dir, binary)));
+export async function findOnPath(binary: string, pathValue: string | undefined, env: Record<string, string | undefined> = process.env): Promise<string | undefined> {
+  if (hasPathSeparator(binary)) return isAbsolute(binary) && (await isExecutableFile(binary)) ? binary : undefined;
+  return firstExecutable(pathCandidates(binary, pathValue, env));
 }
 
 function searchRoots(options: ResolveEnvOptions): string[] {
@@ -145,14 +145,14 @@ function requireBinary(interpreter: InterpreterConfig): string {
 async function findInterpreter(interpreter: InterpreterConfig, options: ResolveEnvOptions, env: Record<string, string>): Promise<string | undefined> {
   switch (interpreter.type) {
     case "system_binary":
-      return findOnPath(requireBinary(interpreter), env.PATH);
+      return findOnPath(requireBinary(interpreter), pathFromEnv(env), env);
     case "venv_python":
       return firstExecutable(
-        searchRoots(options).flatMap((root) => ["python", "python3"].map((name) => resolve(root, interpreter.venv_path, "bin", name))),
+        searchRoots(options).flatMap((root) => venvPythonCandidates(resolve(root, interpreter.venv_path))),
       );
     case "node_modules": {
       const binary = requireBinary(interpreter);
-      return firstExecutable(searchRoots(options).map((root) => join(root, "node_modules", ".bin", binary)));
+      return firstExecutable(searchRoots(options).flatMap((root) => executableNames(binary, env).map((name) => join(root, "node_modules", ".bin", name))));
     }
   }
 }

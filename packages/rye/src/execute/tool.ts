@@ -1,7 +1,7 @@
 /** Executing a tool: build and verify the chain, check the lockfile, template the config, run the primitive. */
 import { delimiter, dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { RyeError } from "@rye/core";
+import { LAYOUT } from "../package-layout.ts";
 import type { EngineContext } from "../engine/context.ts";
 import type { Chain, ChainElement } from "./chain.ts";
 import { buildChain } from "./chain.ts";
@@ -14,7 +14,7 @@ import { runSubprocess } from "./primitives/subprocess.ts";
 import { validateParameters } from "./schema.ts";
 import { expandPlaceholders, templateArgv } from "./templating.ts";
 
-export const RUNNERS_DIR = fileURLToPath(new URL("../../runners/", import.meta.url)).replace(/\/$/, "");
+export const RUNNERS_DIR = LAYOUT.runnersDir;
 
 export interface ToolExecuteOptions {
   parameters: Record<string, unknown>;

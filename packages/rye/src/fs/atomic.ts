@@ -1,6 +1,35 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import type { Platform } from "./platform.ts";
+import { CURRENT_PLATFORM, isWindows } from "./platform.ts";
+
+/** Errors Windows gives a rename over a file another process has open (an editor, a virus scanner, an indexer). */
+const WINDOWS_BUSY = new Set(["EPERM", "EACCES", "EBUSY"]);
+
+/**
+ * rename(2) replaces the target atomically on POSIX. On Windows (MoveFileEx with REPLACE_EXISTING) it fails
+ * while another process holds the target open; such failures are retried with backoff for up to ~2 s.
+ */
+export async function renameReplacing(
+  from: string,
+  to: string,
+  platform: Platform = CURRENT_PLATFORM,
+  renameFn: (from: string, to: string) => Promise<void> = rename,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): Promise<void> {
+  for (let attempt = 0, waited = 0; ; attempt++) {
+    try {
+      return await renameFn(from, to);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? "";
+      if (!isWindows(platform) || !WINDOWS_BUSY.has(code) || waited >= 2000) throw err;
+      const delay = Math.min(20 * 2 ** attempt, 500);
+      await sleep(delay);
+      waited += delay;
+    }
+  }
+}
 
 export interface AtomicWriteOptions {
   /** File mode for a new file; an existing file keeps its mode unless this is set. */
@@ -36,8 +65,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
   }
   await handle.close();
   try {
-    await chmod(temp, mode);
-    await rename(temp, path);
+    await chmod(temp, mode); // POSIX modes; on Windows only the read-only bit follows it
+    await renameReplacing(temp, path);
   } catch (err) {
     await rm(temp, { force: true });
     throw err;

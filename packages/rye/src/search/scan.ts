@@ -11,9 +11,10 @@
  */
 import type { Dirent, Stats } from "node:fs";
 import { readdirSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { join } from "node:path";
 import type { ItemType } from "@rye/core";
 import { extensionOf, extensionsFor } from "@rye/core";
+import { isPathInside } from "../fs/platform.ts";
 import type { ListedItemFile, Space } from "../spaces/spaces.ts";
 import { MAX_LIST_DEPTH, typeDir } from "../spaces/spaces.ts";
 
@@ -55,10 +56,7 @@ export function isRacy(mtimeMs: number, observedAt: number): boolean {
   return observedAt - mtimeMs < window;
 }
 
-function isInside(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !rel.startsWith(sep) && !isAbsolute(rel));
-}
+const isInside = (parent: string, child: string): boolean => isPathInside(parent, child);
 
 function statOrNull(path: string): Stats | null {
   try {

@@ -5,14 +5,14 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { ItemType } from "@rye/core";
 import { ITEM_TYPES, RyeError } from "@rye/core";
+import { LAYOUT } from "../package-layout.ts";
 import { INDEX_FIELDS } from "./fields.ts";
 
-export const DEFAULT_WEIGHTS_PATH = fileURLToPath(new URL("./weights.default.yaml", import.meta.url));
+export const DEFAULT_WEIGHTS_PATH = LAYOUT.defaultSearchWeightsPath;
 
 export interface MatchFactors {
   phrase: number;

@@ -1,13 +1,12 @@
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { expandHome } from "../fs/platform.ts";
 
 /** Base of the user space: `$USER_SPACE` (with `~` expanded) or the home directory. `.ai` is appended by callers. */
 export function userSpaceBase(env: NodeJS.ProcessEnv = process.env): string {
   const raw = env.USER_SPACE?.trim();
   if (!raw) return homedir();
-  if (raw === "~") return homedir();
-  if (raw.startsWith("~/")) return join(homedir(), raw.slice(2));
-  return resolve(raw);
+  return expandHome(raw, homedir());
 }
 
 export function userAiDir(env: NodeJS.ProcessEnv = process.env): string {

@@ -4,10 +4,11 @@
  * the same in every space: the path under `.ai/<type folder>/` without extension.
  */
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
-import { dirname, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join, relative, resolve } from "node:path";
 import type { ItemType } from "@rye/core";
 import { assertItemId, extensionOf, extensionsFor, RyeError, TYPE_FOLDERS } from "@rye/core";
+import { isPathInside, toItemPath } from "../fs/platform.ts";
+import { LAYOUT } from "../package-layout.ts";
 import { userAiDir } from "./paths.ts";
 
 export const SPACE_NAMES = ["project", "user", "system"] as const;
@@ -26,37 +27,18 @@ export interface Space {
   root: string;
 }
 
-const PACKAGE_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-
 /**
- * The system space: `$RYE_SYSTEM_SPACE` (a `.ai` directory) when set, else the bundle copied into the
- * package at build (`system/.ai`), else the repository's top-level `.ai/` (development checkout).
+ * The system space: `$RYE_SYSTEM_SPACE` (a `.ai` directory) when set, else the bundle shipped inside the
+ * published package (`system/.ai`), or the repository's top-level `.ai/` when rye runs from a checkout.
  */
 export function systemAiDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.RYE_SYSTEM_SPACE) return resolve(env.RYE_SYSTEM_SPACE);
-  return join(PACKAGE_ROOT, "system", ".ai");
+  return LAYOUT.fromSource ? LAYOUT.repoSystemAiDir : LAYOUT.packagedSystemAiDir;
 }
 
+/** The repository's `.ai/` (the system bundle's source; meaningful in a checkout only). */
 export function repoSystemAiDir(): string {
-  return resolve(PACKAGE_ROOT, "..", "..", ".ai");
-}
-
-let systemDirCache: string | undefined;
-
-async function defaultSystemDir(env: NodeJS.ProcessEnv): Promise<string> {
-  if (env.RYE_SYSTEM_SPACE) return resolve(env.RYE_SYSTEM_SPACE);
-  if (systemDirCache) return systemDirCache;
-  const packaged = join(PACKAGE_ROOT, "system", ".ai");
-  systemDirCache = (await isDirectory(packaged)) ? packaged : repoSystemAiDir();
-  return systemDirCache;
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isDirectory();
-  } catch {
-    return false;
-  }
+  return LAYOUT.repoSystemAiDir;
 }
 
 export interface SpaceOptions {
@@ -73,7 +55,7 @@ export async function resolveSpaces(options: SpaceOptions = {}): Promise<Space[]
   const spaces: Space[] = [];
   if (options.projectPath) spaces.push({ name: "project", root: join(resolve(options.projectPath), ".ai") });
   spaces.push({ name: "user", root: userAiDir(env) });
-  spaces.push({ name: "system", root: options.systemRoot ? resolve(options.systemRoot) : await defaultSystemDir(env) });
+  spaces.push({ name: "system", root: options.systemRoot ? resolve(options.systemRoot) : systemAiDir(env) });
   // A project whose .ai is the user's .ai (running in $HOME) is one space, not two.
   return spaces.filter((s, i) => spaces.findIndex((o) => o.root === s.root) === i);
 }
@@ -82,10 +64,7 @@ export function typeDir(space: Space, type: ItemType): string {
   return join(space.root, TYPE_FOLDERS[type]);
 }
 
-function isInside(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel === "" || (!rel.startsWith("..") && !rel.startsWith(sep) && rel !== "..");
-}
+const isInside = (parent: string, child: string): boolean => isPathInside(parent, child);
 
 /**
  * Throws PATH_TRAVERSAL when `path` (after resolving symlinks) is outside `root`. Missing paths pass
@@ -235,7 +214,7 @@ export async function listItemFiles(space: Space, type: ItemType): Promise<Liste
       const extension = extensionOf(entry.name);
       const rank = extensions.indexOf(extension);
       if (rank < 0) continue;
-      const itemId = relative(base, path).split(sep).join("/").slice(0, -extension.length);
+      const itemId = toItemPath(relative(base, path)).slice(0, -extension.length);
       const existing = byId.get(itemId);
       if (existing && extensions.indexOf(existing.extension) <= rank) continue;
       let info;

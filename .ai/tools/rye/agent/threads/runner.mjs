@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:03:44Z:86add6f95ee5aa0f4034b1f29a6334a2b9a85916022f7655486b385fa19a1837:9YPNHiWyM2U4PI1haZu4VY2tcgrrH1TDBLPMdul7pDc7iq4NA1YQcgcCyirV_U1ZKGvUYXq66ST9WyN4MmUEBQ==:c24b038c7f538b52
+// rye:signed:2026-11-25T08:29:22Z:0909bded0dee9c8f4e3f659513165e87229e4d8f16eaa73121bea9607dcba5d9:lmJsMqgr9UZUwAUmNNMma0O0vW96E5gZ2s5k2Rgt_SqbqvegFF8WU5BseA3h3zprECOw-W1sXgNNFkj_1iDMDw==:c24b038c7f538b52
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
@@ -107,17 +107,15 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
   const { provider, model } = selectProvider(rt.providers, String(wanted), typeof modelSpec.provider === "string" ? modelSpec.provider : undefined);
 
   // 4. The record, the transcript and the budget.
-  const id = threadId ?? rt.threads.newThreadId(itemId);
+  const id = threadId ?? (await rt.threads.allocateThreadId(projectPath, itemId));
   const started = Date.now();
   const now = () => new Date().toISOString();
   /** @type {Cost} */
   const cost = { turns: 0, input_tokens: 0, output_tokens: 0, spend: 0, elapsed_seconds: 0 };
-  const record = {
+  const record = rt.threads.newThreadRecord({
     thread_id: id,
     directive: itemId,
     status: "running",
-    created_at: now(),
-    updated_at: now(),
     model,
     provider: provider.id,
     pid: process.pid,
@@ -125,20 +123,21 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
     depth: limits.depth,
     limits,
     capabilities,
-    cost,
-  };
+    cost: { ...cost },
+  });
   await rt.threads.writeThread(projectPath, record);
   const transcript = new rt.threads.TranscriptWriter(projectPath, id, { secrets: secretValues(env) });
   const events = obj(obj(configs.events).event_types);
-  /** @param {string} type @param {Record<string, unknown>} payload */
-  const emit = (type, payload) => {
-    try {
-      transcript.append(type, payload);
-    } catch (err) {
-      if (obj(events[type]).criticality !== "droppable") throw err;
-    }
+  /**
+   * Critical events are awaited (a failed write stops the thread); droppable ones (deltas) are not.
+   * @param {string} type @param {Record<string, unknown>} payload
+   */
+  const emit = async (type, payload) => {
+    const written = transcript.append(type, payload);
+    if (obj(events[type]).criticality === "droppable") written.catch(() => undefined);
+    else await written;
   };
-  emit("thread_started", { directive: itemId, model, provider: provider.id, limits, capabilities, parent_thread_id: parent?.thread_id ?? null, depth: limits.depth });
+  await emit("thread_started", { directive: itemId, model, provider: provider.id, limits, capabilities, parent_thread_id: parent?.thread_id ?? null, depth: limits.depth });
   if (onStarted) await onStarted(record);
 
   const controller = new AbortController();
@@ -170,7 +169,7 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
     /** Runs the primary action of a hook through the dispatcher (capability-checked); control actions are returned. */
     const runHook = async (/** @type {any} */ hook, /** @type {Record<string, unknown>} */ context) => {
       const action = obj(conditions.interpolate(hook.action, context));
-      emit("hook_fired", { hook_id: hook.id, event: hook.event, action: action.control ?? `${action.primary} ${action.item_type} ${action.item_id ?? action.query ?? ""}`.trim() });
+      await emit("hook_fired", { hook_id: hook.id, event: hook.event, action: action.control ?? `${action.primary} ${action.item_type} ${action.item_id ?? action.query ?? ""}`.trim() });
       if (typeof action.control === "string") return { control: action };
       // The original's control tool id runs as a control action here, never as a tool.
       if (action.item_id === "rye/agent/threads/internal/control") return { control: { ...obj(action.params), control: obj(action.params).action } };
@@ -190,13 +189,13 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
       const data = obj(ran.result.data);
       const body = data.content ?? obj(data.data).body ?? obj(data.data).raw ?? ran.result.content;
       context.push({ id: hook.action?.item_id ?? hook.id, text: String(body) });
-      emit("context_loaded", { hook_id: hook.id, item_id: hook.action?.item_id ?? null, bytes: String(body).length });
+      await emit("context_loaded", { hook_id: hook.id, item_id: hook.action?.item_id ?? null, bytes: String(body).length });
     }
     const prompts = obj(configs.prompts);
     const first = prompt.firstMessage({ directive, itemId, inputs, context, directiveKey: String(prompts.directive_key ?? "") });
     /** @type {any[]} */
     const messages = [{ role: "user", content: first }];
-    emit("cognition_in", { role: "user", text: first });
+    await emit("cognition_in", { role: "user", text: first });
 
     const system = String(prompts.system ?? "");
     const maxTokens = Number(obj(resilience.llm).max_tokens ?? 4096);
@@ -204,14 +203,16 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
     const errorConfig = obj(configs.error_classification);
     const deadline = setTimeout(() => controller.abort(new ThreadStop("duration_seconds_exceeded", `The thread ran past its duration limit of ${limits.duration_seconds} s`, { limit_code: "duration_seconds_exceeded", current_value: limits.duration_seconds, current_max: limits.duration_seconds })), limits.duration_seconds * 1000);
     const cancelWatch = setInterval(() => {
-      if (rt.threads.isCancelRequested(projectPath, id)) controller.abort(new ThreadStop("cancelled", "Cancelled on request"));
+      rt.threads.isCancelRequested(projectPath, id).then((/** @type {boolean} */ yes) => {
+        if (yes) controller.abort(new ThreadStop("cancelled", "Cancelled on request"));
+      }, () => undefined);
     }, 250);
     const tick = () => {
       cost.elapsed_seconds = Math.round((Date.now() - started) / 10) / 100;
     };
     /** A limit hit: the limit hooks may escalate (the thread stops as suspended); it always stops. */
     const stopForLimit = async (/** @type {{ limit_code: string, current_value: number, current_max: number }} */ hit) => {
-      emit("limit_exceeded", hit);
+      await emit("limit_exceeded", hit);
       for (const hook of harness.hooksFor("limit", hit)) {
         const ran = await runHook(hook, hit);
         if (ran.control?.control === "escalate") throw new ThreadStop("suspended", `${hit.limit_code}: escalated for approval`, { escalation: hit });
@@ -252,7 +253,7 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
             const e = obj(err);
             const errorContext = { status_code: e.status ?? null, headers: obj(e.headers), error: { type: e.type ?? e.name ?? "Error", message: e.message ?? String(err), code: e.code ?? null } };
             const classification = config.classifyError(errorConfig, errorContext, conditions.evaluate);
-            emit("error_classified", { error_code: classification.code ?? null, category: classification.category, retryable: classification.retryable, status_code: errorContext.status_code, message: errorContext.error.message });
+            await emit("error_classified", { error_code: classification.code ?? null, category: classification.category, retryable: classification.retryable, status_code: errorContext.status_code, message: errorContext.error.message });
             const hookContext = { ...errorContext, classification, attempt };
             let control = null;
             for (const hook of harness.hooksFor("error", hookContext)) {
@@ -266,7 +267,7 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
             if (action === "retry" && classification.retryable && attempt < maxRetries) {
               const policy = classification.retry_policy ?? obj(obj(obj(resilience.retry).policies).exponential);
               const delay = Math.max(e.retryAfterMs ?? 0, config.retryDelayMs(policy, attempt, obj(e.headers)) ?? 0);
-              emit("llm_retry", { attempt: attempt + 1, delay_ms: delay, category: classification.category });
+              await emit("llm_retry", { attempt: attempt + 1, delay_ms: delay, category: classification.category });
               await sleep(Math.min(delay, 120_000), controller.signal);
               if (controller.signal.aborted) throw controller.signal.reason;
               continue;
@@ -281,7 +282,7 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
         cost.spend = Math.round((cost.spend + response.spend) * 1e9) / 1e9;
         if (response.spend > 0) await rt.threads.report(projectPath, id, response.spend);
         tick();
-        emit("cognition_out", { text: response.text, model: response.model ?? model, stop_reason: response.stopReason, usage: response.usage, spend: response.spend });
+        await emit("cognition_out", { text: response.text, model: response.model ?? model, stop_reason: response.stopReason, usage: response.usage, spend: response.spend });
         await rt.threads.updateThread(projectPath, id, (/** @type {any} */ r) => ({ ...r, cost: { ...cost }, updated_at: now() }));
 
         const after = harness.exceeded(cost, { spentIncludingChildren: await spentWithChildren() });
@@ -293,12 +294,12 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
         messages.push({ role: "assistant", content: response.text, tool_calls: response.toolCalls });
 
         for (const call of response.toolCalls) {
-          emit("tool_call_start", { tool: call.name, call_id: call.id, input: call.input });
+          await emit("tool_call_start", { tool: call.name, call_id: call.id, input: call.input });
           const startedCall = Date.now();
           const result = await dispatcher.dispatch(call);
-          if (result.denied) emit("tool_call_denied", { tool: call.name, call_id: call.id, required_capability: result.denied.required, reason: result.denied.reason });
-          if (result.childThreadId) emit("child_thread_started", { child_thread_id: result.childThreadId });
-          emit("tool_call_result", { call_id: call.id, output: result.content, error: result.isError, duration_ms: Date.now() - startedCall });
+          if (result.denied) await emit("tool_call_denied", { tool: call.name, call_id: call.id, required_capability: result.denied.required, reason: result.denied.reason });
+          if (result.childThreadId) await emit("child_thread_started", { child_thread_id: result.childThreadId });
+          await emit("tool_call_result", { call_id: call.id, output: result.content, error: result.isError, duration_ms: Date.now() - startedCall });
           messages.push({ role: "tool", tool_call_id: call.id, content: result.content, is_error: result.isError });
           if (controller.signal.aborted) throw controller.signal.reason;
         }
@@ -307,7 +308,7 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
           const ran = await runHook(hook, { cost, thread_id: id });
           if (ran.control?.control === "abort" || ran.control?.control === "fail") throw new ThreadStop("HOOK_STOPPED", `The after_step hook ${hook.id} stopped the thread`);
         }
-        if (rt.threads.isCancelRequested(projectPath, id)) throw new ThreadStop("cancelled", "Cancelled on request");
+        if (await rt.threads.isCancelRequested(projectPath, id)) throw new ThreadStop("cancelled", "Cancelled on request");
       }
     } finally {
       clearTimeout(deadline);
@@ -330,21 +331,17 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
   // 6. Settle: spend stays reported; the reservation is released (cascading actual spend to the parent).
   cost.elapsed_seconds = Math.round((Date.now() - started) / 10) / 100;
   if (reserved) await rt.threads.release(projectPath, id);
-  const final = await rt.threads.updateThread(projectPath, id, (/** @type {any} */ r) => ({
-    ...r,
-    status: outcome.status,
-    updated_at: now(),
-    cost: { ...cost },
-    ...(outcome.result !== undefined ? { result: outcome.result } : {}),
-    ...(outcome.error ? { error: outcome.error } : {}),
-    ...(outcome.escalation ? { escalation: outcome.escalation } : {}),
-  }));
-  emit(`thread_${outcome.status === "killed" ? "cancelled" : outcome.status === "completed" ? "completed" : outcome.status === "suspended" ? "suspended" : outcome.status === "cancelled" ? "cancelled" : "error"}`, {
-    cost: { ...cost },
-    ...(outcome.error ? { error: outcome.error } : {}),
-    ...(outcome.result !== undefined ? { result: outcome.result } : {}),
-  });
-  transcript.close?.();
+  const closing = outcome.status === "completed" ? "thread_completed" : outcome.status === "cancelled" ? "thread_cancelled" : outcome.status === "killed" ? "thread_killed" : outcome.status === "suspended" ? "thread_suspended" : "thread_error";
+  await emit(closing, { cost: { ...cost }, ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.result !== undefined ? { result: outcome.result } : {}) });
+  const final = await rt.threads
+    .finishThread(projectPath, id, outcome.status, {
+      cost: { ...cost },
+      ...(outcome.result !== undefined ? { result: outcome.result } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+      ...(outcome.escalation ? { escalation: outcome.escalation } : {}),
+    })
+    .catch((/** @type {any} */ err) => (err?.code === "CONFLICT" ? rt.threads.readThread(projectPath, id) : Promise.reject(err)));
+  await transcript.close();
   return {
     success: outcome.status === "completed",
     status: outcome.status,

@@ -1,3 +1,4 @@
+// rye:signed:2026-11-25T08:29:22Z:0a5986d634aa16a63794c8433c1565a209c88f548802f320e4bb3c76ad13698d:37eZWSKrSRTEHoPZAexoY7isPRY3C-mo6VZhJmXeirrGo8tgReRtMKWniVjHZFHfzhZ1CHNTnBQBZ_O9fD9ZAg==:c24b038c7f538b52
 // @ts-check
 /**
  * Runs a directive as an agent thread (docs/agent-runtime.md). The entry of the runtime: it reaches the
@@ -82,7 +83,7 @@ export async function main(params, context) {
   if (params.async_exec && !workerId) {
     // Refuse what cannot start before going to the background: the directive and its inputs.
     await engine.execute({ item_type: "directive", item_id: params.directive_name, parameters: { inputs: params.inputs ?? {} }, dry_run: true });
-    const threadId = sdk.threads.newThreadId(params.directive_name);
+    const threadId = await sdk.threads.allocateThreadId(projectPath, params.directive_name);
     const child = spawn(process.execPath, [process.argv[1] ?? "", context.toolPath ?? ""], {
       cwd: projectPath,
       env: { ...env, RYE_THREAD_WORKER: threadId, RYE_PROJECT_PATH: projectPath },

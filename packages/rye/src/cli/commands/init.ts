@@ -1,7 +1,7 @@
 import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { TYPE_FOLDERS } from "@rye/core";
+import { mcpServerEntry, TYPE_FOLDERS } from "@rye/core";
 import type { CliContext } from "../context.ts";
 
 const AI_README = `# .ai — this project's rye items
@@ -16,7 +16,7 @@ create_knowledge, or write them by hand and run \`rye sign <file>\`. See \`rye l
 `;
 
 export function mcpConfigSnippet(projectDir: string): string {
-  return JSON.stringify({ mcpServers: { rye: { command: "npx", args: ["rye", "mcp"], cwd: projectDir } } }, null, 2);
+  return JSON.stringify({ mcpServers: { rye: mcpServerEntry(projectDir) } }, null, 2);
 }
 
 export function registerInit(program: Command, ctx: CliContext): void {

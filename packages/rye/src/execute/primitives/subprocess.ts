@@ -7,7 +7,8 @@ import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { CappedOutput } from "./capped-output.ts";
-import { terminateProcessGroup } from "./process-group.ts";
+import { isWindows } from "../../fs/platform.ts";
+import { terminateProcessGroup, treeSpawnOptions } from "./process-group.ts";
 
 export interface SubprocessConfig {
   command: string;
@@ -126,7 +127,7 @@ export async function runSubprocess(config: SubprocessConfig, options: Subproces
   const started = performance.now();
   const child = spawn(parsed.command, parsed.args ?? [], {
     shell: false,
-    detached: true,
+    ...treeSpawnOptions(),
     cwd: parsed.cwd,
     env: mergeEnv(options.baseEnv ?? process.env, parsed.env),
     stdio: ["pipe", "pipe", "pipe"],
@@ -149,9 +150,10 @@ export async function runSubprocess(config: SubprocessConfig, options: Subproces
   // The program may exit without reading its input; EPIPE then is expected, not an error.
   child.stdin.on("error", () => {});
   child.stdin.end(parsed.input_data ?? "");
-  // Anything the program left running in its group would hold the pipes open and outlive the run.
+  // Anything the program left running in its group would hold the pipes open and outlive the run. (Windows: an
+  // exited process's children are no longer found through it, and taskkill would only target a reusable pid.)
   child.on("exit", () => {
-    if (child.pid !== undefined) terminateProcessGroup(child.pid, limits.killGraceMs);
+    if (child.pid !== undefined && !isWindows()) terminateProcessGroup(child.pid, limits.killGraceMs);
   });
 
   const ending = await new Promise<Ending>((resolve) => {
