@@ -14,6 +14,7 @@ import { registerRegistry } from "./commands/registry.ts";
 import { registerSearch } from "./commands/search.ts";
 import { registerSign } from "./commands/sign.ts";
 import { registerThreadCommands } from "./commands/thread.ts";
+import { registerThreadRun } from "./commands/thread-run.ts";
 import { registerTrust } from "./commands/trust.ts";
 import { registerUpdate } from "./commands/update.ts";
 import { registerVerify } from "./commands/verify.ts";
@@ -47,7 +48,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerUpdate(program, ctx);
   registerInit(program, ctx);
   registerMcp(program, ctx);
-  registerThreadCommands(program, ctx);
+  registerThreadCommands(program, ctx, [registerThreadRun]);
   return program;
 }
 

@@ -156,6 +156,8 @@ export async function executeTool(ctx: EngineContext, toolId: string, options: T
     data = { status_code: result.status, body: result.body, headers: result.headers };
   }
 
+  // A tool that reports `success: false` in its result failed (as in the original), whatever its exit code.
+  if (success && data && typeof data === "object" && (data as { success?: unknown }).success === false) success = false;
   if (success && !locked) {
     const space = ctx.space("project");
     await writeLockfile(space, buildLockfile(root.itemId, version, summary));
