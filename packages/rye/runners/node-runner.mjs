@@ -22,10 +22,12 @@ function finish(value, exitCode) {
 }
 
 function fail(error) {
-  if (error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  // A RyeError is an expected refusal (its code and hint say what to do); anything else is a bug: its stack helps.
+  const coded = error instanceof Error && error.name === "RyeError" && typeof error.code === "string";
+  if (error instanceof Error && error.stack && !coded) process.stderr.write(`${error.stack}\n`);
   const message = error instanceof Error ? error.message : String(error);
   const type = error instanceof Error ? error.name : typeof error;
-  finish({ success: false, error: { message, type } }, 1);
+  finish({ success: false, error: { message, type, ...(coded ? { code: error.code, ...(typeof error.hint === "string" ? { hint: error.hint } : {}) } : {}) } }, 1);
 }
 
 async function readStdin() {

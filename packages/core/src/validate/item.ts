@@ -73,6 +73,9 @@ export const directiveMetadataSchema = z.object({
   ).optional(),
 });
 
+const METADATA_SOURCE_KEYS = /^(@?(config_schema|env_config|config|input_schema)|CONFIG_SCHEMA|ENV_CONFIG|CONFIG|__version__|__tool_type__|__executor_id__|__category__|__tool_description__):/;
+const isMetadataWarning = (warning: string): boolean => METADATA_SOURCE_KEYS.test(warning);
+
 export const toolMetadataSchema = z.object({
   name: z.string().refine((n) => validateItemId(n) === null && !n.includes("/"), "tool name (file stem) has invalid characters"),
   version: semverString,
@@ -198,8 +201,10 @@ export function parseItem(rawContent: string, type: ItemType, options: ParseItem
         toolType: str(metadata.tool_type),
         executorId: metadata.executor_id === null ? null : str(metadata.executor_id),
       },
-      issues: validateMetadata(type, meta, location),
-      warnings: metadata.warnings,
+      // Metadata that could not be read (a schema that is not a literal, invalid JSON) would otherwise be
+      // silently absent, e.g. a tool run without its parameter schema: an issue, not a warning.
+      issues: [...validateMetadata(type, meta, location), ...metadata.warnings.filter(isMetadataWarning).map((w) => ({ field: w.slice(0, w.indexOf(":")).replace(/^@/, ""), message: w }))],
+      warnings: metadata.warnings.filter((w) => !isMetadataWarning(w)),
     };
   }
   const metadata = parseKnowledge(rawContent);

@@ -16,7 +16,7 @@ const parentContextSchema = z.object({
   thread_id: z.string(),
   project_path: z.string(),
   depth: z.number().int().nonnegative(),
-  limits: z.record(z.string(), z.number()),
+  limits: z.record(z.string(), z.union([z.number(), z.string()])),
   capabilities: z.array(z.string()),
 });
 export type ParentContext = z.infer<typeof parentContextSchema>;

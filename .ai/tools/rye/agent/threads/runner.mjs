@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:29:22Z:0909bded0dee9c8f4e3f659513165e87229e4d8f16eaa73121bea9607dcba5d9:lmJsMqgr9UZUwAUmNNMma0O0vW96E5gZ2s5k2Rgt_SqbqvegFF8WU5BseA3h3zprECOw-W1sXgNNFkj_1iDMDw==:c24b038c7f538b52
+// rye:signed:2026-11-25T08:48:57Z:445cb9ebf470696b72d4ef30f86a43c4155b09d9a031e8c527402585a9cd4278:TBsQVrNyF1kG3PkGmcIae5zsq89S8a4VQJVjoV6WSAIieL1V8ur9XfV9HgI60yFEQj0Os62KcQxXTD3_dypODQ==:c24b038c7f538b52
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
@@ -148,13 +148,24 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
   let reserved = false;
   try {
     if (limitError) throw new ThreadStop(limitError, `No depth left below the parent (its depth is ${parent?.depth})`);
-    try {
-      await rt.threads.reserve(projectPath, { threadId: id, amount: limits.spend, parentId: parent?.thread_id, maxSpawns: parent ? parent.limits.spawns : undefined });
-      reserved = true;
-    } catch (err) {
-      const details = obj(obj(err).details);
-      throw new ThreadStop(typeof details.limit_code === "string" ? details.limit_code : "spend_exceeded", obj(err).message ?? String(err), details);
+    // A child takes its spend limit from what its parent has left, never more (and may be given less).
+    for (let attempt = 0; !reserved; attempt++) {
+      if (parent) {
+        const left = await rt.threads.remaining(projectPath, parent.thread_id);
+        if (left < limits.spend) limits.spend = Math.max(0, Math.floor(left * 1e9) / 1e9);
+        if (limits.spend <= 0) throw new ThreadStop("spend_exceeded", `No budget left: the parent thread ${parent.thread_id} has nothing left to give`);
+      }
+      try {
+        await rt.threads.reserve(projectPath, { threadId: id, amount: limits.spend, parentId: parent?.thread_id, maxSpawns: parent ? parent.limits.spawns : undefined });
+        reserved = true;
+      } catch (err) {
+        const details = obj(obj(err).details);
+        // Another child reserved in between: try once more with what is left now.
+        if (details.limit_code === "spend_exceeded" && attempt === 0 && parent) continue;
+        throw new ThreadStop(typeof details.limit_code === "string" ? details.limit_code : "spend_exceeded", obj(err).message ?? String(err), details);
+      }
     }
+    await rt.threads.updateThread(projectPath, id, (/** @type {any} */ r) => ({ ...r, limits: { ...limits } }));
 
     const harness = harnessModule.createHarness({ capabilities, limits, hooks, capabilityFns: rt.capabilityFns, evaluate: conditions.evaluate });
     const threadParent = () => JSON.stringify({ thread_id: id, project_path: projectPath, depth: limits.depth, limits, capabilities });

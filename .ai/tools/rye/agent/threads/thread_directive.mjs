@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:29:22Z:0a5986d634aa16a63794c8433c1565a209c88f548802f320e4bb3c76ad13698d:37eZWSKrSRTEHoPZAexoY7isPRY3C-mo6VZhJmXeirrGo8tgReRtMKWniVjHZFHfzhZ1CHNTnBQBZ_O9fD9ZAg==:c24b038c7f538b52
+// rye:signed:2026-11-25T08:48:34Z:50350043d9a7fcd75917b4fc62d2138685501051c5bcccc4d8e7da4831d04904:UGkCF7ZOWZgFxa0s7Uk0UGvoQKl5YDTPaKwq5N1qITJ6ZZBklxQaOTq9fx0c5rZXt69Gk8DzmlrloDNt5rdBDg==:c24b038c7f538b52
 // @ts-check
 /**
  * Runs a directive as an agent thread (docs/agent-runtime.md). The entry of the runtime: it reaches the
@@ -21,7 +21,6 @@ export const __tool_description__ =
 /** A sync thread may run up to the subprocess primitive's longest timeout; every file here is verified first. */
 export const CONFIG = { timeout: 3600, anchor: { mode: "always" } };
 
-const LIMIT = { type: "number", minimum: 0 };
 export const CONFIG_SCHEMA = {
   type: "object",
   properties: {
@@ -31,7 +30,14 @@ export const CONFIG_SCHEMA = {
     async_exec: { type: "boolean", default: false, description: "Return the thread id at once and run the thread in the background" },
     limit_overrides: {
       type: "object",
-      properties: { turns: LIMIT, tokens: LIMIT, spend: LIMIT, spawns: LIMIT, depth: LIMIT, duration_seconds: LIMIT },
+      properties: {
+        turns: { type: "number", minimum: 0 },
+        tokens: { type: "number", minimum: 0 },
+        spend: { type: "number", minimum: 0 },
+        spawns: { type: "number", minimum: 0 },
+        depth: { type: "number", minimum: 0 },
+        duration_seconds: { type: "number", minimum: 0 },
+      },
       additionalProperties: false,
       description: "Lower or raise the directive's limits (a child thread stays within its parent's)",
     },

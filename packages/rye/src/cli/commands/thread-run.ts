@@ -98,10 +98,12 @@ export function registerThreadRun(thread: Command, ctx: CliContext): void {
           const cost = (data.cost ?? {}) as Record<string, number>;
           if (typeof data.result === "string") ctx.io.stdout(data.result);
           const summary = `thread ${String(data.thread_id ?? "?")} ${String(data.status ?? result.status)}: ${cost.turns ?? 0} turns, ${(cost.input_tokens ?? 0) + (cost.output_tokens ?? 0)} tokens, $${(cost.spend ?? 0).toFixed(6)} (${String(data.provider ?? "?")} ${String(data.model ?? "")})`;
-          ctx.io.stderr(summary);
+          if (data.thread_id) ctx.io.stderr(summary);
           if (data.status !== "completed") {
-            const message = typeof data.error === "string" ? data.error : typeof (data.error as { message?: string })?.message === "string" ? (data.error as { message: string }).message : JSON.stringify(data.error ?? result.error ?? data);
-            ctx.io.stderr(`error[${String(data.error_code ?? "THREAD_FAILED")}]: ${message}`);
+            const error = (typeof data.error === "object" && data.error ? data.error : {}) as { message?: string; code?: string; hint?: string };
+            const message = typeof data.error === "string" ? data.error : (error.message ?? JSON.stringify(data.error ?? result.error ?? data));
+            ctx.io.stderr(`error[${String(data.error_code ?? error.code ?? "THREAD_FAILED")}]: ${message}`);
+            if (error.hint) ctx.io.stderr(`hint: ${error.hint}`);
           }
         }
         return data.status === "completed" || data.status === "running" ? EXIT.OK : EXIT.FAILURE;
