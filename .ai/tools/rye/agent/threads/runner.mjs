@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:48:57Z:445cb9ebf470696b72d4ef30f86a43c4155b09d9a031e8c527402585a9cd4278:TBsQVrNyF1kG3PkGmcIae5zsq89S8a4VQJVjoV6WSAIieL1V8ur9XfV9HgI60yFEQj0Os62KcQxXTD3_dypODQ==:c24b038c7f538b52
+// rye:signed:2026-11-25T08:50:31Z:8c14b8fdeac2ae0013ac9947f661e3f35b191a851bd7854d67e298b6bc8c8454:zbCCU7LN98jd_Udqt_t3gE3qhcEty6z81hWWygIM8gZMYcA0Hp0lc_bM9FMH9UDXHOuLeazfdo-BxKAdWipeDA==:c24b038c7f538b52
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
@@ -120,7 +120,7 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
     provider: provider.id,
     pid: process.pid,
     parent_thread_id: parent?.thread_id ?? null,
-    depth: limits.depth,
+    depth: Math.max(0, limits.depth),
     limits,
     capabilities,
     cost: { ...cost },
@@ -328,6 +328,8 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
   } catch (err) {
     const e = /** @type {any} */ (err);
     if (e instanceof ThreadStop || (e && typeof e.code === "string" && "extra" in e)) {
+      // A limit that interrupted a call (the duration timer) is recorded like the others.
+      if (e.code === "duration_seconds_exceeded") await emit("limit_exceeded", { limit_code: e.code, current_value: e.extra.current_value, current_max: e.extra.current_max }).catch(() => undefined);
       if (e.code === "cancelled") outcome = { status: "cancelled", error: { code: "cancelled", message: e.message } };
       else if (e.code === "killed") outcome = { status: "killed", error: { code: "killed", message: e.message } };
       else if (e.code === "suspended") outcome = { status: "suspended", error: { code: String(e.extra.escalation?.limit_code ?? "escalated"), message: e.message }, escalation: e.extra.escalation };
