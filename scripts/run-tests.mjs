@@ -107,7 +107,7 @@ const concurrency = process.env.RYE_TEST_CONCURRENCY ?? "2";
 let failed = false;
 if (files.length > 0) {
   const code = await run(
-    ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, "--test-timeout=120000", ...files],
+    ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, "--test-timeout=300000", ...files],
     { ...process.env, ...pg, NODE_ENV: "test" },
   );
   failed ||= code !== 0;

@@ -34,7 +34,7 @@ async function pack(dir: string, into: string): Promise<string> {
   return join(into, (JSON.parse(stdout) as [{ filename: string }])[0].filename);
 }
 
-/** The baseline: packages/rye and packages/core of `ref`, renamed ryeos@0.0.0-baseline and made publishable. */
+/** The baseline: packages/rye and packages/core of `ref`, renamed ryeos@0.0.1 and made publishable. */
 async function baselineTarballs(ref: string): Promise<string[]> {
   const dir = join(scratch, "baseline");
   await mkdir(dir, { recursive: true });
@@ -49,7 +49,7 @@ async function baselineTarballs(ref: string): Promise<string[]> {
   await edit(join(dir, "packages/core/package.json"), (p) => delete p.private);
   await edit(join(dir, "packages/rye/package.json"), (p) => {
     p.name = "ryeos";
-    p.version = "0.0.0-baseline";
+    p.version = "0.0.1";
   });
   return [await pack(join(dir, "packages/core"), scratch), await pack(join(dir, "packages/rye"), scratch)];
 }
@@ -119,8 +119,8 @@ try {
   const after = await install(`ryeos@${version}`, `${verdaccio.url}/`);
   rows.push({ name: `ryeos@${version} (this checkout)`, install: after, help: await timeHelp(after.dir), mcp: await timeMcpInitialize(after.dir) });
   if (values.baseline) {
-    for (const t of await baselineTarballs(values.baseline)) await verdaccio.publish(t);
-    const before = await install("ryeos@0.0.0-baseline", `${verdaccio.url}/`);
+    for (const t of await baselineTarballs(values.baseline)) await verdaccio.publish(t, "baseline");
+    const before = await install("ryeos@0.0.1", `${verdaccio.url}/`);
     rows.push({ name: `rye workspace package at ${values.baseline} (tsx)`, install: before, help: await timeHelp(before.dir), mcp: await timeMcpInitialize(before.dir) });
   }
   if (!values["no-inspector"]) {

@@ -19,7 +19,7 @@ export interface Verdaccio {
   /** Base URL without a trailing slash. */
   url: string;
   /** `npm publish <tarball>` as an authenticated user of this registry. */
-  publish(tarball: string): Promise<void>;
+  publish(tarball: string, tag?: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -96,8 +96,8 @@ export async function startVerdaccio(dir: string, options: { uplink?: string; lo
 
   return {
     url,
-    async publish(tarball) {
-      await exec(NPM, ["publish", tarball, "--userconfig", await publisherConfig(), "--registry", `${url}/`], {
+    async publish(tarball, tag) {
+      await exec(NPM, ["publish", tarball, "--userconfig", await publisherConfig(), "--registry", `${url}/`, ...(tag ? ["--tag", tag] : [])], {
         cwd: dir,
         env: { PATH: process.env.PATH ?? "", HOME: dir, npm_config_cache: join(dir, "publisher-cache") },
         shell: process.platform === "win32",
