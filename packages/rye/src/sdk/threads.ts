@@ -8,8 +8,7 @@ import { RyeError } from "@rye/core";
 import { isCancelRequested } from "../threads/cancel.ts";
 import { allocateThreadId, newThreadId } from "../threads/ids.ts";
 import { getEntry, release, remaining, report, reserve } from "../threads/ledger.ts";
-import { isAlive } from "../threads/processes.ts";
-import { finishThread, isTerminal, newThreadRecord, readThread, updateThread, writeThread } from "../threads/record.ts";
+import { finishThread, newThreadRecord, readThread, updateThread, writeThread } from "../threads/record.ts";
 import { TranscriptWriter } from "../threads/transcript.ts";
 
 const parentContextSchema = z.object({
@@ -45,21 +44,6 @@ export async function readParentContext(env: NodeJS.ProcessEnv, projectPath: str
   return parsed;
 }
 
-/** Waits until a thread started in the background has its record (or its process died without one). */
-export async function waitForRecord(projectPath: string, id: string, options: { timeoutMs?: number; pid?: number | undefined } = {}): Promise<void> {
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-  for (;;) {
-    const record = await readThread(projectPath, id).catch(() => undefined);
-    if (record && (record.status !== "created" || isTerminal(record.status))) return;
-    if (options.pid !== undefined && !isAlive(options.pid)) {
-      if (record) return;
-      throw new RyeError("PROCESS_FAILED", `The background thread ${id} ended before it started`, { hint: `See .ai/threads/${id}/ and run it without --async to see the error.` });
-    }
-    if (Date.now() > deadline) throw new RyeError("TIMEOUT", `The background thread ${id} did not start within ${options.timeoutMs ?? 30_000} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 export const threads = {
   allocateThreadId,
   newThreadId,
@@ -76,5 +60,4 @@ export const threads = {
   remaining,
   getEntry,
   readParentContext,
-  waitForRecord,
 };

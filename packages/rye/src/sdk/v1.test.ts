@@ -39,7 +39,7 @@ test("sdk/v1 exports exactly the pinned names, at a 1.x version", () => {
   assert.match(sdk.SDK_VERSION, /^1\.\d+\.\d+$/);
   for (const name of PINNED.filter((n) => !["SDK_VERSION", "capabilities", "threads"].includes(n))) assert.equal(typeof (sdk as Record<string, unknown>)[name], "function", name);
   for (const name of ["checkCapability", "searchFilter", "intersectCapabilities"]) assert.equal(typeof (sdk.capabilities as Record<string, unknown>)[name], "function");
-  for (const name of ["allocateThreadId", "writeThread", "updateThread", "finishThread", "TranscriptWriter", "reserve", "report", "release", "getEntry", "isCancelRequested", "readParentContext", "waitForRecord"]) {
+  for (const name of ["allocateThreadId", "writeThread", "updateThread", "finishThread", "TranscriptWriter", "reserve", "report", "release", "getEntry", "isCancelRequested", "readParentContext"]) {
     assert.equal(typeof (sdk.threads as Record<string, unknown>)[name], "function", `threads.${name}`);
   }
 });

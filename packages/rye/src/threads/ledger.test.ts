@@ -27,6 +27,7 @@ test("a root reserves; children take from its remaining, which counts the open r
   await reserve(p, { threadId: "b", parentId: "root", amount: 0.4 }); // exactly the rest
   assert.equal(await remaining(p, "root"), 0);
   assert.equal((await getEntry(p, "root"))!.spawned, 2);
+  assert.equal((await getEntry(p, "root"))!.peak_committed, 1, "own 0.1 + open 0.5 + 0.4: the whole reservation at once");
   assert.equal(await getEntry(p, "nobody"), undefined);
 });
 
@@ -146,6 +147,7 @@ test("20 processes reserving at once never exceed the parent's remainder or spaw
   assert.deepEqual(childrenOf("a").map((e) => e.thread_id).sort(), ["s", ...winnersA].sort());
   assert.ok(childrenOf("a").reduce((sum, e) => sum + nano(e.reserved_spend), 0) - nano(0.25) <= nano(0.65), "never beyond the remainder");
   assert.equal(ledger.entries.a!.spawned, 10);
+  assert.ok(ledger.entries.a!.peak_committed! <= ledger.entries.a!.reserved_spend, "the most ever committed at once stays within the reservation");
   assert.equal(ledger.entries.b!.spawned, 6);
   assert.equal(await remaining(p, "a"), 0.02);
   assert.equal(await remaining(p, "root"), 2);

@@ -38,6 +38,8 @@ export const ledgerEntrySchema = z.object({
   actual_spend: usd,
   max_spend: usd,
   spawned: z.number().int().nonnegative(),
+  /** The most this thread ever had committed at once (own spend plus its open children's reservations), in USD. */
+  peak_committed: usd.optional(),
   status: z.enum(["active", "released"]),
   created_at: timestamp,
   updated_at: timestamp,
@@ -193,6 +195,11 @@ export async function reserve(projectPath: string, request: ReserveRequest, opti
       updated_at: now,
     };
     ledger.entries[id] = entry;
+    if (parentId !== null) {
+      const parent = ledger.entries[parentId]!;
+      const committed = fromNano(toNano(parent.reserved_spend) - remainingNano(ledger, parent));
+      parent.peak_committed = Math.max(parent.peak_committed ?? 0, committed);
+    }
     return { value: { ...entry }, changed: true };
   });
 }

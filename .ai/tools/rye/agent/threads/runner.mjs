@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:50:31Z:8c14b8fdeac2ae0013ac9947f661e3f35b191a851bd7854d67e298b6bc8c8454:zbCCU7LN98jd_Udqt_t3gE3qhcEty6z81hWWygIM8gZMYcA0Hp0lc_bM9FMH9UDXHOuLeazfdo-BxKAdWipeDA==:c24b038c7f538b52
+// rye:signed:2026-11-25T08:57:26Z:03629a47907d30c5a3eae4a805861108f85f70267913cfd7bae9e23d96be1be1:iK-_gT_RarzgZinB-lN2-sWSX6r6Yb28XyMR976L4tW2Rr3lOdDbviZ6lbHw0jKiEfW_IeALVS-JP9MLHbhQAw==:c24b038c7f538b52
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
@@ -304,16 +304,30 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
         if (after) await stopForLimit(after);
         messages.push({ role: "assistant", content: response.text, tool_calls: response.toolCalls });
 
-        for (const call of response.toolCalls) {
-          await emit("tool_call_start", { tool: call.name, call_id: call.id, input: call.input });
-          const startedCall = Date.now();
-          const result = await dispatcher.dispatch(call);
-          if (result.denied) await emit("tool_call_denied", { tool: call.name, call_id: call.id, required_capability: result.denied.required, reason: result.denied.reason });
-          if (result.childThreadId) await emit("child_thread_started", { child_thread_id: result.childThreadId });
-          await emit("tool_call_result", { call_id: call.id, output: result.content, error: result.isError, duration_ms: Date.now() - startedCall });
-          messages.push({ role: "tool", tool_call_id: call.id, content: result.content, is_error: result.isError });
-          if (controller.signal.aborted) throw controller.signal.reason;
-        }
+        // The calls of one reply are independent (the APIs' parallel tool use): up to `parallel_tool_calls` run
+        // at once; every call passes the same capability check; results go back in the order of the calls.
+        const width = Math.max(1, Math.floor(Number(obj(resilience.llm).parallel_tool_calls ?? 1)));
+        /** @type {any[]} */
+        const results = new Array(response.toolCalls.length);
+        let next = 0;
+        const worker = async () => {
+          while (next < response.toolCalls.length) {
+            const index = next++;
+            const call = response.toolCalls[index];
+            await emit("tool_call_start", { tool: call.name, call_id: call.id, input: call.input });
+            const startedCall = Date.now();
+            const result = await dispatcher.dispatch(call);
+            if (result.denied) await emit("tool_call_denied", { tool: call.name, call_id: call.id, required_capability: result.denied.required, reason: result.denied.reason });
+            if (result.childThreadId) await emit("child_thread_started", { child_thread_id: result.childThreadId });
+            await emit("tool_call_result", { call_id: call.id, output: result.content, error: result.isError, duration_ms: Date.now() - startedCall });
+            results[index] = result;
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(width, response.toolCalls.length) }, worker));
+        response.toolCalls.forEach((/** @type {any} */ call, /** @type {number} */ index) => {
+          messages.push({ role: "tool", tool_call_id: call.id, content: results[index].content, is_error: results[index].isError });
+        });
+        if (controller.signal.aborted) throw controller.signal.reason;
         tick();
         for (const hook of harness.hooksFor("after_step", { cost, thread_id: id })) {
           const ran = await runHook(hook, { cost, thread_id: id });

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:48:34Z:50350043d9a7fcd75917b4fc62d2138685501051c5bcccc4d8e7da4831d04904:UGkCF7ZOWZgFxa0s7Uk0UGvoQKl5YDTPaKwq5N1qITJ6ZZBklxQaOTq9fx0c5rZXt69Gk8DzmlrloDNt5rdBDg==:c24b038c7f538b52
+// rye:signed:2026-11-25T08:55:21Z:c523b5c97ae892d70f9d2ce26da3cabf407f1a8815160b9e55ab58c5113d6a6a:2LYlVs_-o6a3GVlkLNhyh0cVzTIytdgDr2p-BfuisJrnM7kQbwtSVvSq3n_S_LPEZ2spdk7506f4uq7feg4WAg==:c24b038c7f538b52
 // @ts-check
 /**
  * Runs a directive as an agent thread (docs/agent-runtime.md). The entry of the runtime: it reaches the
@@ -90,6 +90,8 @@ export async function main(params, context) {
     // Refuse what cannot start before going to the background: the directive and its inputs.
     await engine.execute({ item_type: "directive", item_id: params.directive_name, parameters: { inputs: params.inputs ?? {} }, dry_run: true });
     const threadId = await sdk.threads.allocateThreadId(projectPath, params.directive_name);
+    // The record exists at once (created); the worker replaces it when its thread starts.
+    await sdk.threads.writeThread(projectPath, sdk.threads.newThreadRecord({ thread_id: threadId, directive: params.directive_name, parent_thread_id: parent?.thread_id ?? null }));
     const child = spawn(process.execPath, [process.argv[1] ?? "", context.toolPath ?? ""], {
       cwd: projectPath,
       env: { ...env, RYE_THREAD_WORKER: threadId, RYE_PROJECT_PATH: projectPath },
@@ -99,7 +101,7 @@ export async function main(params, context) {
     });
     child.stdin?.end(JSON.stringify({ ...params, async_exec: true }));
     child.unref();
-    await sdk.threads.waitForRecord(projectPath, threadId, { timeoutMs: 30_000, pid: child.pid });
+    if (child.pid !== undefined) await sdk.threads.updateThread(projectPath, threadId, { pid: child.pid });
     return { success: true, status: "running", thread_id: threadId, pid: child.pid, directive: params.directive_name };
   }
 
