@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:03:44Z:574f554264ff98d00dca6a805b0948516b9278872e2ec15b85aaee107ab2fc09:9aoOJQh_4o4ueDxVVVZXWytc2MVIGU7U4p9s_Yg4wml0wATwQXehZwr_onBWdRQbpHFQtsBihBZZkqwe8y1dDw==:c24b038c7f538b52
+// rye:signed:2026-11-25T09:00:35Z:8133ae9f058ba35da6e20527c9c303d54fe7a80e4c3ad0521085e66a29634c81:zjTuopfMaVJ03mGCF6hz7q_EAMypBvzsLidK8aNNllz7viRcqxLpwj_HF1oZ6tThO5mGV2dmzcwMu-m7h9uOCQ==:c24b038c7f538b52
 // @ts-check
 /**
  * The runtime's configuration as data: `config/<name>.yaml` of this tool folder (resolved through the spaces,

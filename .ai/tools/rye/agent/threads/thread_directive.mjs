@@ -1,3 +1,4 @@
+// rye:signed:2026-11-25T09:00:35Z:9515dc146217cd36f4e6c97d97a2662d9670ca1915eceedf6b8e886f3e317f02:nf4JHx5XAnyFoLvqT35FLh8giu51Q9taWe-teQCLZFzaIgR9J3fA1hPOgvp9kaETEfZsArijnh01aTHdXr-BAw==:c24b038c7f538b52
 // @ts-check
 /**
  * Runs a directive as an agent thread (docs/agent-runtime.md). The entry of the runtime: it reaches the
