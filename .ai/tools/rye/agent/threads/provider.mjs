@@ -1,3 +1,4 @@
+// rye:signed:2026-11-25T09:00:35Z:2c6f0cc1e8d9172567ac0a0b4fd7cdf19f1c56a2e6d687a4e219e858e07e7586:qCjp8JxLof2_dqh-TcEUQpFPp9Z86_EwxMqCufzTOnw66htAigArX1_UC0eC70oJdKbdszoez6ALLdbU_ChLAw==:c24b038c7f538b52
 // @ts-check
 /**
  * The LLM provider adapter: one provider YAML (`.ai/tools/rye/agent/providers/*.yaml`, parsed) becomes an object
@@ -171,6 +172,20 @@ function redact(text, secrets) {
   let out = text;
   for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join("[REDACTED]");
   return out;
+}
+
+/**
+ * Removes the call's secrets (the values taken from the environment into auth and headers) from every text field
+ * of an error: a server may echo a key back in its error message, a header or a stream event.
+ * @param {ProviderError} err @param {string[]} secrets
+ */
+function scrub(err, secrets) {
+  err.message = redact(err.message, secrets);
+  if (err.stack) err.stack = redact(err.stack, secrets);
+  err.type = redact(err.type, secrets);
+  if (typeof err.code === "string") err.code = redact(err.code, secrets);
+  if (err.headers) err.headers = Object.fromEntries(Object.entries(err.headers).map(([k, v]) => [k, redact(v, secrets)]));
+  return err;
 }
 
 /* ------------------------------------------------------------------ settings from the YAML */
@@ -771,21 +786,9 @@ class Exchange {
     clearTimeout(this.timer);
   }
 
-  /** @param {string} type @param {string} message @param {Record<string, unknown>} [extra] */
+  /** @param {string} type @param {string} message @param {Record<string, any>} [extra] */
   error(type, message, extra = {}) {
-    const secrets = this.http.secrets;
-    /** @type {Record<string, string> | undefined} */
-    const headers = isObject(extra.headers)
-      ? Object.fromEntries(Object.entries(extra.headers).map(([k, v]) => [k, redact(String(v), secrets)]))
-      : undefined;
-    return new ProviderError({
-      ...extra,
-      type: redact(type, secrets),
-      message: redact(message, secrets),
-      ...(typeof extra.code === "string" ? { code: redact(extra.code, secrets) } : {}),
-      ...(headers ? { headers } : {}),
-      provider: this.settings.id,
-    });
+    return new ProviderError({ ...extra, type, message, provider: this.settings.id });
   }
 
   /** Maps a thrown fetch or read failure. @param {unknown} err @param {"connect" | "read" | "stream"} phase */
@@ -1024,7 +1027,10 @@ export function createProvider(config, deps) {
     const http = buildHttp(settings, resolveEnv(settings.envConfig, env));
     const exchange = new Exchange(settings, { fetch: fetchImpl, now }, http, request.signal);
     const a = newAssembly();
+    /** @type {ReturnType<typeof finishAssembly>} */
+    let reply;
     try {
+      if (request.signal?.aborted) throw exchange.failure(request.signal.reason, "connect");
       const response = await exchange.send(requestBody(request));
       if (response.status >= 300 && response.status < 400) {
         response.body?.cancel().catch(() => undefined);
@@ -1034,10 +1040,13 @@ export function createProvider(config, deps) {
       const eventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
       if (settings.stream.enabled && eventStream) await readStream(exchange, response, request, a);
       else await readJson(exchange, response, a);
+      reply = finishAssembly(settings, a);
+    } catch (err) {
+      // Errors of the caller's own (an onDelta that throws) pass through unchanged.
+      throw err instanceof ProviderError ? scrub(err, http.secrets) : err;
     } finally {
       exchange.close();
     }
-    const reply = finishAssembly(settings, a);
     let pricedModel = request.model;
     if (!priceOf(pricedModel) && reply.model && priceOf(reply.model)) pricedModel = reply.model;
     const priced = priceOf(pricedModel) !== undefined;
