@@ -175,6 +175,29 @@ for (const kase of CASES) {
       assert.match(err2.message, /next part of the stream/);
     });
 
+    it("a complete stream whose connection stays open still completes (reading stops at the terminal event)", async () => {
+      const events =
+        kase.protocol === "anthropic"
+          ? [
+              { type: "message_start", message: { model: h.model, usage: { input_tokens: 3, output_tokens: 1 } } },
+              { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+              { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "all here" } },
+              { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 2 } },
+              { type: "message_stop" },
+            ].map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)
+          : [
+              `data: ${JSON.stringify({ model: h.model, choices: [{ index: 0, delta: { content: "all here" }, finish_reason: "stop" }] })}\n\n`,
+              `data: ${JSON.stringify({ model: h.model, choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } })}\n\n`,
+              "data: [DONE]\n\n",
+            ];
+      const quick = structuredClone(h.config);
+      quick.config.timeout = 0.3;
+      const provider = createProvider(quick, { env: h.env, sse, fetch: streamingFetch(events) });
+      const reply = await provider.complete({ model: h.model, messages: [{ role: "user", content: "x" }] });
+      assert.equal(reply.text, "all here");
+      assert.deepEqual([reply.usage.input, reply.usage.output], [3, 2]);
+    });
+
     for (const mode of MODES) {
       it(`a reply over max_response_bytes, or a tool call's input over max_input_bytes (${mode.name}): response_too_large`, async () => {
         const m = await harness(kase, {

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T09:00:35Z:2c6f0cc1e8d9172567ac0a0b4fd7cdf19f1c56a2e6d687a4e219e858e07e7586:qCjp8JxLof2_dqh-TcEUQpFPp9Z86_EwxMqCufzTOnw66htAigArX1_UC0eC70oJdKbdszoez6ALLdbU_ChLAw==:c24b038c7f538b52
+// rye:signed:2026-11-25T09:05:30Z:df823653cd685e93761fd0c648ea720691abe877406bb53b8e34161e2ea54fb4:eAw0aCpSSQAKZjru9Gta-pEY1GfhpajyHyl770ltLthYOZW6rUE2J0dkzcqS6i1JPbC5xXR7gqnSbTytVgIVBQ==:c24b038c7f538b52
 // @ts-check
 /**
  * The LLM provider adapter: one provider YAML (`.ai/tools/rye/agent/providers/*.yaml`, parsed) becomes an object
@@ -504,6 +504,8 @@ function openaiFromJson(provider, body, a) {
   if (!isObject(body) || !isObject(choice) || !isObject(choice.message)) throw malformed(provider, "the reply has no choices[0].message");
   const message = choice.message;
   if (typeof message.content === "string") a.text = message.content;
+  // Some compatible servers answer with content parts.
+  else if (Array.isArray(message.content)) a.text = message.content.map((part) => (isObject(part) && typeof part.text === "string" ? part.text : "")).join("");
   for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
     if (!isObject(call) || !isObject(call.function)) continue;
     const args = call.function.arguments;
@@ -554,6 +556,7 @@ function anthropicEvent(ctx, event, a) {
         const call = { id: String(block.id ?? ""), name: String(block.name ?? ""), json: "" };
         block.call = call;
         a.calls.push(call);
+        ctx.onDelta?.({ type: "tool_call", id: call.id, name: call.name, partial_json: "" });
       } else if (block.type === "text" && typeof block.text === "string" && block.text !== "") {
         a.text += block.text;
         ctx.onDelta?.({ type: "text", text: block.text });
@@ -824,8 +827,8 @@ class Exchange {
   }
 
   /**
-   * Reads a body piece by piece, at most `cap` bytes in all.
-   * @param {Response} response @param {number} cap @param {"read" | "stream"} phase @param {(piece: Uint8Array) => void} onPiece
+   * Reads a body piece by piece, at most `cap` bytes in all, until it ends or `onPiece` returns true.
+   * @param {Response} response @param {number} cap @param {"read" | "stream"} phase @param {(piece: Uint8Array) => boolean | void} onPiece
    */
   async read(response, cap, phase, onPiece) {
     const reader = response.body?.getReader();
@@ -850,7 +853,7 @@ class Exchange {
           throw this.error("response_too_large", `${this.settings.id}: the reply is larger than ${cap} bytes`, { category: "permanent" });
         }
         if (phase === "stream") this.armDeadline();
-        onPiece(next.value);
+        if (onPiece(next.value) === true) return;
       }
     } finally {
       if (!finished) reader.cancel().catch(() => undefined);
@@ -990,7 +993,11 @@ export function createProvider(config, deps) {
         throw err;
       }
     };
-    await exchange.read(response, settings.maxResponseBytes, "stream", (piece) => feed(decoder.decode(piece, { stream: true })));
+    // Reading stops at the terminal event, even if the server keeps the connection open.
+    await exchange.read(response, settings.maxResponseBytes, "stream", (piece) => {
+      feed(decoder.decode(piece, { stream: true }));
+      return a.done;
+    });
     feed(decoder.decode());
     for (const event of parser.end().events) handle(event);
     if (!a.done) {
