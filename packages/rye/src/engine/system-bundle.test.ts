@@ -39,7 +39,20 @@ test("a fresh install (no trusted keys) can resolve and verify every shipped too
     // Dry runs validate parameters too: a tool with required parameters reports INPUT_INVALID, never a trust problem.
     if (result.status !== "validation_passed") assert.equal(result.code, "INPUT_INVALID", `${file.itemId}: ${result.message}`);
   }
-  assert.deepEqual(runnable.sort(), ["rye/bash/bash", "rye/file-system/fs_glob", "rye/file-system/fs_grep", "rye/file-system/fs_list", "rye/file-system/fs_read", "rye/file-system/fs_write", "rye/registry/registry", "rye/web/fetch"]);
+  assert.deepEqual(runnable.sort(), [
+    "rye/agent/providers/anthropic",
+    "rye/agent/providers/openai",
+    "rye/agent/providers/openai_compatible",
+    "rye/agent/threads/thread_directive",
+    "rye/bash/bash",
+    "rye/file-system/fs_glob",
+    "rye/file-system/fs_grep",
+    "rye/file-system/fs_list",
+    "rye/file-system/fs_read",
+    "rye/file-system/fs_write",
+    "rye/registry/registry",
+    "rye/web/fetch",
+  ]);
   for (const id of ["rye/core/create_directive", "rye/core/create_tool", "rye/core/create_knowledge"]) {
     assert.equal((await engine.load({ item_type: "directive", item_id: id })).verification.ok, true, id);
   }

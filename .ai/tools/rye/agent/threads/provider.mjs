@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:43:17Z:44f19e4e1b7221087cf80e2b7d415c7c0447f8715b3223b5be8c5e5de22545e0:eKbBBRRcOSjy2xntQOFy-VHoZ_z7-GKg7oQONtGjOZBCJKVtmOVyaO57H_dL-tDdVUTew9UnDG4ss3FdFM-WDg==:c24b038c7f538b52
+// rye:signed:2026-11-25T09:05:30Z:df823653cd685e93761fd0c648ea720691abe877406bb53b8e34161e2ea54fb4:eAw0aCpSSQAKZjru9Gta-pEY1GfhpajyHyl770ltLthYOZW6rUE2J0dkzcqS6i1JPbC5xXR7gqnSbTytVgIVBQ==:c24b038c7f538b52
 // @ts-check
 /**
  * The LLM provider adapter: one provider YAML (`.ai/tools/rye/agent/providers/*.yaml`, parsed) becomes an object
@@ -172,6 +172,20 @@ function redact(text, secrets) {
   let out = text;
   for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join("[REDACTED]");
   return out;
+}
+
+/**
+ * Removes the call's secrets (the values taken from the environment into auth and headers) from every text field
+ * of an error: a server may echo a key back in its error message, a header or a stream event.
+ * @param {ProviderError} err @param {string[]} secrets
+ */
+function scrub(err, secrets) {
+  err.message = redact(err.message, secrets);
+  if (err.stack) err.stack = redact(err.stack, secrets);
+  err.type = redact(err.type, secrets);
+  if (typeof err.code === "string") err.code = redact(err.code, secrets);
+  if (err.headers) err.headers = Object.fromEntries(Object.entries(err.headers).map(([k, v]) => [k, redact(v, secrets)]));
+  return err;
 }
 
 /* ------------------------------------------------------------------ settings from the YAML */
@@ -490,6 +504,8 @@ function openaiFromJson(provider, body, a) {
   if (!isObject(body) || !isObject(choice) || !isObject(choice.message)) throw malformed(provider, "the reply has no choices[0].message");
   const message = choice.message;
   if (typeof message.content === "string") a.text = message.content;
+  // Some compatible servers answer with content parts.
+  else if (Array.isArray(message.content)) a.text = message.content.map((part) => (isObject(part) && typeof part.text === "string" ? part.text : "")).join("");
   for (const call of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
     if (!isObject(call) || !isObject(call.function)) continue;
     const args = call.function.arguments;
@@ -540,6 +556,7 @@ function anthropicEvent(ctx, event, a) {
         const call = { id: String(block.id ?? ""), name: String(block.name ?? ""), json: "" };
         block.call = call;
         a.calls.push(call);
+        ctx.onDelta?.({ type: "tool_call", id: call.id, name: call.name, partial_json: "" });
       } else if (block.type === "text" && typeof block.text === "string" && block.text !== "") {
         a.text += block.text;
         ctx.onDelta?.({ type: "text", text: block.text });
@@ -772,21 +789,9 @@ class Exchange {
     clearTimeout(this.timer);
   }
 
-  /** @param {string} type @param {string} message @param {Record<string, unknown>} [extra] */
+  /** @param {string} type @param {string} message @param {Record<string, any>} [extra] */
   error(type, message, extra = {}) {
-    const secrets = this.http.secrets;
-    /** @type {Record<string, string> | undefined} */
-    const headers = isObject(extra.headers)
-      ? Object.fromEntries(Object.entries(extra.headers).map(([k, v]) => [k, redact(String(v), secrets)]))
-      : undefined;
-    return new ProviderError({
-      ...extra,
-      type: redact(type, secrets),
-      message: redact(message, secrets),
-      ...(typeof extra.code === "string" ? { code: redact(extra.code, secrets) } : {}),
-      ...(headers ? { headers } : {}),
-      provider: this.settings.id,
-    });
+    return new ProviderError({ ...extra, type, message, provider: this.settings.id });
   }
 
   /** Maps a thrown fetch or read failure. @param {unknown} err @param {"connect" | "read" | "stream"} phase */
@@ -822,8 +827,8 @@ class Exchange {
   }
 
   /**
-   * Reads a body piece by piece, at most `cap` bytes in all.
-   * @param {Response} response @param {number} cap @param {"read" | "stream"} phase @param {(piece: Uint8Array) => void} onPiece
+   * Reads a body piece by piece, at most `cap` bytes in all, until it ends or `onPiece` returns true.
+   * @param {Response} response @param {number} cap @param {"read" | "stream"} phase @param {(piece: Uint8Array) => boolean | void} onPiece
    */
   async read(response, cap, phase, onPiece) {
     const reader = response.body?.getReader();
@@ -848,7 +853,7 @@ class Exchange {
           throw this.error("response_too_large", `${this.settings.id}: the reply is larger than ${cap} bytes`, { category: "permanent" });
         }
         if (phase === "stream") this.armDeadline();
-        onPiece(next.value);
+        if (onPiece(next.value) === true) return;
       }
     } finally {
       if (!finished) reader.cancel().catch(() => undefined);
@@ -988,7 +993,11 @@ export function createProvider(config, deps) {
         throw err;
       }
     };
-    await exchange.read(response, settings.maxResponseBytes, "stream", (piece) => feed(decoder.decode(piece, { stream: true })));
+    // Reading stops at the terminal event, even if the server keeps the connection open.
+    await exchange.read(response, settings.maxResponseBytes, "stream", (piece) => {
+      feed(decoder.decode(piece, { stream: true }));
+      return a.done;
+    });
     feed(decoder.decode());
     for (const event of parser.end().events) handle(event);
     if (!a.done) {
@@ -1025,7 +1034,10 @@ export function createProvider(config, deps) {
     const http = buildHttp(settings, resolveEnv(settings.envConfig, env));
     const exchange = new Exchange(settings, { fetch: fetchImpl, now }, http, request.signal);
     const a = newAssembly();
+    /** @type {ReturnType<typeof finishAssembly>} */
+    let reply;
     try {
+      if (request.signal?.aborted) throw exchange.failure(request.signal.reason, "connect");
       const response = await exchange.send(requestBody(request));
       if (response.status >= 300 && response.status < 400) {
         response.body?.cancel().catch(() => undefined);
@@ -1035,10 +1047,13 @@ export function createProvider(config, deps) {
       const eventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
       if (settings.stream.enabled && eventStream) await readStream(exchange, response, request, a);
       else await readJson(exchange, response, a);
+      reply = finishAssembly(settings, a);
+    } catch (err) {
+      // Errors of the caller's own (an onDelta that throws) pass through unchanged.
+      throw err instanceof ProviderError ? scrub(err, http.secrets) : err;
     } finally {
       exchange.close();
     }
-    const reply = finishAssembly(settings, a);
     let pricedModel = request.model;
     if (!priceOf(pricedModel) && reply.model && priceOf(reply.model)) pricedModel = reply.model;
     const priced = priceOf(pricedModel) !== undefined;
