@@ -52,6 +52,20 @@ test("spawns limit, missing or released parent, duplicate reservation and bad in
   assert.deepEqual(Object.keys((await readLedger(p)).entries).sort(), ["c1", "c2", "root"], "refusals wrote nothing");
 });
 
+test("upTo: a child takes what its parent has left when it asked for more; the spawn limit is checked before the budget", async () => {
+  const p = await project();
+  await reserve(p, { threadId: "root", amount: 1 });
+  const a = await reserve(p, { threadId: "a", parentId: "root", amount: 0.75, maxSpawns: 3, upTo: true });
+  assert.equal(a.reserved_spend, 0.75, "asked for less than is left: gets what it asked for");
+  const b = await reserve(p, { threadId: "b", parentId: "root", amount: 1, maxSpawns: 3, upTo: true });
+  assert.equal(b.reserved_spend, 0.25, "asked for more: gets the rest");
+  const empty = await rejects(reserve(p, { threadId: "c", parentId: "root", amount: 1, maxSpawns: 3, upTo: true }), "FORBIDDEN");
+  assert.equal((empty.details as { limit_code: string }).limit_code, "spend_exceeded", "nothing left");
+  const spawns = await rejects(reserve(p, { threadId: "d", parentId: "root", amount: 1, maxSpawns: 2, upTo: true }), "FORBIDDEN");
+  assert.equal((spawns.details as { limit_code: string }).limit_code, "spawns_exceeded", "over the spawn limit and out of budget: the spawn limit is what is reported");
+  assert.equal((await getEntry(p, "root"))!.spawned, 2, "refusals start nothing");
+});
+
 test("reports never clamp; an overrunning child counts with what it spent; sums do not drift", async () => {
   const p = await project();
   await reserve(p, { threadId: "root", amount: 1 });

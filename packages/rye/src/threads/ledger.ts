@@ -132,11 +132,16 @@ export interface ReserveRequest {
   parentId?: string | null;
   /** The parent's `spawns` limit: refused when it has started this many children already. */
   maxSpawns?: number;
+  /**
+   * A child takes `amount` or what its parent has left, whichever is less, in the same step (no race between
+   * reading the remainder and reserving it). Refused with `spend_exceeded` only when nothing is left.
+   */
+  upTo?: boolean;
 }
 
 /**
  * Creates the thread's entry. A child's amount must fit in its parent's remaining and the parent must be active and
- * below `maxSpawns`; the parent's `spawned` is incremented in the same step. Refusals: FORBIDDEN with
+ * below `maxSpawns` (checked first); the parent's `spawned` is incremented in the same step. Refusals: FORBIDDEN with
  * `details.limit_code` (`spend_exceeded`: `{remaining, requested}`; `spawns_exceeded`: `{spawned, max_spawns}`),
  * ITEM_NOT_FOUND (no parent entry), CONFLICT (the parent was released, or the thread already has an entry).
  */
@@ -155,7 +160,7 @@ export async function reserve(projectPath: string, request: ReserveRequest, opti
       throw new RyeError("CONFLICT", `Thread ${id} already has a budget reservation`, { hint: "Each thread reserves once, when it starts.", details: existing });
     }
     const now = new Date().toISOString();
-    const requested = toNano(request.amount);
+    let requested = toNano(request.amount);
     if (parentId !== null) {
       const parent = ledger.entries[parentId];
       if (!parent) {
@@ -174,7 +179,8 @@ export async function reserve(projectPath: string, request: ReserveRequest, opti
         });
       }
       const left = remainingNano(ledger, parent);
-      if (requested > left) {
+      if (request.upTo && left > 0) requested = Math.min(requested, left);
+      if (requested > left || (request.upTo && left <= 0)) {
         throw new RyeError("FORBIDDEN", `Thread ${parentId} has ${fromNano(Math.max(0, left)).toFixed(6)} USD left to give, ${request.amount} USD were requested`, {
           hint: "Give the child a smaller spend limit, or raise the parent's.",
           details: { limit_code: "spend_exceeded", remaining: fromNano(left), requested: fromNano(requested), parent_thread_id: parentId },

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:57:26Z:03629a47907d30c5a3eae4a805861108f85f70267913cfd7bae9e23d96be1be1:iK-_gT_RarzgZinB-lN2-sWSX6r6Yb28XyMR976L4tW2Rr3lOdDbviZ6lbHw0jKiEfW_IeALVS-JP9MLHbhQAw==:c24b038c7f538b52
+// rye:signed:2026-11-25T09:43:11Z:51121c7f23adab9594c55293f94853be32b1b37a70f478795fb05e0ee907f3c5:KmnGRWoHdxjM3LEXjRzaMSNPVMXBQiOrN8bz6FEkU_W5UGRnF_RdOrnyyJN81AjW7lZl-Mu4aky49P4uTV_sAA==:c24b038c7f538b52
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
@@ -148,22 +148,17 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
   let reserved = false;
   try {
     if (limitError) throw new ThreadStop(limitError, `No depth left below the parent (its depth is ${parent?.depth})`);
-    // A child takes its spend limit from what its parent has left, never more (and may be given less).
-    for (let attempt = 0; !reserved; attempt++) {
-      if (parent) {
-        const left = await rt.threads.remaining(projectPath, parent.thread_id);
-        if (left < limits.spend) limits.spend = Math.max(0, Math.floor(left * 1e9) / 1e9);
-        if (limits.spend <= 0) throw new ThreadStop("spend_exceeded", `No budget left: the parent thread ${parent.thread_id} has nothing left to give`);
-      }
-      try {
-        await rt.threads.reserve(projectPath, { threadId: id, amount: limits.spend, parentId: parent?.thread_id, maxSpawns: parent ? parent.limits.spawns : undefined });
-        reserved = true;
-      } catch (err) {
-        const details = obj(obj(err).details);
-        // Another child reserved in between: try once more with what is left now.
-        if (details.limit_code === "spend_exceeded" && attempt === 0 && parent) continue;
-        throw new ThreadStop(typeof details.limit_code === "string" ? details.limit_code : "spend_exceeded", obj(err).message ?? String(err), details);
-      }
+    // A child takes its spend limit from what its parent has left, never more (and may be given less); the
+    // ledger checks the parent's spawn limit first and clamps the amount in one locked step.
+    try {
+      const entry = await rt.threads.reserve(projectPath, { threadId: id, amount: limits.spend, parentId: parent?.thread_id, maxSpawns: parent ? parent.limits.spawns : undefined, upTo: Boolean(parent) });
+      reserved = true;
+      limits.spend = entry.reserved_spend;
+    } catch (err) {
+      const details = obj(obj(err).details);
+      const code = typeof details.limit_code === "string" ? details.limit_code : "spend_exceeded";
+      const message = code === "spend_exceeded" && parent ? `No budget left: the parent thread ${parent.thread_id} has nothing left to give` : obj(err).message ?? String(err);
+      throw new ThreadStop(code, message, details);
     }
     await rt.threads.updateThread(projectPath, id, (/** @type {any} */ r) => ({ ...r, limits: { ...limits } }));
 
