@@ -220,6 +220,7 @@ export async function refusedEverywhere(attack: Attack, expected: string | Parti
       if (options.memory) {
         const growth = outcome.rss - baselineRss[lane.name]!;
         assert.ok(growth < 8 * CAP_BYTES, `${lane.name} under ${attack.kind}: peak RSS grew by ${Math.round(growth / 1e6)} MB over an honest run (cap ${CAP_BYTES} bytes)`);
+        if (process.env.RYE_TEST_REPORT) console.error(`report: ${lane.name} under ${attack.kind}: peak RSS ${(outcome.rss / 1e6).toFixed(1)} MB vs ${(baselineRss[lane.name]! / 1e6).toFixed(1)} MB honest (×${(outcome.rss / baselineRss[lane.name]!).toFixed(2)})`);
       }
     }
     if (options.memory) {
@@ -229,6 +230,7 @@ export async function refusedEverywhere(attack: Attack, expected: string | Parti
       for (const r of pulls) {
         assert.ok(r.ended !== undefined, `${r.path}: the client hung up`);
         assert.ok(r.ended - r.started <= DEADLINE_MS + 1000, `${r.path} stayed open ${r.ended - r.started} ms (deadline ${DEADLINE_MS} ms)`);
+        if (process.env.RYE_TEST_REPORT) console.error(`report: ${attack.kind}: a pull stayed open ${r.ended - r.started} ms (deadline ${DEADLINE_MS} ms)`);
       }
     }
   } finally {
