@@ -23,3 +23,6 @@ export * from "./registry/attestation.ts";
 export * from "./registry/log.ts";
 export * from "./contracts/index.ts";
 export * from "./client-package.ts";
+export * from "./skills/skill-md.ts";
+export * from "./skills/skill-folder.ts";
+export * from "./skills/manifest.ts";

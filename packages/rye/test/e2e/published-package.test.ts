@@ -13,7 +13,9 @@
  *   4. the MCP server started from the exact JSON config the README shows, driven by the MCP SDK client:
  *      `load` resolves a registry item on demand, and `execute` of the system tool rye/registry/registry
  *      (whoami, with the credentials stored by step 2) proves the shipped system bundle, runners and
- *      compiled SDK entry work together.
+ *      compiled SDK entry work together;
+ *   5. `npx -y ryeos thread run` of a directive the user signed, against a local server speaking the
+ *      Anthropic Messages API: the shipped agent runtime loads through the compiled SDK entry.
  */
 import "@rye/core/node";
 import assert from "node:assert/strict";
@@ -30,6 +32,8 @@ import type { TestRegistry } from "../registry-server.ts";
 import { createPublisher, startTestRegistry } from "../registry-server.ts";
 import type { Verdaccio } from "../verdaccio.ts";
 import { startVerdaccio } from "../verdaccio.ts";
+import { startFakeLlm } from "../fake-llm.ts";
+import { directive, requestInfo } from "../threads.ts";
 
 const exec = promisify(execFile);
 const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
@@ -205,4 +209,38 @@ test("the MCP server from the README's JSON config resolves registry items on de
   assert.notEqual(whoami.isError, true, JSON.stringify(whoami.content));
   assert.equal((whoami.structuredContent as Record<string, any>).data.username, "carol", JSON.stringify(whoami.structuredContent));
   assert.ok(startup < 60_000, `MCP server answered initialize after ${startup} ms`);
+});
+
+test("npx -y ryeos thread run: the shipped agent runtime runs a signed directive against a provider, through the compiled SDK", async () => {
+  const llm = await startFakeLlm("anthropic");
+  try {
+    llm.reply = (request) => {
+      const turn = requestInfo(request).turn;
+      return turn === 0
+        ? { toolCalls: [{ name: "rye_load", input: { item_type: "knowledge", item_id: "alice/notes/hello" } }], usage: { input: 1000, output: 100 } }
+        : { text: "It says hello.", usage: { input: 1200, output: 20 } };
+    };
+    const file = join(project, ".ai", "directives", "team", "greet.md");
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, directive({ name: "greet", category: "team", permissions: "<load><knowledge>alice.*</knowledge></load>" }));
+    const signed = await run(NPX, ["-y", PACKAGE.name, "sign", ".ai/directives/team/greet.md"], { cwd: project });
+    assert.equal(signed.code, 0, signed.stderr);
+
+    const threadEnv = { ANTHROPIC_API_KEY: llm.apiKey!, ANTHROPIC_BASE_URL: llm.url };
+    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(NPX, ["-y", PACKAGE.name, "thread", "run", "team/greet", "--json"], { cwd: project, env: { ...env, ...threadEnv }, timeout: 120_000, shell: process.platform === "win32" }, (err, stdout, stderr) =>
+        resolve({ code: err ? 1 : 0, stdout, stderr }),
+      );
+    });
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    const out = JSON.parse(result.stdout) as Record<string, any>;
+    assert.equal(out.status, "completed", result.stdout);
+    assert.equal(out.result, "It says hello.");
+    assert.equal(llm.requests.length, 2);
+    assert.match(JSON.stringify(llm.requests[1]!.body.messages), /Hello from the registry/, "the pulled knowledge reached the model");
+    const record = JSON.parse(await readFile(join(project, ".ai", "threads", out.thread_id, "thread.json"), "utf8"));
+    assert.equal(record.status, "completed");
+  } finally {
+    await llm.close();
+  }
 });
