@@ -13,6 +13,7 @@ import { registerPublish } from "./commands/publish.ts";
 import { registerRegistry } from "./commands/registry.ts";
 import { registerSearch } from "./commands/search.ts";
 import { registerSign } from "./commands/sign.ts";
+import { registerSkill } from "./commands/skill.ts";
 import { registerThreadCommands } from "./commands/thread.ts";
 import { registerThreadRun } from "./commands/thread-run.ts";
 import { registerTrust } from "./commands/trust.ts";
@@ -39,6 +40,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerExecute(program, ctx);
   registerSign(program, ctx);
   registerVerify(program, ctx);
+  registerSkill(program, ctx);
   registerKeygen(program, ctx);
   registerTrust(program, ctx);
   registerBundle(program, ctx);

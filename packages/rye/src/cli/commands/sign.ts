@@ -5,6 +5,7 @@ import { RyeError } from "@rye/core";
 import { Engine } from "../../engine/engine.ts";
 import { signPath } from "../../engine/sign.ts";
 import { KeyStore } from "../../keys/keystore.ts";
+import { isSkillFolder, signSkillFolder } from "../../skills/folder.ts";
 import type { CliContext } from "../context.ts";
 import { readItemFile, resolveItemType } from "../item-file.ts";
 import { EXIT } from "../output.ts";
@@ -19,18 +20,29 @@ async function signFile(ctx: CliContext, file: string, opts: { type?: string; js
   for (const w of warnings) ctx.io.stderr(`warning: ${w}`);
 }
 
+async function signSkill(ctx: CliContext, dir: string, opts: { json?: boolean }): Promise<void> {
+  const signed = await signSkillFolder(dir, new KeyStore({ env: ctx.env }));
+  if (opts.json) return ctx.json({ status: "signed", type: "skill", path: dir, manifest: signed.manifestPath, name: signed.name, version: signed.version, files: signed.files, fingerprint: signed.fingerprint, keyCreated: signed.created });
+  if (signed.created) ctx.io.stderr(`Created your signing key ${signed.fingerprint} (trusted automatically).`);
+  ctx.io.stdout(`Signed skill ${signed.name}@${signed.version} (${signed.files} files) with key ${signed.fingerprint}: ${signed.manifestPath}`);
+}
+
 export function registerSign(program: Command, ctx: CliContext): void {
   program
     .command("sign <file_or_item_id>")
-    .description("validate and sign an item file, or items of a space by id or glob (--type required), with your key")
+    .description("validate and sign an item file, a skill folder (writes <dir>/.rye/manifest.yaml), or items of a space by id or glob (--type required), with your key")
     .option("--type <type>", "directive | tool | knowledge (default for files: inferred from the path or content)")
     .option("-s, --source <space>", "for item ids: project | user (default project)")
     .option("-p, --project <dir>", "project directory (default: current directory)")
     .option("--json", "print JSON")
     .action(async (target: string, opts: { type?: string; source?: string; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const isFile = await stat(resolve(ctx.cwd, target)).then((s) => s.isFile(), () => false);
-        if (isFile) return signFile(ctx, resolve(ctx.cwd, target), opts);
+        const info = await stat(resolve(ctx.cwd, target)).catch(() => undefined);
+        if (info?.isFile()) return signFile(ctx, resolve(ctx.cwd, target), opts);
+        if (info?.isDirectory()) {
+          if (await isSkillFolder(resolve(ctx.cwd, target))) return signSkill(ctx, resolve(ctx.cwd, target), opts);
+          throw new RyeError("BAD_REQUEST", `${target} is a directory without SKILL.md: only skill folders are signed as a whole`, { hint: "Sign an item file, or create a skill with `rye skill init <name>`." });
+        }
         if (!opts.type) {
           throw new RyeError("BAD_REQUEST", `${target} is not a file; to sign items by id or glob pass --type`, { hint: "Example: rye sign 'team/*' --type directive" });
         }

@@ -1,7 +1,10 @@
+import { stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { createEngineContext } from "../../engine/context.ts";
+import { verifySkillFolder } from "../../skills/folder.ts";
 import { userAiDir } from "../../spaces/paths.ts";
+import { TrustStore } from "../../trust/store.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 import { readItemFile, resolveItemType } from "../item-file.ts";
@@ -9,12 +12,23 @@ import { readItemFile, resolveItemType } from "../item-file.ts";
 export function registerVerify(program: Command, ctx: CliContext): void {
   program
     .command("verify <file>")
-    .description("check an item's signature against its content and your trusted keys, or the registry key pinned for it in .ai/rye.lock (exit 0 only when valid)")
+    .description("check an item's signature (or a skill folder's signed manifest and every file) against your trusted keys, or the registry key pinned for it in .ai/rye.lock (exit 0 only when valid)")
     .option("--type <type>", "directive | tool | knowledge (default: inferred from the path or content)")
     .option("-p, --project <dir>", "project whose .ai/rye.lock pins registry items (default: current directory)")
     .option("--json", 'print {"ok","code","contentHash","embeddedHash","fingerprint"}')
     .action(async (file: string, opts: { type?: string; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
+        if (await stat(resolve(ctx.cwd, file)).then((s) => s.isDirectory(), () => false)) {
+          const result = await verifySkillFolder(resolve(ctx.cwd, file), new TrustStore({ env: ctx.env }));
+          if (opts.json) {
+            ctx.json({ ok: result.ok, code: result.code, type: "skill", fingerprint: result.signature.fingerprint ?? null, missing: result.missing, changed: result.changed, added: result.added });
+          } else if (result.ok) {
+            ctx.io.stdout(`OK ${file} (skill): signed by ${result.signature.fingerprint}; ${result.message}`);
+          } else {
+            ctx.io.stderr(`${result.code} ${file} (skill): ${result.message}`);
+          }
+          return result.ok ? EXIT.OK : EXIT.FAILURE;
+        }
         const content = await readItemFile(file);
         const type = resolveItemType(file, content, opts.type);
         // Your trusted keys, plus registry items the project lock pins (the engine's own verifier).
