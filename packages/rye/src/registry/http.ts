@@ -106,6 +106,8 @@ export interface RegistryRequest {
   retry?: { attempts?: number; baseDelayMs?: number } | undefined;
   /** Bytes of the body read so far, and the announced total. */
   onBytes?: (done: number, total: number | undefined) => void;
+  /** Keep the body as bytes (`answer.bytes`, `text` stays ""): archives and other binary answers. */
+  binary?: boolean;
 }
 
 /** A registry's answer, read completely (within the limits). */
@@ -117,8 +119,10 @@ export interface RegistryAnswer {
   status: number;
   ok: boolean;
   headers: Headers;
-  /** The body as text ("" when empty). */
+  /** The body as text ("" when empty, or for a `binary` request). */
   text: string;
+  /** The body as received, for a `binary` request. */
+  bytes?: Uint8Array;
 }
 
 const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
@@ -285,6 +289,7 @@ async function attempt(first: Hop, registry: string, kind: AnswerKind, limits: H
       }
       arm("idle", limits.idleTimeoutMs);
       const bytes = await readBounded(res, limits, () => arm("idle", limits.idleTimeoutMs), request.onBytes, (announced) => tooLarge(registry, limits, kind, announced));
+      if (request.binary) return { url: hop.url, registry, status: res.status, ok: res.ok, headers: res.headers, text: "", bytes };
       let text: string;
       try {
         text = utf8Decode(bytes);

@@ -33,6 +33,8 @@ export type LockEntry = z.infer<typeof lockEntrySchema>;
 const lockFileSchema = z.object({
   lockfile_version: z.literal(PROJECT_LOCK_VERSION),
   items: z.array(lockEntrySchema),
+  /** Installed Agent Skills (skills/lock.ts validates their entries). */
+  skills: z.array(z.unknown()).optional(),
 });
 export type ProjectLock = z.infer<typeof lockFileSchema>;
 
@@ -68,12 +70,23 @@ export async function upsertLockEntry(projectPath: string, entry: LockEntry): Pr
     const items = lock.items.filter((e) => !(e.type === entry.type && e.id === entry.id));
     items.push(lockEntrySchema.parse(entry));
     items.sort((a, b) => (a.type === b.type ? a.id.localeCompare(b.id) : a.type.localeCompare(b.type)));
-    await writeFileAtomic(path, `${JSON.stringify({ lockfile_version: PROJECT_LOCK_VERSION, items }, null, 2)}\n`);
+    await writeProjectLock(projectPath, { ...lock, items });
   };
+  await serialised(path, run);
+}
+
+/** Writes the whole lock, atomically (keys in a fixed order; `skills` only when there are any). */
+export async function writeProjectLock(projectPath: string, lock: ProjectLock): Promise<void> {
+  const out = { lockfile_version: PROJECT_LOCK_VERSION, items: lock.items, ...(lock.skills && lock.skills.length > 0 ? { skills: lock.skills } : {}) };
+  await writeFileAtomic(projectLockPath(projectPath), `${JSON.stringify(out, null, 2)}\n`);
+}
+
+/** Runs a read-modify-write of the lock at `path` after the previous one in this process. */
+export async function serialised<T>(path: string, run: () => Promise<T>): Promise<T> {
   const previous = queues.get(path) ?? Promise.resolve();
   const next = previous.then(run, run);
   queues.set(path, next.catch(() => undefined));
-  await next;
+  return next;
 }
 
 /**

@@ -4,7 +4,9 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { RyeError, skillNameProblem, SKILL_FILE } from "@rye/core";
 import { writeFileAtomic } from "../../fs/atomic.ts";
+import { AGENTS } from "../../skills/agents.ts";
 import { validateSkillFolder } from "../../skills/folder.ts";
+import { addSkills, listSkills, removeSkill } from "../../skills/install.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 
@@ -77,6 +79,65 @@ export function registerSkill(program: Command, ctx: CliContext): void {
           for (const issue of check.issues) ctx.io.stderr(`  ✗ ${issue.field}: ${issue.message}`);
         }
         return check.ok ? EXIT.OK : EXIT.FAILURE;
+      }),
+    );
+
+  const collect = (value: string, previous: string[]) => [...previous, value];
+  skill
+    .command("add <source>")
+    .description("install skills into your agents' skill folders from a skill folder or any https host serving /.well-known/agent-skills/index.json; verified first, pinned in .ai/rye.lock")
+    .option("-s, --skill <name>", "a skill of a multi-skill source (repeatable)", collect, [])
+    .option("--all", "every skill the source lists")
+    .option("-a, --agent <agent>", `where to install (repeatable; default universal = .agents/skills): ${AGENTS.map((a) => a.id).join(", ")}`, collect, [])
+    .option("-g, --global", "install into your user folders instead of the project")
+    .option("-f, --force", "replace an installed copy that differs")
+    .option("--dry-run", "fetch and verify, write nothing")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (source: string, opts: { skill: string[]; all?: boolean; agent: string[]; global?: boolean; force?: boolean; dryRun?: boolean; project?: string; json?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        const added = await addSkills(
+          { source, skills: opts.skill, ...(opts.all ? { all: true } : {}), agents: opts.agent, ...(opts.global ? { global: true } : {}), ...(opts.force ? { force: true } : {}), ...(opts.dryRun ? { dryRun: true } : {}) },
+          { projectPath: resolve(ctx.cwd, opts.project ?? "."), env: ctx.env, info: (text) => ctx.io.stderr(`notice: ${text}`) },
+        );
+        if (opts.json) return ctx.json({ skills: added });
+        for (const s of added) {
+          const how = s.verified === "signature" ? `signed by ${s.signer}` : s.verified === "digest" ? "digest checked, unsigned" : "unsigned";
+          ctx.io.stdout(`${s.status === "checked" ? "Checked" : s.status === "unchanged" ? "Already installed" : s.status === "replaced" ? "Replaced" : "Installed"} ${s.name}${s.version ? `@${s.version}` : ""} (${how})${s.paths.length ? `: ${s.paths.join(", ")}` : ""}`);
+        }
+      }),
+    );
+
+  skill
+    .command("list")
+    .description("the skills installed in this project (or --global), where, and whether their files are still the pinned ones")
+    .option("-g, --global", "your user-level installs")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (opts: { global?: boolean; project?: string; json?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        const skills = await listSkills({ projectPath: resolve(ctx.cwd, opts.project ?? "."), env: ctx.env }, opts.global);
+        if (opts.json) return ctx.json({ skills });
+        if (skills.length === 0) return ctx.io.stdout(`No skills installed${opts.global ? " globally" : " in this project"}. Install one with \`rye skill add <source>\`.`);
+        for (const s of skills) {
+          ctx.io.stdout(`${s.name}${s.version ? `@${s.version}` : ""}  ${s.verified === "signature" ? `signed by ${s.signer}` : s.verified === "digest" ? "unsigned (digest)" : "unsigned"}  from ${s.source.location}`);
+          for (const st of s.state) ctx.io.stdout(`  ${st.status === "intact" ? "✓" : "✗"} ${st.path} (${st.status})`);
+        }
+      }),
+    );
+
+  skill
+    .command("remove <name>")
+    .description("remove an installed skill from every agent folder it was installed to (refused when its files changed, unless --force)")
+    .option("-g, --global", "a user-level install")
+    .option("-f, --force", "remove even when the files changed since install")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (name: string, opts: { global?: boolean; force?: boolean; project?: string; json?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        const removed = await removeSkill(name, { projectPath: resolve(ctx.cwd, opts.project ?? "."), env: ctx.env }, { ...(opts.global ? { global: true } : {}), ...(opts.force ? { force: true } : {}) });
+        if (opts.json) return ctx.json(removed);
+        ctx.io.stdout(`Removed ${name}${removed.removed.length ? `: ${removed.removed.join(", ")}` : " (its folders were already gone)"}`);
       }),
     );
 }
