@@ -60,6 +60,8 @@ export const ERROR_CODES = {
   BUNDLE_FILES_MISSING: { status: 400, hint: "Restore the missing files or rebuild the bundle." },
   BUNDLE_FILES_TAMPERED: { status: 400, hint: "Files changed after the bundle was signed: rebuild and re-sign it." },
   PATH_TRAVERSAL: { status: 400, hint: "Paths must stay inside their root: no '..', absolute paths or escaping symlinks." },
+  // review
+  RISK_FLAGGED: { status: 400, hint: "The static review flagged high-risk content: read the findings. Install anyway only if you trust it (--accept-risk)." },
 } as const satisfies Record<string, CodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

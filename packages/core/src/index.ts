@@ -26,3 +26,4 @@ export * from "./client-package.ts";
 export * from "./skills/skill-md.ts";
 export * from "./skills/skill-folder.ts";
 export * from "./skills/manifest.ts";
+export * from "./review/review.ts";

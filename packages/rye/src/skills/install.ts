@@ -8,8 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { chmod, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import type { SkillFile } from "@rye/core";
-import { checkSkillFiles, RyeError, sha256Hex, verifySkill } from "@rye/core";
+import type { Review, SkillFile } from "@rye/core";
+import { atLeast, checkSkillFiles, reviewFiles, RyeError, sha256Hex, verifySkill } from "@rye/core";
 import { TrustStore } from "../trust/store.ts";
 import { userAiDir } from "../spaces/paths.ts";
 import type { AgentTarget } from "./agents.ts";
@@ -37,6 +37,8 @@ export interface AddOptions {
   force?: boolean;
   /** Verify and report, write nothing. */
   dryRun?: boolean;
+  /** Install even when the static review finds high-risk content. */
+  acceptRisk?: boolean;
 }
 
 interface Candidate {
@@ -55,6 +57,21 @@ export interface AddedSkill {
   signer: string | null;
   status: "installed" | "unchanged" | "replaced" | "checked";
   paths: string[];
+  review: Review;
+}
+
+/** The static review of a skill's text files (binary files are skipped). */
+export function reviewSkill(files: readonly SkillFile[]): Review {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const texts = [];
+  for (const file of files) {
+    try {
+      texts.push({ path: file.path, text: decoder.decode(file.bytes) });
+    } catch {
+      // not text: nothing for a line review to read
+    }
+  }
+  return reviewFiles(texts);
 }
 
 const isUrl = (source: string) => /^https?:\/\//i.test(source);
@@ -175,9 +192,17 @@ export async function addSkills(options: AddOptions, ctx: SkillContext): Promise
   const agents = (options.agents && options.agents.length > 0 ? options.agents : ["universal"]).map(agentById);
   const candidates = await candidatesFrom(options, ctx);
   const root = lockRoot(ctx, options.global);
-  const planned: { candidate: Candidate; verification: Awaited<ReturnType<typeof verifyCandidate>>; targets: (Target & { current: Map<string, string> | null })[] }[] = [];
+  const planned: { candidate: Candidate; verification: Awaited<ReturnType<typeof verifyCandidate>>; targets: (Target & { current: Map<string, string> | null })[]; review: Review }[] = [];
   for (const candidate of candidates) {
     const verification = await verifyCandidate(candidate, ctx);
+    const review = reviewSkill(candidate.files);
+    for (const f of review.findings.filter((x) => atLeast(x.risk, "medium"))) ctx.info?.(`${candidate.name}: ${f.risk} risk, ${f.message} (${f.path}:${f.line}: ${f.excerpt})`);
+    if (review.risk === "high" && !options.acceptRisk) {
+      throw new RyeError("RISK_FLAGGED", `The review flagged ${candidate.name} as high risk (${review.findings.filter((f) => f.risk === "high").length} finding(s)); nothing was written`, {
+        hint: "Read the findings above. If you trust the skill anyway, run the command again with --accept-risk.",
+        details: { findings: review.findings.slice(0, 50) },
+      });
+    }
     const hashes = Object.fromEntries(candidate.files.map((f) => [f.path, sha256Hex(f.bytes)]));
     const targets = [];
     for (const target of targetsFor(agents, candidate.name, ctx, options.global)) {
@@ -187,12 +212,12 @@ export async function addSkills(options: AddOptions, ctx: SkillContext): Promise
       }
       targets.push({ ...target, current });
     }
-    planned.push({ candidate, verification, targets });
+    planned.push({ candidate, verification, targets, review });
   }
 
   const results: AddedSkill[] = [];
   if (options.dryRun) {
-    for (const { candidate, verification, targets } of planned) results.push({ name: candidate.name, version: verification.version, verified: verification.verified, signer: verification.signer, status: "checked", paths: targets.map((t) => t.dir) });
+    for (const { candidate, verification, targets, review } of planned) results.push({ name: candidate.name, version: verification.version, verified: verification.verified, signer: verification.signer, status: "checked", paths: targets.map((t) => t.dir), review });
     return results;
   }
 
@@ -237,9 +262,9 @@ export async function addSkills(options: AddOptions, ctx: SkillContext): Promise
     installed_at: now,
   }));
   await updateSkillLock(root, (current) => [...current.filter((e) => !entries.some((n) => n.name === e.name && n.scope === e.scope)), ...entries]);
-  for (const { candidate, verification, targets } of planned) {
+  for (const { candidate, verification, targets, review } of planned) {
     const wrote = staged.filter((s) => targets.some((t) => t.dir === s.dir)).length;
-    results.push({ name: candidate.name, version: verification.version, verified: verification.verified, signer: verification.signer, status: wrote === 0 ? "unchanged" : targets.some((t) => t.current) ? "replaced" : "installed", paths: targets.map((t) => t.dir) });
+    results.push({ name: candidate.name, version: verification.version, verified: verification.verified, signer: verification.signer, status: wrote === 0 ? "unchanged" : targets.some((t) => t.current) ? "replaced" : "installed", paths: targets.map((t) => t.dir), review });
   }
   return results;
 }

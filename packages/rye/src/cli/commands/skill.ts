@@ -91,19 +91,20 @@ export function registerSkill(program: Command, ctx: CliContext): void {
     .option("-a, --agent <agent>", `where to install (repeatable; default universal = .agents/skills): ${AGENTS.map((a) => a.id).join(", ")}`, collect, [])
     .option("-g, --global", "install into your user folders instead of the project")
     .option("-f, --force", "replace an installed copy that differs")
-    .option("--dry-run", "fetch and verify, write nothing")
+    .option("--dry-run", "fetch, verify and review, write nothing")
+    .option("--accept-risk", "install even when the static review flags high-risk content")
     .option("-p, --project <dir>", "project directory (default: current directory)")
     .option("--json", "print JSON")
-    .action(async (source: string, opts: { skill: string[]; all?: boolean; agent: string[]; global?: boolean; force?: boolean; dryRun?: boolean; project?: string; json?: boolean }) =>
+    .action(async (source: string, opts: { skill: string[]; all?: boolean; agent: string[]; global?: boolean; force?: boolean; dryRun?: boolean; acceptRisk?: boolean; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
         const added = await addSkills(
-          { source, skills: opts.skill, ...(opts.all ? { all: true } : {}), agents: opts.agent, ...(opts.global ? { global: true } : {}), ...(opts.force ? { force: true } : {}), ...(opts.dryRun ? { dryRun: true } : {}) },
+          { source, skills: opts.skill, ...(opts.all ? { all: true } : {}), agents: opts.agent, ...(opts.global ? { global: true } : {}), ...(opts.force ? { force: true } : {}), ...(opts.dryRun ? { dryRun: true } : {}), ...(opts.acceptRisk ? { acceptRisk: true } : {}) },
           { projectPath: resolve(ctx.cwd, opts.project ?? "."), env: ctx.env, info: (text) => ctx.io.stderr(`notice: ${text}`) },
         );
         if (opts.json) return ctx.json({ skills: added });
         for (const s of added) {
           const how = s.verified === "signature" ? `signed by ${s.signer}` : s.verified === "digest" ? "digest checked, unsigned" : "unsigned";
-          ctx.io.stdout(`${s.status === "checked" ? "Checked" : s.status === "unchanged" ? "Already installed" : s.status === "replaced" ? "Replaced" : "Installed"} ${s.name}${s.version ? `@${s.version}` : ""} (${how})${s.paths.length ? `: ${s.paths.join(", ")}` : ""}`);
+          ctx.io.stdout(`${s.status === "checked" ? "Checked" : s.status === "unchanged" ? "Already installed" : s.status === "replaced" ? "Replaced" : "Installed"} ${s.name}${s.version ? `@${s.version}` : ""} (${how}; review: ${s.review.risk === "none" ? "nothing flagged" : `${s.review.risk} risk`})${s.paths.length ? `: ${s.paths.join(", ")}` : ""}`);
         }
       }),
     );
