@@ -10,6 +10,7 @@ import { chmod, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "n
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Review, SkillFile } from "@rye/core";
 import { atLeast, checkSkillFiles, reviewFiles, RyeError, sha256Hex, verifySkill } from "@rye/core";
+import { normalizeRegistryUrl } from "../registry/registry-url.ts";
 import { TrustStore } from "../trust/store.ts";
 import { userAiDir } from "../spaces/paths.ts";
 import type { AgentTarget } from "./agents.ts";
@@ -99,7 +100,7 @@ async function candidatesFrom(options: AddOptions, ctx: SkillContext): Promise<C
     const out: Candidate[] = [];
     for (const entry of wanted) {
       const fetched = await fetchSkill(index, entry, ctx.env);
-      out.push({ name: entry.name, files: fetched.files, ...(fetched.manifest !== undefined ? { manifest: fetched.manifest } : {}), source: { kind: "well-known", location: index.url }, digest: entry.digest, version: entry.version ?? null });
+      out.push({ name: entry.name, files: fetched.files, ...(fetched.manifest !== undefined ? { manifest: fetched.manifest } : {}), source: { kind: "well-known", location: normalizeRegistryUrl(options.source) }, digest: entry.digest, version: entry.version ?? null });
     }
     return out;
   }
@@ -313,4 +314,36 @@ export async function removeSkill(name: string, ctx: SkillContext, options: { gl
   }
   await updateSkillLock(root, (current) => current.filter((e) => e.name !== name));
   return { name, removed };
+}
+
+/**
+ * Fetches each installed skill (or `names`) again from where it came from and installs what is there now, with
+ * every check of `add`. An install whose files changed on disk is refused unless `force`.
+ */
+export async function updateSkills(names: string[], ctx: SkillContext, options: { global?: boolean; force?: boolean; acceptRisk?: boolean } = {}): Promise<AddedSkill[]> {
+  const listed = await listSkills(ctx, options.global);
+  const unknown = names.filter((n) => !listed.some((e) => e.name === n));
+  if (unknown.length > 0) throw new RyeError("ITEM_NOT_FOUND", `Not installed ${options.global ? "globally" : "in this project"}: ${unknown.join(", ")}`, { hint: "See what is installed with `rye skill list`." });
+  const chosen = names.length > 0 ? listed.filter((e) => names.includes(e.name)) : listed;
+  const out: AddedSkill[] = [];
+  for (const entry of chosen) {
+    const modified = entry.state.filter((s) => s.status === "modified");
+    if (modified.length > 0 && !options.force) {
+      throw new RyeError("CONFLICT", `${entry.name} changed on disk since it was installed (${modified.map((s) => s.path).join(", ")}); nothing was updated`, { hint: "Keep your changes elsewhere, or pass --force to replace them." });
+    }
+    out.push(
+      ...(await addSkills(
+        {
+          source: entry.source.location,
+          ...(entry.source.kind === "well-known" ? { skills: [entry.name] } : {}),
+          agents: [...new Set(entry.agents)],
+          ...(options.global ? { global: true } : {}),
+          force: true,
+          ...(options.acceptRisk ? { acceptRisk: true } : {}),
+        },
+        ctx,
+      )),
+    );
+  }
+  return out;
 }

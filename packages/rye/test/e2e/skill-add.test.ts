@@ -225,3 +225,29 @@ describe("review before trust", () => {
     assert.equal(await p.exists(".agents/skills/quick-setup/SKILL.md"), true);
   });
 });
+
+describe("update", () => {
+  test("update installs what the source serves now; up to date when nothing changed; local changes are kept unless --force", async () => {
+    const v1 = new TextEncoder().encode(skillMd("changing"));
+    host.publish("/changing", [{ name: "changing", description: "x", kind: "skill-md", artifact: { file: "changing/SKILL.md", type: "text/markdown", bytes: v1 } }]);
+    const p = await project();
+    assert.equal((await p.rye(["skill", "add", `${host.url}/changing`, "-a", "claude-code"])).code, 0);
+    const same = await p.rye(["skill", "update"]);
+    assert.match(same.stdout, /Up to date changing@1\.0\.0/, same.stderr);
+
+    const v2text = skillMd("changing").replace('version: "1.0.0"', 'version: "1.1.0"').replace("Follow the steps.", "Follow the new steps.");
+    host.publish("/changing", [{ name: "changing", description: "x", kind: "skill-md", artifact: { file: "changing/SKILL.md", type: "text/markdown", bytes: new TextEncoder().encode(v2text) } }]);
+    const updated = await p.rye(["skill", "update", "changing"]);
+    assert.match(updated.stdout, /Updated changing@1\.1\.0/, updated.stdout + updated.stderr);
+    assert.equal(await readFile(join(p.ws.projectDir, ".claude/skills/changing/SKILL.md"), "utf8"), v2text);
+    assert.equal((await p.lock()).skills![0]!.digest, digestOf(new TextEncoder().encode(v2text)));
+
+    await writeFile(join(p.ws.projectDir, ".claude/skills/changing/SKILL.md"), `${v2text}\nmy local note\n`);
+    const refused = await p.rye(["skill", "update", "--json"]);
+    assert.equal(refused.json.error.code, "CONFLICT");
+    assert.match(await readFile(join(p.ws.projectDir, ".claude/skills/changing/SKILL.md"), "utf8"), /my local note/, "local changes kept");
+    assert.equal((await p.rye(["skill", "update", "--force"])).code, 0);
+    assert.equal(await readFile(join(p.ws.projectDir, ".claude/skills/changing/SKILL.md"), "utf8"), v2text);
+    assert.equal((await p.rye(["skill", "update", "nope", "--json"])).json.error.code, "ITEM_NOT_FOUND");
+  });
+});

@@ -6,7 +6,7 @@ import { RyeError, skillNameProblem, SKILL_FILE } from "@rye/core";
 import { writeFileAtomic } from "../../fs/atomic.ts";
 import { AGENTS } from "../../skills/agents.ts";
 import { validateSkillFolder } from "../../skills/folder.ts";
-import { addSkills, listSkills, removeSkill } from "../../skills/install.ts";
+import { addSkills, listSkills, removeSkill, updateSkills } from "../../skills/install.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 
@@ -139,6 +139,27 @@ export function registerSkill(program: Command, ctx: CliContext): void {
         const removed = await removeSkill(name, { projectPath: resolve(ctx.cwd, opts.project ?? "."), env: ctx.env }, { ...(opts.global ? { global: true } : {}), ...(opts.force ? { force: true } : {}) });
         if (opts.json) return ctx.json(removed);
         ctx.io.stdout(`Removed ${name}${removed.removed.length ? `: ${removed.removed.join(", ")}` : " (its folders were already gone)"}`);
+      }),
+    );
+
+  skill
+    .command("update [names...]")
+    .description("fetch installed skills again from their source and install what is there now (every check of add; changed files refused unless --force)")
+    .option("-g, --global", "your user-level installs")
+    .option("-f, --force", "replace installs whose files changed on disk")
+    .option("--accept-risk", "install even when the static review flags high-risk content")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (names: string[], opts: { global?: boolean; force?: boolean; acceptRisk?: boolean; project?: string; json?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        const updated = await updateSkills(
+          names,
+          { projectPath: resolve(ctx.cwd, opts.project ?? "."), env: ctx.env, info: (text) => ctx.io.stderr(`notice: ${text}`) },
+          { ...(opts.global ? { global: true } : {}), ...(opts.force ? { force: true } : {}), ...(opts.acceptRisk ? { acceptRisk: true } : {}) },
+        );
+        if (opts.json) return ctx.json({ skills: updated });
+        if (updated.length === 0) return ctx.io.stdout("No skills installed.");
+        for (const s of updated) ctx.io.stdout(`${s.status === "unchanged" ? "Up to date" : "Updated"} ${s.name}${s.version ? `@${s.version}` : ""}`);
       }),
     );
 }
