@@ -24,7 +24,7 @@ async function signSkill(ctx: CliContext, dir: string, opts: { json?: boolean })
   const signed = await signSkillFolder(dir, new KeyStore({ env: ctx.env }));
   if (opts.json) return ctx.json({ status: "signed", type: "skill", path: dir, manifest: signed.manifestPath, name: signed.name, version: signed.version, files: signed.files, fingerprint: signed.fingerprint, keyCreated: signed.created });
   if (signed.created) ctx.io.stderr(`Created your signing key ${signed.fingerprint} (trusted automatically).`);
-  ctx.io.stdout(`Signed skill ${signed.name}@${signed.version} (${signed.files} files) with key ${signed.fingerprint}: ${signed.manifestPath}`);
+  ctx.io.stdout(`Signed skill ${signed.name}@${signed.version} (${signed.files} file${signed.files === 1 ? "" : "s"}) with key ${signed.fingerprint}: ${signed.manifestPath}`);
 }
 
 export function registerSign(program: Command, ctx: CliContext): void {
