@@ -347,3 +347,30 @@ export async function updateSkills(names: string[], ctx: SkillContext, options: 
   }
   return out;
 }
+
+export interface InstalledCheck {
+  entry: SkillLockEntry;
+  ok: boolean;
+  missing: string[];
+  changed: string[];
+  added: string[];
+}
+
+/**
+ * Checks an installed skill folder against the SHA-256s its lock entry pinned (the project's lock, then the
+ * user's); null when no lock records an install at `dir`.
+ */
+export async function checkInstalledFolder(dir: string, ctx: SkillContext): Promise<InstalledCheck | null> {
+  const target = resolve(dir);
+  for (const global of [false, true]) {
+    const entries = await readSkillLock(lockRoot(ctx, global)).catch(() => []);
+    const entry = entries.find((e) => e.paths.some((p) => resolve(absolute(ctx, p)) === target));
+    if (!entry) continue;
+    const current = (await installedFiles(target)) ?? new Map<string, string>();
+    const missing = Object.keys(entry.files).filter((p) => !current.has(p));
+    const changed = Object.keys(entry.files).filter((p) => current.has(p) && current.get(p) !== entry.files[p]);
+    const added = [...current.keys()].filter((p) => !Object.hasOwn(entry.files, p)).sort();
+    return { entry, ok: missing.length + changed.length + added.length === 0, missing, changed, added };
+  }
+  return null;
+}

@@ -168,11 +168,15 @@ describe("signed skills, local folders, list and remove", () => {
     assert.doesNotMatch(run.stderr, /no signature/);
     assert.deepEqual(await p.tree(".claude/skills/pdf-tools"), expected(PDF_FILES), "the manifest stays with the source, not in the agent's folder");
 
+    const verified = await p.rye(["verify", ".claude/skills/pdf-tools", "--json"]);
+    assert.deepEqual([verified.code, verified.json.ok, verified.json.installed, verified.json.verified], [0, true, true, "signature"], verified.stdout);
     const listed = await p.rye(["skill", "list", "--json"]);
     assert.deepEqual(listed.json.skills[0].state, [{ path: ".claude/skills/pdf-tools", status: "intact" }]);
     assert.equal(listed.json.skills[0].verified, "signature");
     await writeFile(join(p.ws.projectDir, ".claude/skills/pdf-tools/references/format.md"), "edited\n");
     assert.match((await p.rye(["skill", "list"])).stdout, /✗ \.claude\/skills\/pdf-tools \(modified\)/);
+    const edited = await p.rye(["verify", ".claude/skills/pdf-tools", "--json"]);
+    assert.deepEqual([edited.code, edited.json.code, edited.json.changed], [1, "INTEGRITY_MISMATCH", ["references/format.md"]]);
     const refused = await p.rye(["skill", "remove", "pdf-tools", "--json"]);
     assert.equal(refused.json.error.code, "CONFLICT");
     assert.equal(await p.exists(".claude/skills/pdf-tools"), true);

@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { createEngineContext } from "../../engine/context.ts";
 import { verifySkillFolder } from "../../skills/folder.ts";
+import { checkInstalledFolder } from "../../skills/install.ts";
 import { userAiDir } from "../../spaces/paths.ts";
 import { TrustStore } from "../../trust/store.ts";
 import type { CliContext } from "../context.ts";
@@ -19,7 +20,20 @@ export function registerVerify(program: Command, ctx: CliContext): void {
     .action(async (file: string, opts: { type?: string; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
         if (await stat(resolve(ctx.cwd, file)).then((s) => s.isDirectory(), () => false)) {
-          const result = await verifySkillFolder(resolve(ctx.cwd, file), new TrustStore({ env: ctx.env }));
+          const dir = resolve(ctx.cwd, file);
+          // An agent's copy of an installed skill has no manifest: it is checked against what the lock pinned.
+          const hasManifest = await stat(resolve(dir, ".rye", "manifest.yaml")).then(() => true, () => false);
+          const installed = hasManifest ? null : await checkInstalledFolder(dir, { projectPath: resolve(opts.project ?? ctx.cwd), env: ctx.env });
+          if (installed) {
+            const { entry } = installed;
+            const how = entry.verified === "signature" ? `signed by ${entry.signer}` : entry.verified === "digest" ? "checked against the index's digest, unsigned" : "unsigned";
+            const code = installed.ok ? "OK" : "INTEGRITY_MISMATCH";
+            if (opts.json) ctx.json({ ok: installed.ok, code, type: "skill", installed: true, verified: entry.verified, fingerprint: entry.signer, missing: installed.missing, changed: installed.changed, added: installed.added });
+            else if (installed.ok) ctx.io.stdout(`OK ${file} (installed skill ${entry.name}${entry.version ? `@${entry.version}` : ""}): every file is the pinned one; at install it was ${how}`);
+            else ctx.io.stderr(`INTEGRITY_MISMATCH ${file} (installed skill ${entry.name}): changed since install (${[...installed.changed.map((p) => `changed ${p}`), ...installed.missing.map((p) => `missing ${p}`), ...installed.added.map((p) => `added ${p}`)].join(", ")})`);
+            return installed.ok ? EXIT.OK : EXIT.FAILURE;
+          }
+          const result = await verifySkillFolder(dir, new TrustStore({ env: ctx.env }));
           if (opts.json) {
             ctx.json({ ok: result.ok, code: result.code, type: "skill", fingerprint: result.signature.fingerprint ?? null, missing: result.missing, changed: result.changed, added: result.added });
           } else if (result.ok) {
