@@ -43,6 +43,7 @@ test("a fresh install (no trusted keys) can resolve and verify every shipped too
     "rye/agent/providers/anthropic",
     "rye/agent/providers/openai",
     "rye/agent/providers/openai_compatible",
+    "rye/agent/threads/orchestrator",
     "rye/agent/threads/thread_directive",
     "rye/bash/bash",
     "rye/file-system/fs_glob",

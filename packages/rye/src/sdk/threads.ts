@@ -10,6 +10,8 @@ import { allocateThreadId, newThreadId } from "../threads/ids.ts";
 import { getEntry, release, remaining, report, reserve } from "../threads/ledger.ts";
 import { finishThread, newThreadRecord, readThread, updateThread, writeThread } from "../threads/record.ts";
 import { TranscriptWriter } from "../threads/transcript.ts";
+import { cancelDescendants, cancelThread, killThread, reapOrphans, runningDescendants } from "../threads/control.ts";
+import { aggregateResults, chainIds, chainSearch, descendantIds, getChain, listActive, readTranscriptPage, waitThreads } from "../threads/orchestrate.ts";
 
 const parentContextSchema = z.object({
   thread_id: z.string(),
@@ -60,4 +62,18 @@ export const threads = {
   remaining,
   getEntry,
   readParentContext,
+  // Orchestration (docs/agent-runtime.md §10)
+  waitThreads,
+  getChain,
+  chainIds,
+  descendantIds,
+  chainSearch,
+  readTranscriptPage,
+  aggregateResults,
+  listActive,
+  cancelThread,
+  cancelDescendants,
+  killThread,
+  reapOrphans,
+  runningDescendants,
 };

@@ -108,4 +108,14 @@ describe("configuration", () => {
     assert.equal(resolveLimits(defaults, {}, {}, { depth: 0 }).error, "depth_exceeded");
     assert.equal(resolveLimits(defaults, { turns: -3 }, {}, null).limits.turns, 25, "a negative limit is ignored");
   });
+
+  it("a child that names no spend limit gets an even share of its parent's spend (spend ÷ spawns)", () => {
+    const defaults = { turns: 25, tokens: 200000, spend: 1, spawns: 10, depth: 5, duration_seconds: 600 };
+    const parent = { turns: 25, spend: 1, spawns: 4, depth: 5 };
+    assert.equal(resolveLimits(defaults, {}, {}, parent).limits.spend, 0.25);
+    assert.equal(resolveLimits(defaults, { spend: 0.6 }, {}, parent).limits.spend, 0.6, "a named limit stands (the ledger still caps it at what is left)");
+    assert.equal(resolveLimits(defaults, {}, { spend: 0.9 }, parent).limits.spend, 0.9, "so does an override");
+    assert.equal(resolveLimits(defaults, {}, {}, { ...parent, spawns: 0 }).limits.spend, 1, "no spawns: the share is the whole (the spawn limit refuses the child anyway)");
+    assert.equal(resolveLimits(defaults, {}, {}, { ...parent, spend: 1, spawns: 3 }).limits.spend, 0.333333333);
+  });
 });

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:27:18Z:8133ae9f058ba35da6e20527c9c303d54fe7a80e4c3ad0521085e66a29634c81:zjTuopfMaVJ03mGCF6hz7q_EAMypBvzsLidK8aNNllz7viRcqxLpwj_HF1oZ6tThO5mGV2dmzcwMu-m7h9uOCQ==:c24b038c7f538b52
+// rye:signed:2026-11-25T10:52:12Z:d2b4758b6b62550ba550a910bbf7841afa8879fd5a30e4b5f17a745b3d1834a4:GLubgV1jsSRTBgCJ83KVUBm3Nn8Kg71EoRty7OpddGKvb9B0qDEJR-ysoHH7neuVyhZpxJag0Vz4wQTfHvkBCA==:c24b038c7f538b52
 // @ts-check
 /**
  * The runtime's configuration as data: `config/<name>.yaml` of this tool folder (resolved through the spaces,
@@ -192,6 +192,12 @@ export function resolveLimits(defaults, directive, overrides, parent) {
       if (typeof cap === "number") limits[name] = Math.min(limits[name], cap);
     }
     if (typeof parent.depth === "number") limits.depth = Math.min(limits.depth, parent.depth - 1);
+    // A child that names no spend limit gets an even share of its parent's (spend ÷ spawns), so the first of
+    // several children started side by side cannot take the whole budget.
+    const named = pickLimits(directive).spend !== undefined || pickLimits(overrides).spend !== undefined;
+    if (!named && typeof parent.spend === "number" && typeof parent.spawns === "number") {
+      limits.spend = Math.min(limits.spend, Math.floor((parent.spend / Math.max(1, parent.spawns)) * 1e9) / 1e9);
+    }
   }
   for (const name of ["turns", "tokens", "spawns", "depth", "duration_seconds"]) {
     const key = /** @type {keyof Limits} */ (name);

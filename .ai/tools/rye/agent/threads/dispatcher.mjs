@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:03:44Z:df4e67359088b4224d4bc0dc0ff61de5dae0d774fb8f78809fe2dcdf2c4ceaff:8azqNqWnRyTSyP-mFkW9Sf-sldej4mMOd1UFao7AdlYwMvRj_t75eA7rPIzLdAviUzrj6jXfNB5u-T5A4gzSDw==:c24b038c7f538b52
+// rye:signed:2026-11-25T10:47:41Z:2de8944591ae4d6ecef5146f968c8d07e0b57b3c6d396e2f6300a9b0d7bfac27:R2-XE934DZL3LrQd_IMafZXbqrwxUQqmnd1ZjUY-eXiMhy2uu2H5hxrK4luEkRVaOtk9390gJXV2mlwmpzwoDA==:c24b038c7f538b52
 // @ts-check
 /**
  * The one path every tool call of the model takes: name → primary action, capability check (fail-closed,
@@ -6,7 +6,8 @@
  * back to the model as JSON text, capped in size, with failures and denials flagged as errors.
  *
  * Starting a child thread is `rye_execute` of `rye/agent/threads/thread_directive`: the dispatcher hands the
- * parent's context to the engine (`threadParent`), never taking it from the call's parameters.
+ * parent's context to the engine (`threadParent`), never taking it from the call's parameters. The orchestrator
+ * tool gets the same context, so a thread can wait for, read and stop only its own descendants.
  *
  * Runtime file: imports nothing (the module loader imports the exact bytes it verified).
  */
@@ -17,6 +18,8 @@ export const __category__ = "rye/agent/threads";
 export const __tool_description__ = "Agent runtime: dispatch of the model's tool calls through the capability check to the engine";
 
 export const THREAD_TOOL_ID = "rye/agent/threads/thread_directive";
+/** Tools that learn the calling thread from the dispatcher: a child thread, and the orchestrator (it limits a thread to its descendants). */
+export const ORCHESTRATOR_TOOL_ID = "rye/agent/threads/orchestrator";
 const ITEM_TYPES = new Set(["directive", "tool", "knowledge"]);
 
 /**
@@ -95,13 +98,14 @@ export function createDispatcher({ engine, harness, maxResultBytes, threadParent
         default: {
           const parameters = input.parameters && typeof input.parameters === "object" && !Array.isArray(input.parameters) ? input.parameters : {};
           const child = itemType === "tool" && itemId === THREAD_TOOL_ID;
+          const withContext = child || (itemType === "tool" && itemId === ORCHESTRATOR_TOOL_ID);
           const result = await engine.execute({
             item_type: itemType,
             item_id: itemId,
             parameters,
             dry_run: input.dry_run === true,
             ...(signal ? { signal } : {}),
-            ...(child ? { thread_parent: threadParent() } : {}),
+            ...(withContext ? { thread_parent: threadParent() } : {}),
           });
           const failed = result?.status === "error";
           const data = /** @type {{ data?: { thread_id?: string } }} */ (result).data;

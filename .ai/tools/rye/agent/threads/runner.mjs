@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T09:43:11Z:51121c7f23adab9594c55293f94853be32b1b37a70f478795fb05e0ee907f3c5:KmnGRWoHdxjM3LEXjRzaMSNPVMXBQiOrN8bz6FEkU_W5UGRnF_RdOrnyyJN81AjW7lZl-Mu4aky49P4uTV_sAA==:c24b038c7f538b52
+// rye:signed:2026-11-25T10:47:41Z:c274b6d0ecac6b1936930a8327e5d6e6090b565ad41473d4232c416d9528de6f:iZUuPtZrtHxf-KNJu-b7MdqsoJFT5oB-HlAeX2VfRCcavpgiyFmNd0xOR3Q9NWmfAAsbXoZ4NibclDheijcvCw==:c24b038c7f538b52
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
@@ -348,6 +348,12 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
     }
   } finally {
     process.removeListener("SIGTERM", onSignal);
+  }
+
+  // The child policy: a cancelled or killed thread asks its running descendants to stop too.
+  if ((outcome.status === "cancelled" || outcome.status === "killed") && obj(resilience.child_policy).on_parent_cancel === "cascade_cancel") {
+    const asked = await rt.threads.cancelDescendants(projectPath, id, `parent ${id} was ${outcome.status}`).catch(() => []);
+    if (asked.length > 0) await emit("children_cancelled", { thread_ids: asked }).catch(() => undefined);
   }
 
   // 6. Settle: spend stays reported; the reservation is released (cascading actual spend to the parent).

@@ -8,13 +8,14 @@ import type { Command } from "commander";
 import { RyeError } from "@rye/core";
 import { readCancelRequest, requestCancel } from "../../threads/cancel.ts";
 import type { LedgerEntry } from "../../threads/ledger.ts";
-import { getEntry, release } from "../../threads/ledger.ts";
+import { getEntry } from "../../threads/ledger.ts";
 import { threadFile } from "../../threads/paths.ts";
-import type { KillResult } from "../../threads/processes.ts";
-import { killTree, threadProcessAlive } from "../../threads/processes.ts";
+import { cancelDescendants, isOrphaned, killThread } from "../../threads/control.ts";
+import type { ChainNode } from "../../threads/orchestrate.ts";
+import { chainSearch, getChain, waitThreads } from "../../threads/orchestrate.ts";
 import type { ThreadRecord } from "../../threads/record.ts";
-import { finishThread, isTerminal, listThreads, readThread } from "../../threads/record.ts";
-import { followTranscript, formatCost, readTranscript, renderEvent, TranscriptWriter } from "../../threads/transcript.ts";
+import { isTerminal, listThreads, readThread } from "../../threads/record.ts";
+import { followTranscript, formatCost, readTranscript, renderEvent } from "../../threads/transcript.ts";
 import type { TranscriptEvent } from "../../threads/transcript.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
@@ -37,10 +38,7 @@ function projectOf(ctx: CliContext, opts: ProjectOpts): string {
   return resolve(ctx.cwd, opts.project ?? ".");
 }
 
-/** Not finished, but its process is gone (crashed, or killed outside rye): nothing will ever finish it. */
-export function isOrphaned(record: ThreadRecord): boolean {
-  return !isTerminal(record.status) && record.pid !== undefined && !threadProcessAlive(record);
-}
+export { isOrphaned };
 
 function statusLabel(record: ThreadRecord): string {
   return isOrphaned(record) ? `${record.status} (orphaned)` : record.status;
@@ -69,10 +67,6 @@ function formatTime(iso: string): string {
 function table(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ").trimEnd());
-}
-
-async function closeWriter(writer: TranscriptWriter): Promise<void> {
-  await writer.close().catch(() => undefined);
 }
 
 export function registerThreadCommands(program: Command, ctx: CliContext, extra: ThreadSubcommand[] = []): Command {
@@ -258,39 +252,10 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
       ctx.run(opts.json, async () => {
         const project = projectOf(ctx, opts);
         const graceMs = parseInteger("grace-ms", opts.graceMs, 0, 600_000) ?? KILL_GRACE_MS;
-        const record = await readThread(project, id);
-        if (isTerminal(record.status)) {
-          throw new RyeError("CONFLICT", `Thread ${id} already ended (${record.status}): nothing to kill`, {
-            hint: `See how it ended: rye thread status ${id}`,
-            details: { thread_id: id, status: record.status },
-          });
-        }
-        let killed: KillResult | null = null;
-        if (record.pid !== undefined && threadProcessAlive(record)) {
-          if (record.pid <= 1 || record.pid === process.pid) {
-            throw new RyeError("VALIDATION_FAILED", `Thread ${id}'s record names process ${record.pid}, which rye refuses to signal`, {
-              hint: `The record ${threadFile(project, id, "record")} is damaged; stop the thread's process by hand.`,
-            });
-          }
-          killed = await killTree(record.pid, { graceMs });
-        }
-        // The thread may have ended by itself meanwhile (e.g. it handled SIGTERM): then its own status stands.
-        let final = await readThread(project, id);
-        const endedItself = isTerminal(final.status);
-        if (!endedItself) {
-          const elapsed = Math.max(final.cost.elapsed_seconds, (Date.now() - Date.parse(final.created_at)) / 1000);
-          const cost = { ...final.cost, elapsed_seconds: Math.round(elapsed * 1000) / 1000 };
-          const writer = new TranscriptWriter(project, id);
-          try {
-            await writer.append("thread_killed", { status: "killed", cost, by: "rye thread kill" });
-          } finally {
-            await closeWriter(writer);
-          }
-          final = await finishThread(project, id, "killed", { cost });
-        }
-        let ledger: LedgerEntry | null = null;
-        const entry = await getEntry(project, id);
-        if (entry) ledger = entry.status === "active" ? await release(project, id) : entry;
+        const before = await readThread(project, id);
+        await cancelDescendants(project, id, `parent ${id} was killed`);
+        const { record: final, endedByItself: endedItself, process: killed, ledger } = await killThread(project, id, { graceMs, by: "rye thread kill" });
+        const record = before;
         const survived = killed !== null && !killed.exited;
         if (opts.json) {
           ctx.json({
@@ -312,6 +277,59 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
           if (survived) ctx.io.stderr(`warning: processes of group ${record.pid} are still there after SIGKILL (stuck in the kernel?)`);
         }
         return survived ? EXIT.FAILURE : EXIT.OK;
+      }),
+    );
+
+  thread
+    .command("wait <ids...>")
+    .description("wait until the threads end (file-system events, no polling); crashed ones are marked orphaned")
+    .option("--timeout <seconds>", "give up after this long (default 300, at most 3600)")
+    .option("--any", "return when the first one ends")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (ids: string[], opts: ProjectOpts & { timeout?: string; any?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        const result = await waitThreads(projectOf(ctx, opts), ids, { timeoutSeconds: parseInteger("timeout", opts.timeout, 0, 3600) ?? 300, any: opts.any === true });
+        if (opts.json) ctx.json(result);
+        else {
+          for (const t of result.threads) ctx.io.stdout(`${t.thread_id}  ${t.status}${t.error ? ` (${t.error.code})` : ""}`);
+          if (result.timed_out) ctx.io.stderr(`Timed out after ${Math.round(result.waited_ms / 1000)} s; wait again with: rye thread wait ${ids.join(" ")}`);
+        }
+        return result.timed_out ? EXIT.FAILURE : EXIT.OK;
+      }),
+    );
+
+  thread
+    .command("chain <id>")
+    .description("the tree of threads the thread belongs to, from its root")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (id: string, opts: ProjectOpts) =>
+      ctx.run(opts.json, async () => {
+        const chain = await getChain(projectOf(ctx, opts), id);
+        if (opts.json) return ctx.json(chain);
+        const print = (node: ChainNode) => {
+          ctx.io.stdout(`${"  ".repeat(node.depth_in_tree)}${node.thread_id}  ${node.directive}  ${node.status}`);
+          for (const child of node.children) print(child);
+        };
+        print(chain);
+      }),
+    );
+
+  thread
+    .command("search <id> <pattern>")
+    .description("a regular expression over every transcript of the thread's tree")
+    .option("-i, --ignore-case", "case-insensitive")
+    .option("--limit <n>", "matches to show (default 50, at most 500)")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (id: string, pattern: string, opts: ProjectOpts & { ignoreCase?: boolean; limit?: string }) =>
+      ctx.run(opts.json, async () => {
+        const found = await chainSearch(projectOf(ctx, opts), id, pattern, { ignoreCase: opts.ignoreCase === true, limit: parseInteger("limit", opts.limit, 1, 500) ?? 50 });
+        if (opts.json) return ctx.json(found);
+        for (const m of found.matches) ctx.io.stdout(`${m.thread_id} #${m.event_index} ${m.event_type}: ${m.excerpt}`);
+        ctx.io.stderr(`${found.matches.length} match${found.matches.length === 1 ? "" : "es"} in ${found.searched_threads} thread${found.searched_threads === 1 ? "" : "s"}${found.truncated ? " (limit reached)" : ""}`);
+        return found.matches.length > 0 ? EXIT.OK : EXIT.FAILURE;
       }),
     );
 
