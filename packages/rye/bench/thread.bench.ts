@@ -4,13 +4,17 @@
  *   answers (cognition_out events) minus the tool's own run time, read from the transcript;
  * - thread start: `rye thread run` of a one-turn thread, end to end (process starts included);
  * - a capability check (checkCapability over a directive's capabilities);
+ * - orchestration: a child thread's spawn to its first model request, and the wake-up latency of wait_threads (a
+ *   record turning terminal → the waiter returning, file-system events on this machine);
  * each as a ratio against a plain `execute` of the same tool through the engine (the baseline).
  * Run: node --import tsx packages/rye/bench/thread.bench.ts   (THREAD_BENCH_TURNS=30 by default)
  */
 import "@rye/core/node";
 import { performance } from "node:perf_hooks";
 import { checkCapability } from "@rye/core";
-import { directive, returnsTool, threadBench } from "../test/threads.ts";
+import { directive, requestInfo, returnsTool, threadBench } from "../test/threads.ts";
+import { newThreadRecord, writeThread, finishThread } from "../src/threads/record.ts";
+import { waitThreads } from "../src/threads/orchestrate.ts";
 
 const TURNS = Number(process.env.THREAD_BENCH_TURNS ?? 30);
 const EXECUTES = 30;
@@ -71,6 +75,39 @@ try {
   const checkMs = (performance.now() - t0) / N;
   if (allowed !== N / 2) throw new Error("the capability check gave a wrong answer");
 
+  // Spawn to first turn: the parent's model answer asking for a child → the child's first model request.
+  await bench.write("directive", "bench/loop/spawner.md", directive({ name: "spawner", category: "bench/loop", permissions: "<execute><tool>rye.agent.threads.thread_directive</tool></execute>" }));
+  await bench.write("directive", "bench/loop/kid.md", directive({ name: "kid", category: "bench/loop" }));
+  const spawnCall = { name: "rye_execute", input: { item_type: "tool", item_id: "rye/agent/threads/thread_directive", parameters: { directive_name: "bench/loop/kid" } } };
+  bench.script({ spawner: (turn) => (turn === 0 ? { toolCalls: [spawnCall], usage: { input: 10, output: 5 } } : { text: "done", usage: { input: 10, output: 5 } }), kid: () => ({ text: "kid done", usage: { input: 10, output: 5 } }) });
+  const spawns: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const from = bench.llm.requests.length;
+    const run = await bench.rye(["thread", "run", "bench/loop/spawner"]);
+    if (run.json.status !== "completed") throw new Error(run.stdout);
+    const requests = bench.llm.requests.slice(from);
+    const parentFirst = requests.find((r) => requestInfo(r).directive === "spawner")!;
+    const kidFirst = requests.find((r) => requestInfo(r).directive === "kid")!;
+    spawns.push(kidFirst.at - parentFirst.at);
+  }
+  const spawnMs = median(spawns);
+
+  // wait_threads wake-up: a running record finished by this process, the waiter (in the same process) woken by the event.
+  const wakeups: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const id = `wake-bench-${i}`;
+    await writeThread(bench.ws.projectDir, newThreadRecord({ thread_id: id, directive: "bench/loop/kid", status: "running", pid: process.pid }));
+    let finishedAt = 0;
+    const waiting = waitThreads(bench.ws.projectDir, [id], { timeoutSeconds: 10 });
+    await new Promise((r) => setTimeout(r, 20));
+    finishedAt = performance.now();
+    await finishThread(bench.ws.projectDir, id, "completed");
+    const result = await waiting;
+    if (!result.done) throw new Error("the waiter did not wake");
+    wakeups.push(performance.now() - finishedAt);
+  }
+  const wakeMs = median(wakeups);
+
   const row = (name: string, ms: number) => console.log(`${name.padEnd(52)} ${ms.toFixed(ms < 0.1 ? 5 : 2).padStart(10)} ms   ${(ms / executeMs).toFixed(ms < 0.1 ? 6 : 2).padStart(10)} × execute`);
   console.log(`agent runtime, fake provider answering at once, ${TURNS} tool turns (node ${process.version})`);
   row("baseline: plain execute of the tool (median)", executeMs);
@@ -78,6 +115,8 @@ try {
   row("one turn in the thread, tool included (median)", turnMs);
   row("capability check (5 capabilities)", checkMs);
   row("thread start to end, one turn, via rye thread run", startMs);
+  row("child thread: spawn to its first model request (median)", spawnMs);
+  row("wait_threads wake-up after a thread ends (median)", wakeMs);
   console.log(`(${TURNS}-turn thread: ${threadWall.toFixed(0)} ms wall in all)`);
 } finally {
   await bench.close();
