@@ -21,6 +21,8 @@ import { namespaceRoutes } from "./routes/namespaces.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { orgRoutes } from "./routes/orgs.ts";
 import { searchRoutes } from "./routes/search.ts";
+import { skillRoutes } from "./routes/skills.ts";
+import { skillWellKnownRoutes } from "./routes/skills-well-known.ts";
 import { statsRoutes } from "./routes/stats.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
 import { upstreamAuthRoutes } from "./routes/upstream-auth.ts";
@@ -45,6 +47,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", statsRoutes(deps));
   app.route("/", manageRoutes(deps));
   app.route("/", bundleRoutes(deps));
+  app.route("/", skillRoutes(deps));
+  app.route("/", skillWellKnownRoutes(deps));
   app.route("/", logRoutes(deps, { checkpoints: deps.config.checkpoints }));
   app.route("/", openapiRoutes(deps));
   app.route("/", upstreamAuthRoutes(deps, deps.config.upstream));
