@@ -8,6 +8,9 @@
 import "@rye/core/node";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
 import { chmod, mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -70,7 +73,7 @@ async function readTree(dir: string): Promise<Map<string, Uint8Array>> {
 }
 
 async function rye(args: string[]): Promise<Json> {
-  const run = await runRye([...args, "--registry", reg.url, "--yes", "--json"], { env, cwd: ws.projectDir });
+  const run = await runRye([...args, "--registry", reg.url, ...(args[0] === "push" ? ["--yes"] : []), "--json"], { env, cwd: ws.projectDir });
   assert.equal(run.code, 0, run.stdout + run.stderr);
   return JSON.parse(run.stdout) as Json;
 }
@@ -153,6 +156,29 @@ test("the skills CLI lists and installs from the namespace's well-known index, b
   assert.equal(lock.skills["pdf-tools"].sourceType, "well-known");
 });
 
+test("the .zip artifact installs with the skills CLI too (an index elsewhere pointing at the registry's zip URL)", async () => {
+  const entry = ((await (await fetch(`${reg.url}/alice/.well-known/agent-skills/index.json`)).json()) as Json).skills.find((s: Json) => s.name === "pdf-tools");
+  const zip = entry.rye.archives.zip as { url: string; digest: string };
+  const index = JSON.stringify({ $schema: entry.$schema ?? "https://schemas.agentskills.io/discovery/0.2.0/schema.json", skills: [{ ...entry, url: `${reg.url}${zip.url}`, digest: zip.digest }] });
+  const server = createServer((req, res) => {
+    if (req.url === "/.well-known/agent-skills/index.json") res.writeHead(200, { "content-type": "application/json" }).end(index);
+    else res.writeHead(404).end();
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  try {
+    const project = await mkdtemp(join(tmpdir(), "rye-skills-zip-"));
+    const home = await mkdtemp(join(tmpdir(), "rye-skills-home-"));
+    const add = await runNode(SKILLS_CLI, ["add", `http://127.0.0.1:${(server.address() as AddressInfo).port}`, "-s", "pdf-tools", "-a", "claude-code", "-y"], project, home);
+    assert.equal(add.code, 0, strip(add.stdout + add.stderr));
+    const installed = await readTree(join(project, ".claude", "skills", "pdf-tools"));
+    assert.deepEqual([...installed.keys()].sort(), Object.keys(PDF_TOOLS).sort());
+    for (const [path, content] of Object.entries(PDF_TOOLS)) assert.equal(sha(installed.get(path)!), sha(bytes(content)), path);
+  } finally {
+    server.close();
+  }
+});
+
 test("private skills are in no index and 404 anonymously; a yanked version is not the index's latest; HEAD and CORS", async () => {
   const rootIndex = await fetch(`${reg.url}/.well-known/agent-skills/index.json`);
   assert.equal(rootIndex.status, 200);
@@ -167,8 +193,8 @@ test("private skills are in no index and 404 anonymously; a yanked version is no
   await rye(["push", "skills/my-skill"]);
   const latest = async () => ((await (await fetch(`${reg.url}/alice/.well-known/agent-skills/index.json`)).json()) as Json).skills.find((s: Json) => s.name === "my-skill").version;
   assert.equal(await latest(), "1.1.0");
-  const yank = await fetch(`${reg.url}/v1/yank/skill/alice/my-skill`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ version: "1.1.0" }) });
-  assert.equal(yank.status, 200, await yank.clone().text());
+  const yank = await rye(["yank", "skill", "alice/my-skill@1.1.0", "--reason", "typo"]);
+  assert.equal(yank.latest_version, "1.0.0");
   assert.equal(await latest(), "1.0.0");
 
   const head = await fetch(`${reg.url}/alice/.well-known/agent-skills/pdf-tools/1.0.0/pdf-tools-1.0.0.tar.gz`, { method: "HEAD" });

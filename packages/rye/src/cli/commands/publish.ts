@@ -13,7 +13,7 @@ import { pushSkill } from "../../registry/push-skill.ts";
 import { isSkillFolder } from "../../skills/folder.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
-import { parseItemType, parseTo, parseVisibility, ttyPrompt } from "./common.ts";
+import { parseItemType, parseRegistryItemType, parseTo, parseVisibility, ttyPrompt } from "./common.ts";
 
 export interface PublishCliOptions {
   /** Asks a yes/no question; defaults to a prompt on an interactive terminal, else "no". */
@@ -137,7 +137,7 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
       .option("--json", "print JSON")
       .action(async (typeArg: string, ref: string, opts: Record<string, unknown>) =>
         ctx.run(opts.json as boolean | undefined, async () => {
-          const type = parseItemType(typeArg);
+          const type = parseRegistryItemType(typeArg);
           const { id, version } = splitVersion(ref);
           const result = await manageItem(
             { action, type, id, ...extra(opts, version), ...(typeof opts.registry === "string" ? { registryUrl: opts.registry } : {}) },
