@@ -34,7 +34,10 @@ export type { AppDeps } from "./services/deps.ts";
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy, internalSecret: deps.internalSecret }));
-  app.use("/v1/*", rateLimit(deps.config.rateLimit));
+  const apiLimit = rateLimit(deps.config.rateLimit);
+  app.use("/v1/*", apiLimit);
+  // Agent Skills discovery builds indexes from the database: the same per-caller budget as the API.
+  for (const path of ["/.well-known/agent-skills/*", "/:namespace/.well-known/agent-skills/*", "/:namespace/:skill/.well-known/agent-skills/*"]) app.use(path, apiLimit);
   app.use("/oauth/*", rateLimit(deps.config.rateLimit));
   app.route("/", healthRoutes(deps));
   app.route("/", keyRoutes(deps));

@@ -254,6 +254,16 @@ describe("skills: happy paths", () => {
     assert.equal((await entry("pdf-tools"))!.version, "1.1.0");
   });
 
+  test("names are unique in the root index (the oldest skill of a name wins); each namespace index lists its own", async () => {
+    const bobKey = await generateKeyPair();
+    await reg.db.prisma.userKey.create({ data: { userId: bob.id, fingerprint: bobKey.publicKey.fingerprint, publicKeyPem: bobKey.publicKey.pem } });
+    assert.equal((await push("bob", files("note-taker", "2.0.0"), bobToken, bobKey)).status, 201);
+    const root = (await index()).skills.filter((s) => s.name === "note-taker");
+    assert.deepEqual(root.map((s) => s.rye.id), ["alice/note-taker"]);
+    assert.equal((await entry("note-taker", "/bob/.well-known/agent-skills/index.json"))!.rye.id, "bob/note-taker");
+    assert.equal((await call("GET", "/bob/.well-known/agent-skills/note-taker/2.0.0/SKILL.md")).status, 200);
+  });
+
   test("a skill pushed private is never listed; unlisted is served but not listed", async () => {
     assert.equal((await push("alice", files("secret-skill", "1.0.0"), aliceToken, aliceKey, { visibility: "private" })).status, 201);
     assert.equal((await push("alice", files("quiet-skill", "1.0.0"), aliceToken, aliceKey, { visibility: "unlisted" })).status, 201);
@@ -345,6 +355,21 @@ describe("skills: security", () => {
   test("two-segment ids are for skills only, and skill ids must be namespace/name", async () => {
     assert.equal((await call("GET", "/v1/items/tool/alice/pdf-tools")).body.error.code, "INVALID_ITEM_ID");
     assert.equal((await call("GET", "/v1/items/skill/alice/x/pdf-tools")).body.error.code, "INVALID_ITEM_ID");
+  });
+
+  test("discovery shares the API's per-caller read budget (429 with Retry-After)", async () => {
+    const limited = await createTestRegistry({ config: { rateLimit: { windowSeconds: 60, reads: 2, writes: 2 } } });
+    try {
+      const statuses: number[] = [];
+      for (const path of ["/.well-known/agent-skills/index.json", "/x/.well-known/agent-skills/index.json", "/x/.well-known/agent-skills/a/1.0.0/SKILL.md"]) {
+        const res = await limited.request("GET", path);
+        statuses.push(res.status);
+        if (res.status === 429) assert.ok(res.headers.get("retry-after"));
+      }
+      assert.deepEqual(statuses, [200, 404, 429]);
+    } finally {
+      await limited.close();
+    }
   });
 
   test("push bodies above the limit are refused with 413", async () => {
