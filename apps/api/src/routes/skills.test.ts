@@ -232,6 +232,10 @@ describe("skills: happy paths", () => {
     assert.ok((search.body.facets.item_type as Json[]).some((f) => f.value === "skill" && f.count >= 1));
     const body = await call("GET", "/v1/search?query=CRLF&item_type=skill");
     assert.ok((body.body.results as Json[]).length >= 1, "the SKILL.md body is searchable");
+    // Still after a yank moves latest (the search document is rebuilt from that version's SKILL.md).
+    assert.equal((await call("POST", "/v1/yank/skill/alice/pdf-tools", { token: aliceToken, json: { version: "1.1.0" } })).status, 200);
+    assert.deepEqual(((await call("GET", "/v1/search?query=CRLF&item_type=skill")).body.results as Json[]).map((r) => r.item_id).includes("alice/pdf-tools"), true);
+    assert.equal((await call("POST", "/v1/unyank/skill/alice/pdf-tools", { token: aliceToken, json: { version: "1.1.0" } })).status, 200);
   });
 
   test("visibility: a private skill is in no index, its artifacts are 404 to others and served privately to members", async () => {

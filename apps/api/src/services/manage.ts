@@ -20,6 +20,7 @@ import { recordAudit } from "./audit.ts";
 import { assertType } from "./items.ts";
 import { appendLogEntry } from "./publish-log.ts";
 import { refreshSearchDocument } from "./search-document.ts";
+import { skillSearchText } from "./skills/search-text.ts";
 import { tokenAllowsItem } from "./tokens.ts";
 import { latestOf } from "./versions.ts";
 
@@ -97,8 +98,9 @@ async function refreshLatest(tx: Tx, itemId: string): Promise<string | null> {
   if (latest === item.latestVersion) return latest;
   await tx.item.update({ where: { id: itemId }, data: { latestVersion: latest } });
   if (latest) {
-    const row = await tx.itemVersion.findUniqueOrThrow({ where: { itemId_version: { itemId, version: latest } }, select: { content: true } });
-    await refreshSearchDocument(tx, itemId, row.content);
+    const row = await tx.itemVersion.findUniqueOrThrow({ where: { itemId_version: { itemId, version: latest } }, select: { content: true, skillArtifacts: true } });
+    // A skill's content is its manifest; it is found by its SKILL.md, as on publish.
+    await refreshSearchDocument(tx, itemId, row.skillArtifacts ? await skillSearchText(tx, row.content) : row.content);
   }
   return latest;
 }

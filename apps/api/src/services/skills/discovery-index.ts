@@ -5,7 +5,7 @@
  * fields) with what a rye-aware client needs to verify it: the registry, id, version, the signed manifest's
  * address and digest, the author's and the registry's key fingerprints and the attestation's address.
  */
-import { extractSignature, RyeError } from "@rye/core";
+import { extractSignature, parseSkillManifest, RyeError } from "@rye/core";
 import type { Database } from "@rye/db";
 import { artifactsOf } from "./stored.ts";
 
@@ -54,7 +54,8 @@ function entryOf(row: Row, registryUrl: string): IndexEntry {
   return {
     name: row.name,
     type: oneFile ? "skill-md" : "archive",
-    description: row.description.slice(0, 1024),
+    // The version's own description (its signed manifest's, from its SKILL.md), not the item's latest one.
+    description: (parseSkillManifest(v.content).skill.description || row.description).slice(0, 1024),
     url: oneFile ? paths.skillMd : paths.tarGz,
     digest: `sha256:${oneFile ? artifacts.skill_md!.sha256 : artifacts.tar_gz.sha256}`,
     version: v.version,
