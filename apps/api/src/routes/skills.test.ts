@@ -104,6 +104,9 @@ describe("skills: happy paths", () => {
     assert.equal(payload.artifacts.skill_md, sha(files("note-taker", "1.0.0")[0]!.bytes));
     const log = await reg.db.prisma.publishLogEntry.findUniqueOrThrow({ where: { index: BigInt(r.body.log_index) } });
     assert.equal((log.payload as Json).item_type, "skill");
+    const stats = await call("GET", "/v1/stats");
+    assert.equal(stats.body.items.skill, 1);
+    assert.equal(stats.body.items.total, 1);
   });
 
   test("a multi-file skill: the index lists an archive entry whose digest is the served .tar.gz; members sorted, no ./ and no .rye/", async () => {

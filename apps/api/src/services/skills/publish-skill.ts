@@ -102,6 +102,9 @@ export async function publishSkill(input: SkillPushInput, ctx: SkillPushContext)
   if (input.version !== undefined && input.version !== version) {
     throw new RyeError("VERSION_MISMATCH", `The pushed version ${input.version} differs from the skill's own version ${version}`);
   }
+  // Nothing is stored for a version that exists (the transaction checks again, under the item's lock).
+  const known = await ctx.db.prisma.itemVersion.count({ where: { version, item: { type: "skill", namespaceId: access.namespace.id, category: "", name } } });
+  if (known > 0) throw versionExists(id, version);
   // Execute bits are part of what was signed: the archives carry them from the manifest.
   const files = pushed.map((f) => ({ ...f, executable: manifest.files[f.path]?.executable === true }));
   const artifacts = await storeArtifacts(ctx.blobs, files);
