@@ -128,6 +128,16 @@ test("rye push <dir> publishes a one-file skill (signed in memory) and a signed 
   const again = await runRye(["push", "skills/my-skill", "--registry", reg.url, "--yes", "--json"], { env, cwd: ws.projectDir });
   assert.notEqual(again.code, 0);
   assert.equal((JSON.parse(again.stdout) as Json).error.code, "VERSION_EXISTS");
+
+  // Refused before anything is sent: a folder without SKILL.md, and a skill whose name is not its folder's.
+  await mkdir(join(ws.projectDir, "skills", "empty"), { recursive: true });
+  const empty = await runRye(["push", "skills/empty", "--registry", reg.url, "--yes"], { env, cwd: ws.projectDir });
+  assert.notEqual(empty.code, 0);
+  assert.match(empty.stderr, /not a file nor a skill folder \(no SKILL\.md\)/);
+  await writeSkill(join(ws.projectDir, "skills", "wrong-folder"), MY_SKILL("1.0.0"));
+  const wrong = await runRye(["push", "skills/wrong-folder", "--registry", reg.url, "--yes", "--json"], { env, cwd: ws.projectDir });
+  assert.notEqual(wrong.code, 0);
+  assert.equal((JSON.parse(wrong.stdout) as Json).error.code, "VALIDATION_FAILED");
 });
 
 test("the skills CLI lists and installs from the namespace's well-known index, byte-identical, and skills-ref validates", async () => {
