@@ -82,6 +82,10 @@ export function skillWellKnownRoutes(deps: AppDeps, options: { blobs?: BlobStore
       }
       const etag = `"${pick.sha256}"`;
       c.header("ETag", etag);
+      // Authors' bytes on the website's origin: never sniffed or rendered as a page, archives downloaded.
+      c.header("X-Content-Type-Options", "nosniff");
+      c.header("Content-Security-Policy", "default-src 'none'; sandbox");
+      if (file !== "SKILL.md") c.header("Content-Disposition", `attachment; filename="${file}"`);
       if (item.visibility === "public" || item.visibility === "unlisted") {
         cors(c);
         c.header("Cache-Control", IMMUTABLE);

@@ -131,6 +131,9 @@ describe("skills: happy paths", () => {
     assert.equal(tgz.res.headers.get("content-type"), "application/gzip");
     assert.equal(tgz.res.headers.get("cache-control"), "public, max-age=31536000, immutable");
     assert.equal(tgz.res.headers.get("access-control-allow-origin"), "*");
+    assert.equal(tgz.res.headers.get("x-content-type-options"), "nosniff");
+    assert.equal(tgz.res.headers.get("content-security-policy"), "default-src 'none'; sandbox");
+    assert.equal(tgz.res.headers.get("content-disposition"), 'attachment; filename="pdf-tools-1.0.0.tar.gz"');
     assert.equal(`sha256:${sha(tgz.raw)}`, e.digest);
     const tar = gunzipSync(tgz.raw);
     const names: string[] = [];
@@ -278,6 +281,8 @@ describe("skills: happy paths", () => {
     assert.ok(!names.includes("secret-skill") && !names.includes("quiet-skill"));
     assert.equal((await call("GET", "/alice/.well-known/agent-skills/secret-skill/1.0.0/SKILL.md")).status, 404);
     assert.equal((await call("GET", "/alice/.well-known/agent-skills/quiet-skill/1.0.0/SKILL.md")).status, 200);
+    assert.deepEqual((await index("/alice/quiet-skill/.well-known/agent-skills/index.json")).skills.map((s) => s.name), ["quiet-skill"]);
+    assert.equal((await call("GET", "/alice/secret-skill/.well-known/agent-skills/index.json")).status, 404);
   });
 
   test("transfer moves the skill to the organization's index; delete removes it", async () => {

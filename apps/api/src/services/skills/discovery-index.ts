@@ -83,7 +83,7 @@ const versionSelect = { version: true, content: true, fileSha256: true, authorFi
 
 /**
  * The index of public skills: all of them (`namespace` undefined) or one namespace's; `skill` narrows to one
- * skill, and `version` pins it (a yanked version stays reachable by its explicit version, as in pulls).
+ * public or unlisted skill, and `version` pins it (a yanked version stays reachable by its explicit version, as in pulls).
  * Names must be unique within an index (they are install folders): in the root index the oldest skill of a name wins.
  */
 export async function buildDiscoveryIndex(db: Database, registryUrl: string, scope: { namespace?: string; skill?: string; version?: string }): Promise<DiscoveryIndex | null> {
@@ -94,7 +94,8 @@ export async function buildDiscoveryIndex(db: Database, registryUrl: string, sco
   const items = await db.prisma.item.findMany({
     where: {
       type: "skill",
-      visibility: "public",
+      // Unlisted skills are reachable by name (their own index), never listed with others.
+      visibility: scope.skill !== undefined ? { in: ["public", "unlisted"] } : "public",
       ...(scope.version === undefined ? { latestVersion: { not: null } } : {}),
       ...(scope.namespace !== undefined ? { namespace: { name: scope.namespace.toLowerCase() } } : {}),
       ...(scope.skill !== undefined ? { name: scope.skill } : {}),
