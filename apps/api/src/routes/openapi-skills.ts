@@ -54,7 +54,7 @@ const AgentSkillsIndex = z
         name: z.string(),
         type: z.enum(["skill-md", "archive"]),
         description: z.string(),
-        url: z.string().meta({ description: "Path on this origin: SKILL.md (skill-md) or <name>-<version>.tar.gz (archive)." }),
+        url: z.string().meta({ description: "Relative to the index: SKILL.md (skill-md) or <name>-<version>.tar.gz (archive)." }),
         digest,
         version: z.string(),
         rye: z

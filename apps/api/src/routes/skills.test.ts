@@ -68,6 +68,8 @@ const index = async (path = "/.well-known/agent-skills/index.json") => {
   return r.body as { $schema: string; skills: Json[] };
 };
 const entry = async (name: string, path?: string) => (await index(path)).skills.find((s) => s.name === name);
+/** An index's (relative) URL as the path it names on the registry's origin. */
+const at = (url: string, indexPath = "/.well-known/agent-skills/index.json") => new URL(url, `http://registry.test${indexPath}`).pathname;
 
 before(async () => {
   reg = await createTestRegistry();
@@ -118,15 +120,20 @@ describe("skills: happy paths", () => {
     const e = idx.skills.find((s) => s.name === "pdf-tools")!;
     assert.equal(e.type, "archive");
     assert.equal(e.version, "1.0.0");
-    assert.equal(e.url, "/alice/.well-known/agent-skills/pdf-tools/1.0.0/pdf-tools-1.0.0.tar.gz");
+    assert.equal(e.url, "../../alice/.well-known/agent-skills/pdf-tools/1.0.0/pdf-tools-1.0.0.tar.gz", "relative to the index");
+    assert.equal(at(e.url), "/alice/.well-known/agent-skills/pdf-tools/1.0.0/pdf-tools-1.0.0.tar.gz");
+    const nsEntry = (await entry("pdf-tools", "/alice/.well-known/agent-skills/index.json"))!;
+    assert.equal(at(nsEntry.url, "/alice/.well-known/agent-skills/index.json"), at(e.url));
+    const skillEntry = (await entry("pdf-tools", "/alice/pdf-tools/.well-known/agent-skills/index.json"))!;
+    assert.equal(at(skillEntry.url, "/alice/pdf-tools/.well-known/agent-skills/index.json"), at(e.url));
     assert.equal(e.rye.id, "alice/pdf-tools");
     assert.equal(e.rye.author_fingerprint, aliceKey.publicKey.fingerprint);
     assert.equal(e.rye.registry_fingerprint, registryKey.fingerprint);
     const one = idx.skills.find((s) => s.name === "note-taker")!;
     assert.equal(one.type, "skill-md");
-    assert.equal(one.url, "/alice/.well-known/agent-skills/note-taker/1.0.0/SKILL.md");
+    assert.equal(at(one.url), "/alice/.well-known/agent-skills/note-taker/1.0.0/SKILL.md");
 
-    const tgz = await call("GET", e.url);
+    const tgz = await call("GET", at(e.url));
     assert.equal(tgz.status, 200);
     assert.equal(tgz.res.headers.get("content-type"), "application/gzip");
     assert.equal(tgz.res.headers.get("cache-control"), "public, max-age=31536000, immutable");
@@ -137,18 +144,18 @@ describe("skills: happy paths", () => {
     assert.equal(`sha256:${sha(tgz.raw)}`, e.digest);
     const tar = gunzipSync(tgz.raw);
     const names: string[] = [];
-    for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
-      const name = tar.subarray(at, at + 100).toString("utf8").replace(/\0.*$/s, "");
-      const size = Number.parseInt(tar.subarray(at + 124, at + 136).toString("utf8"), 8);
-      const mode = tar.subarray(at + 100, at + 107).toString("utf8");
+    for (let pos = 0; pos + 512 <= tar.length && tar[pos] !== 0; ) {
+      const name = tar.subarray(pos, pos + 100).toString("utf8").replace(/\0.*$/s, "");
+      const size = Number.parseInt(tar.subarray(pos + 124, pos + 136).toString("utf8"), 8);
+      const mode = tar.subarray(pos + 100, pos + 107).toString("utf8");
       names.push(`${name}:${mode}`);
-      const body = tar.subarray(at + 512, at + 512 + size);
+      const body = tar.subarray(pos + 512, pos + 512 + size);
       assert.deepEqual(new Uint8Array(body), list.find((f) => f.path === name)!.bytes, name);
-      at += 512 + Math.ceil(size / 512) * 512;
+      pos += 512 + Math.ceil(size / 512) * 512;
     }
     assert.deepEqual(names, ["SKILL.md:0000644", "assets/logo.bin:0000644", "references/guide.md:0000644", "scripts/run.sh:0000755"]);
 
-    const zip = await call("GET", e.rye.archives.zip.url);
+    const zip = await call("GET", at(e.rye.archives.zip.url));
     assert.equal(zip.res.headers.get("content-type"), "application/zip");
     assert.equal(`sha256:${sha(zip.raw)}`, e.rye.archives.zip.digest);
     const buf = Buffer.from(zip.raw);
@@ -156,15 +163,15 @@ describe("skills: happy paths", () => {
     assert.equal(buf.readUInt32LE(eocd), 0x06054b50);
     assert.equal(buf.readUInt16LE(eocd + 10), 4);
     // Every local entry inflates to the pushed bytes.
-    let at = 0;
+    let offset = 0;
     for (let i = 0; i < 4; i += 1) {
-      const method = buf.readUInt16LE(at + 8);
-      const size = buf.readUInt32LE(at + 18);
-      const nameLength = buf.readUInt16LE(at + 26);
-      const name = buf.subarray(at + 30, at + 30 + nameLength).toString("utf8");
-      const data = buf.subarray(at + 30 + nameLength, at + 30 + nameLength + size);
+      const method = buf.readUInt16LE(offset + 8);
+      const size = buf.readUInt32LE(offset + 18);
+      const nameLength = buf.readUInt16LE(offset + 26);
+      const name = buf.subarray(offset + 30, offset + 30 + nameLength).toString("utf8");
+      const data = buf.subarray(offset + 30 + nameLength, offset + 30 + nameLength + size);
       assert.deepEqual(new Uint8Array(method === 8 ? inflateRawSync(data) : data), list.find((f) => f.path === name)!.bytes, name);
-      at += 30 + nameLength + size;
+      offset += 30 + nameLength + size;
     }
   });
 
@@ -176,10 +183,10 @@ describe("skills: happy paths", () => {
 
   test("the one-file skill's SKILL.md is served as text/markdown with its digest; HEAD answers headers without a body", async () => {
     const e = (await entry("note-taker"))!;
-    const md = await call("GET", e.url);
+    const md = await call("GET", at(e.url));
     assert.equal(md.res.headers.get("content-type"), "text/markdown; charset=utf-8");
     assert.equal(`sha256:${sha(md.raw)}`, e.digest);
-    const head = await call("HEAD", e.url);
+    const head = await call("HEAD", at(e.url));
     assert.equal(head.status, 200);
     assert.equal(head.raw.length, 0);
     assert.equal(head.res.headers.get("etag"), `"${e.digest.slice(7)}"`);
@@ -293,12 +300,13 @@ describe("skills: happy paths", () => {
     assert.equal(moved.body.item_id, "acme/mover");
     assert.equal(await entry("mover", "/alice/.well-known/agent-skills/index.json"), undefined);
     const e = (await entry("mover", "/acme/.well-known/agent-skills/index.json"))!;
-    assert.equal(e.url, "/acme/.well-known/agent-skills/mover/1.0.0/SKILL.md");
-    assert.equal((await call("GET", e.url)).status, 200);
+    const url = at(e.url, "/acme/.well-known/agent-skills/index.json");
+    assert.equal(url, "/acme/.well-known/agent-skills/mover/1.0.0/SKILL.md");
+    assert.equal((await call("GET", url)).status, 200);
     const del = await call("DELETE", "/v1/delete/skill/acme/mover", { token: aliceToken });
     assert.equal(del.status, 200, JSON.stringify(del.body));
     assert.equal(await entry("mover", "/acme/.well-known/agent-skills/index.json"), undefined);
-    assert.equal((await call("GET", e.url)).status, 404);
+    assert.equal((await call("GET", url)).status, 404);
   });
 });
 

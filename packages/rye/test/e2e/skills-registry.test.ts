@@ -169,7 +169,7 @@ test("the skills CLI lists and installs from the namespace's well-known index, b
 test("the .zip artifact installs with the skills CLI too (an index elsewhere pointing at the registry's zip URL)", async () => {
   const entry = ((await (await fetch(`${reg.url}/alice/.well-known/agent-skills/index.json`)).json()) as Json).skills.find((s: Json) => s.name === "pdf-tools");
   const zip = entry.rye.archives.zip as { url: string; digest: string };
-  const index = JSON.stringify({ $schema: entry.$schema ?? "https://schemas.agentskills.io/discovery/0.2.0/schema.json", skills: [{ ...entry, url: `${reg.url}${zip.url}`, digest: zip.digest }] });
+  const index = JSON.stringify({ $schema: entry.$schema ?? "https://schemas.agentskills.io/discovery/0.2.0/schema.json", skills: [{ ...entry, url: new URL(zip.url, `${reg.url}/alice/.well-known/agent-skills/index.json`).href, digest: zip.digest }] });
   const server = createServer((req, res) => {
     if (req.url === "/.well-known/agent-skills/index.json") res.writeHead(200, { "content-type": "application/json" }).end(index);
     else res.writeHead(404).end();

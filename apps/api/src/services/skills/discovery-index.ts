@@ -43,7 +43,11 @@ interface Row {
   version: { version: string; content: string; fileSha256: string; authorFingerprint: string | null; skillArtifacts: unknown; logIndex: bigint | null; publisher: string };
 }
 
-function entryOf(row: Row, registryUrl: string): IndexEntry {
+/**
+ * Artifact URLs are relative to the index (as the discovery schema resolves them), so an index works behind any
+ * host name, CDN or path prefix: `toRoot` climbs from the index's folder to the origin's root.
+ */
+function entryOf(row: Row, registryUrl: string, toRoot: string): IndexEntry {
   const base = registryUrl.replace(/\/+$/, "");
   const v = row.version;
   const artifacts = artifactsOf(v.skillArtifacts);
@@ -56,7 +60,7 @@ function entryOf(row: Row, registryUrl: string): IndexEntry {
     type: oneFile ? "skill-md" : "archive",
     // The version's own description (its signed manifest's, from its SKILL.md), not the item's latest one.
     description: (parseSkillManifest(v.content).skill.description || row.description).slice(0, 1024),
-    url: oneFile ? paths.skillMd : paths.tarGz,
+    url: toRoot + (oneFile ? paths.skillMd : paths.tarGz).slice(1),
     digest: `sha256:${oneFile ? artifacts.skill_md!.sha256 : artifacts.tar_gz.sha256}`,
     version: v.version,
     rye: {
@@ -71,8 +75,8 @@ function entryOf(row: Row, registryUrl: string): IndexEntry {
       registry_fingerprint: signature.status === "signed" ? signature.signature.fingerprint : null,
       log_index: v.logIndex === null ? null : Number(v.logIndex),
       archives: {
-        tar_gz: { url: paths.tarGz, digest: `sha256:${artifacts.tar_gz.sha256}` },
-        zip: { url: paths.zip, digest: `sha256:${artifacts.zip.sha256}` },
+        tar_gz: { url: toRoot + paths.tarGz.slice(1), digest: `sha256:${artifacts.tar_gz.sha256}` },
+        zip: { url: toRoot + paths.zip.slice(1), digest: `sha256:${artifacts.zip.sha256}` },
       },
       ...(row.deprecated ? { deprecated: row.deprecationMessage ?? true } : {}),
     },
@@ -120,6 +124,8 @@ export async function buildDiscoveryIndex(db: Database, registryUrl: string, sco
       entryOf(
         { namespace: item.namespace.name, name: item.name, description: item.description, deprecated: item.deprecated, deprecationMessage: item.deprecationMessage, version: { ...v, publisher: v.publisher.username } },
         registryUrl,
+        // /.well-known/agent-skills/ → "../../"; /<ns>/… → "../../../"; /<ns>/<skill>/… → "../../../../".
+        "../".repeat(2 + (scope.namespace !== undefined ? 1 : 0) + (scope.skill !== undefined ? 1 : 0)),
       ),
     );
   }
