@@ -21,6 +21,8 @@ import { namespaceRoutes } from "./routes/namespaces.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { orgRoutes } from "./routes/orgs.ts";
 import { searchRoutes } from "./routes/search.ts";
+import { skillRoutes } from "./routes/skills.ts";
+import { skillWellKnownRoutes } from "./routes/skills-well-known.ts";
 import { statsRoutes } from "./routes/stats.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
 import { upstreamAuthRoutes } from "./routes/upstream-auth.ts";
@@ -32,7 +34,10 @@ export type { AppDeps } from "./services/deps.ts";
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy, internalSecret: deps.internalSecret }));
-  app.use("/v1/*", rateLimit(deps.config.rateLimit));
+  const apiLimit = rateLimit(deps.config.rateLimit);
+  app.use("/v1/*", apiLimit);
+  // Agent Skills discovery builds indexes from the database: the same per-caller budget as the API.
+  for (const path of ["/.well-known/agent-skills/*", "/:namespace/.well-known/agent-skills/*", "/:namespace/:skill/.well-known/agent-skills/*"]) app.use(path, apiLimit);
   app.use("/oauth/*", rateLimit(deps.config.rateLimit));
   app.route("/", healthRoutes(deps));
   app.route("/", keyRoutes(deps));
@@ -45,6 +50,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", statsRoutes(deps));
   app.route("/", manageRoutes(deps));
   app.route("/", bundleRoutes(deps));
+  app.route("/", skillRoutes(deps));
+  app.route("/", skillWellKnownRoutes(deps));
   app.route("/", logRoutes(deps, { checkpoints: deps.config.checkpoints }));
   app.route("/", openapiRoutes(deps));
   app.route("/", upstreamAuthRoutes(deps, deps.config.upstream));

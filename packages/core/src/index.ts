@@ -3,6 +3,7 @@ export * from "./text.ts";
 export * from "./hash.ts";
 export * from "./semver.ts";
 export * from "./item-types.ts";
+export * from "./registry-types.ts";
 export * from "./signature/line.ts";
 export * from "./signature/content-hash.ts";
 export * from "./signature/sign.ts";

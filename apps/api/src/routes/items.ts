@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { limitBody } from "../middleware/body-limit.ts";
 import { z } from "zod";
-import { extractSignature, ITEM_TYPES, type ItemType, RyeError } from "@rye/core";
+import { extractSignature, ITEM_TYPES, registryIdOf, type RegistryItemType, RyeError } from "@rye/core";
 import type { AppEnv } from "../env.ts";
 import { optionalPrincipalOrSession, requirePrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
@@ -104,13 +104,13 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       const attestation = row.attestation as Record<string, unknown>;
       return c.json({
         item_type: type,
-        item_id: `${item.namespace.name}/${item.category ? `${item.category}/` : ""}${item.name}`,
+        item_id: registryIdOf(item.namespace.name, item.category, item.name),
         namespace: item.namespace.name,
         category: item.category,
         name: item.name,
         version: row.version,
         content: row.content,
-        file_extension: item.fileExtension ?? ".md",
+        file_extension: item.fileExtension ?? (type === "skill" ? ".yaml" : ".md"),
         author: row.publisher.username,
         signature: signatureInfo(row.content, type),
         content_hash: row.contentHash,
@@ -128,8 +128,9 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
     });
 }
 
-function signatureInfo(content: string, type: ItemType): { timestamp: string; hash: string; registry_username: string | null; fingerprint: string } {
-  const extracted = extractSignature(content, type);
+function signatureInfo(content: string, type: RegistryItemType): { timestamp: string; hash: string; registry_username: string | null; fingerprint: string } {
+  // A skill's content is its manifest, signed with the tool rule (`# rye:signed:` line).
+  const extracted = extractSignature(content, type === "skill" ? "tool" : type);
   if (extracted.status !== "signed") return { timestamp: "", hash: "", fingerprint: "", registry_username: null };
   const sig = extracted.signature;
   return { timestamp: sig.timestamp, hash: sig.hash, fingerprint: sig.fingerprint, registry_username: sig.provider === "rye-registry" ? (sig.username ?? null) : null };

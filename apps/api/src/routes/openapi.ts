@@ -10,7 +10,6 @@ import {
   ERROR_CODE_LIST,
   errorEnvelopeSchema,
   isoTimestampSchema,
-  ITEM_TYPES,
   itemCoordinates,
   itemDetailsSchema,
   itemTypeSchema,
@@ -20,6 +19,7 @@ import {
   publishAttestationSchema,
   pulledSignatureSchema,
   pullResponseSchema,
+  REGISTRY_ITEM_TYPES,
   registryStatsSchema,
   SEARCH_SORTS,
   searchResponseSchema,
@@ -36,9 +36,11 @@ import type { AppDeps } from "../services/deps.ts";
 import type { deleteItem, setDeprecation, setVisibility, setYanked, transferItem } from "../services/manage.ts";
 import type { publishItem } from "../services/publish.ts";
 import type { SearchResponse as SearchAnswer, SearchResult as SearchAnswerResult } from "../services/search.ts";
+import type { publishSkill } from "../services/skills/publish-skill.ts";
 import { bundlePushRequestSchema } from "./bundles.ts";
 import { pushRequestSchema } from "./items.ts";
 import { logEntriesQuerySchema } from "./log.ts";
+import { SKILL_OPERATIONS, SKILL_SCHEMAS } from "./openapi-skills.ts";
 import { ACCOUNT_HEADERS, ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS } from "./openapi-accounts.ts";
 import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
 
@@ -171,6 +173,7 @@ true satisfies SameKeys<z.output<typeof DeprecateResponse>, Awaited<ReturnType<t
 true satisfies SameKeys<z.output<typeof DeleteResponse>, Awaited<ReturnType<typeof deleteItem>>>;
 true satisfies SameKeys<z.output<typeof TransferResponse>, Awaited<ReturnType<typeof transferItem>>>;
 true satisfies SameKeys<z.output<typeof BundlePushResponse>, Awaited<ReturnType<typeof publishBundle>>>;
+true satisfies SameKeys<z.output<typeof SKILL_SCHEMAS.SkillPushResponse>, Awaited<ReturnType<typeof publishSkill>>>;
 
 // ---------------------------------------------------------------- the registry of named schemas
 /** Every named shape of the document (also what the tests check live responses against). */
@@ -200,6 +203,7 @@ export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = {
   BundlePushResponse,
   BundlePullResponse,
   LogEntriesResponse,
+  ...SKILL_SCHEMAS,
   ...OAUTH_SCHEMAS,
   ...ACCOUNT_SCHEMAS,
 };
@@ -364,6 +368,7 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/v1/log/entries", operationId: "listLogEntries", summary: "Entries of the append-only publish log (a hash chain)", tag: "log", auth: "none", query: logEntriesQuerySchema, ok: { status: 200, description: "A page of entries", schema: "LogEntriesResponse" }, errors: [400] },
   { method: "get", path: "/v1/log/checkpoint", operationId: "getLogCheckpoint", summary: "The latest signed checkpoint of the log head", tag: "log", auth: "none", ok: { status: 200, description: "Checkpoint", schema: "SignedCheckpoint" }, errors: [] },
   { method: "get", path: "/v1/openapi.json", operationId: "getOpenApi", summary: "This document", tag: "meta", auth: "none", ok: { status: 200, description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } }, errors: [] },
+  ...SKILL_OPERATIONS,
   ...OAUTH_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
 ];
@@ -396,8 +401,13 @@ function authErrors(op: Operation): number[] {
 }
 
 const PATH_PARAMETERS: Record<string, JsonObject> = {
-  item_type: { name: "item_type", in: "path", required: true, schema: { type: "string", enum: [...ITEM_TYPES] } },
-  item_id: { name: "item_id", in: "path", required: true, description: "namespace/category…/name; its slashes are sent as they are.", schema: { type: "string" } },
+  item_type: { name: "item_type", in: "path", required: true, schema: { type: "string", enum: [...REGISTRY_ITEM_TYPES] } },
+  item_id: { name: "item_id", in: "path", required: true, description: "namespace/category…/name (skills: namespace/name); its slashes are sent as they are.", schema: { type: "string" } },
+  namespace: { name: "namespace", in: "path", required: true, description: "A user's or organization's namespace.", schema: { type: "string" } },
+  skill_name: { name: "skill_name", in: "path", required: true, description: "A skill's name (its SKILL.md name).", schema: { type: "string", pattern: "^[a-z0-9]+(-[a-z0-9]+)*$" } },
+  skill: { name: "skill", in: "path", required: true, description: "A skill's name, or name@version to pin one version.", schema: { type: "string" } },
+  version: { name: "version", in: "path", required: true, description: "A semantic version.", schema: { type: "string" } },
+  file: { name: "file", in: "path", required: true, description: "SKILL.md, <name>-<version>.tar.gz or <name>-<version>.zip.", schema: { type: "string" } },
   bundle_id: { name: "bundle_id", in: "path", required: true, description: "namespace/name…; its slashes are sent as they are.", schema: { type: "string" } },
   provider: { name: "provider", in: "path", required: true, description: "An id from GET /v1/auth/providers.", schema: { type: "string", pattern: "^[a-z0-9][a-z0-9_-]{0,31}$" } },
   name: { name: "name", in: "path", required: true, description: "Organization name (case-insensitive).", schema: { type: "string" } },

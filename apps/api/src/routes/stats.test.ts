@@ -70,7 +70,7 @@ describe("GET /v1/stats", () => {
     test("an empty registry counts zero", async () => {
       const { status, body, headers } = await stats();
       assert.equal(status, 200);
-      assert.deepEqual(body, { items: { total: 0, directive: 0, tool: 0, knowledge: 0 }, namespaces: 0, downloads: 0, generated_at: new Date(now).toISOString() });
+      assert.deepEqual(body, { items: { total: 0, directive: 0, tool: 0, knowledge: 0, skill: 0 }, namespaces: 0, downloads: 0, generated_at: new Date(now).toISOString() });
       assert.ok(registryStatsSchema.safeParse(body).success);
       assert.match(headers.get("cache-control")!, /^public, max-age=[1-5]$/);
     });
@@ -84,7 +84,7 @@ describe("GET /v1/stats", () => {
       await setDownloads("one", 7);
       await setDownloads("fetch", 5);
       const { body } = await fresh();
-      assert.deepEqual(body.items, { total: 5, directive: 1, tool: 1, knowledge: 3 });
+      assert.deepEqual(body.items, { total: 5, directive: 1, tool: 1, knowledge: 3, skill: 0 });
       assert.equal(body.namespaces, 2, "alice and acme; a namespace without items does not count");
       assert.equal(body.downloads, 12);
     });

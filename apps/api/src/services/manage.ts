@@ -11,8 +11,8 @@
  * registry admins (403 for everyone else), e.g. for legal or malware takedowns. Deleting the last
  * version deletes the item. The publish log keeps the original publish entries and gains a delete entry.
  */
-import type { ItemType, RegistryItemRef } from "@rye/core";
-import { parseRegistryItemId, parseSemver, RyeError } from "@rye/core";
+import type { RegistryItemRef, RegistryItemType } from "@rye/core";
+import { parseRegistryRef, parseSemver, registryIdOf, RyeError } from "@rye/core";
 import { type Database, isUniqueViolation, type Prisma } from "@rye/db";
 import type { Principal } from "../auth/principal.ts";
 import { requireManageAccess } from "./access.ts";
@@ -20,6 +20,7 @@ import { recordAudit } from "./audit.ts";
 import { assertType } from "./items.ts";
 import { appendLogEntry } from "./publish-log.ts";
 import { refreshSearchDocument } from "./search-document.ts";
+import { skillSearchText } from "./skills/search-text.ts";
 import { tokenAllowsItem } from "./tokens.ts";
 import { latestOf } from "./versions.ts";
 
@@ -35,7 +36,7 @@ export interface ManageContext {
 }
 
 interface Target {
-  type: ItemType;
+  type: RegistryItemType;
   ref: RegistryItemRef;
   itemId: string;
   namespaceId: string;
@@ -50,7 +51,7 @@ function assertTokenAllows(principal: Principal, itemId: string): void {
 /** The item behind `type` + id, after checking the caller may manage it (before looking it up, so nothing leaks to others). */
 async function managedItem(ctx: ManageContext, typeParam: string, id: string): Promise<Target> {
   const type = assertType(typeParam);
-  const ref = parseRegistryItemId(id);
+  const ref = parseRegistryRef(type, id);
   assertTokenAllows(ctx.principal, ref.id);
   const access = await requireManageAccess(ctx.db, ctx.principal, ref.namespace);
   const item = await ctx.db.prisma.item.findUnique({
@@ -97,13 +98,14 @@ async function refreshLatest(tx: Tx, itemId: string): Promise<string | null> {
   if (latest === item.latestVersion) return latest;
   await tx.item.update({ where: { id: itemId }, data: { latestVersion: latest } });
   if (latest) {
-    const row = await tx.itemVersion.findUniqueOrThrow({ where: { itemId_version: { itemId, version: latest } }, select: { content: true } });
-    await refreshSearchDocument(tx, itemId, row.content);
+    const row = await tx.itemVersion.findUniqueOrThrow({ where: { itemId_version: { itemId, version: latest } }, select: { content: true, skillArtifacts: true } });
+    // A skill's content is its manifest; it is found by its SKILL.md, as on publish.
+    await refreshSearchDocument(tx, itemId, row.skillArtifacts ? await skillSearchText(tx, row.content) : row.content);
   }
   return latest;
 }
 
-function itemNotFound(type: ItemType, id: string): RyeError {
+function itemNotFound(type: RegistryItemType, id: string): RyeError {
   return new RyeError("ITEM_NOT_FOUND", `${type} ${id} not found`);
 }
 
@@ -216,7 +218,7 @@ export async function transferItem(ctx: ManageContext, typeParam: string, id: st
   const t = await managedItem(ctx, typeParam, id);
   const to = await requireManageAccess(ctx.db, ctx.principal, toNamespace.toLowerCase());
   if (to.namespace.id === t.namespaceId) throw new RyeError("BAD_REQUEST", `${t.ref.id} already belongs to ${to.namespace.name}`);
-  const newId = [to.namespace.name, t.ref.category, t.ref.name].join("/");
+  const newId = registryIdOf(to.namespace.name, t.ref.category, t.ref.name);
   assertTokenAllows(ctx.principal, newId);
   const taken = () => new RyeError("CONFLICT", `${to.namespace.name} already has ${t.type} ${newId}`, { hint: "Delete, rename or transfer that item first." });
   try {

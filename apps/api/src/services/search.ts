@@ -35,7 +35,7 @@
  * narrower listings always count live.
  */
 import { createHash } from "node:crypto";
-import type { ItemType, SearchFacets, SearchResponse, SearchResult, SearchSort } from "@rye/core";
+import type { RegistryItemType as ItemType, SearchFacets, SearchResponse, SearchResult, SearchSort } from "@rye/core";
 import { RyeError } from "@rye/core";
 import type { Database } from "@rye/db";
 import type { Principal } from "../auth/principal.ts";

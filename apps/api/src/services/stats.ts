@@ -14,6 +14,7 @@ interface StatsRow {
   directive: bigint | number;
   tool: bigint | number;
   knowledge: bigint | number;
+  skill: bigint | number;
   namespaces: bigint | number;
   downloads: bigint | number | string | null;
 }
@@ -23,6 +24,7 @@ export async function computeStats(db: Database, now: Date = new Date()): Promis
     SELECT count(*) FILTER (WHERE type = 'directive') AS directive,
            count(*) FILTER (WHERE type = 'tool') AS tool,
            count(*) FILTER (WHERE type = 'knowledge') AS knowledge,
+           count(*) FILTER (WHERE type = 'skill') AS skill,
            count(DISTINCT namespace_id) AS namespaces,
            COALESCE(sum(download_count), 0)::int8 AS downloads
     FROM items WHERE visibility = 'public'`);
@@ -30,8 +32,9 @@ export async function computeStats(db: Database, now: Date = new Date()): Promis
   const directive = Number(row?.directive ?? 0);
   const tool = Number(row?.tool ?? 0);
   const knowledge = Number(row?.knowledge ?? 0);
+  const skill = Number(row?.skill ?? 0);
   return {
-    items: { total: directive + tool + knowledge, directive, tool, knowledge },
+    items: { total: directive + tool + knowledge + skill, directive, tool, knowledge, skill },
     namespaces: Number(row?.namespaces ?? 0),
     downloads: Number(row?.downloads ?? 0),
     generated_at: now.toISOString(),

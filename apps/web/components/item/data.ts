@@ -6,7 +6,7 @@
  * `cache` dedupes the calls of generateMetadata and the page within one request.
  */
 import { cache } from "react";
-import type { ItemDetails, ItemType, ParsedItem, PullResponse } from "@rye/core";
+import type { ItemDetails, ItemType, ParsedItem, PullResponse, RegistryItemType } from "@rye/core";
 import { isItemType, itemDetailsSchema, parseItem, parseRegistryItemId, pullResponseSchema } from "@rye/core";
 import { ApiError } from "@/lib/api";
 import { apiParsedOrNull } from "@/lib/contracts";
@@ -21,7 +21,7 @@ export const SYSTEM_NAMESPACE = "rye";
 const encodeId = (id: string) => id.split("/").map(encodeURIComponent).join("/");
 
 /** The site path of an item (optionally with a query). */
-export function itemHref(type: ItemType, id: string, query?: Record<string, string | undefined>): string {
+export function itemHref(type: RegistryItemType, id: string, query?: Record<string, string | undefined>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) params.set(key, value);
   const search = params.toString();
@@ -69,6 +69,8 @@ export const getPulled = cache(async (type: ItemType, id: string, version: strin
 
 /** parseItem over a served file; null when the file cannot be read as its type at all. */
 export function parsePulled(pull: Pick<PullResponse, "item_type" | "content" | "name" | "file_extension">): ParsedItem | null {
+  // A skill's served content is its signed manifest, not an item file (the skill page is not built yet).
+  if (pull.item_type === "skill") return null;
   try {
     return parseItem(pull.content, pull.item_type, { path: `${pull.name}${pull.file_extension}` });
   } catch {

@@ -100,7 +100,7 @@ function Tabs({ tabs, active }: { tabs: { key: string; label: string; href: stri
 function markdownOf(pull: PullResponse, parsed: ParsedItem | null): string {
   if (parsed?.type === "knowledge") return parsed.metadata.body;
   try {
-    return stripSignature(pull.content, pull.item_type);
+    return stripSignature(pull.content, pull.item_type === "skill" ? "tool" : pull.item_type);
   } catch {
     return pull.content;
   }

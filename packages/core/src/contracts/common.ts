@@ -1,8 +1,9 @@
 /** Building blocks shared by the API response contracts. */
 import { z } from "zod";
-import { ITEM_TYPES } from "../item-types.ts";
+import { REGISTRY_ITEM_TYPES } from "../registry-types.ts";
 
-export const itemTypeSchema = z.enum(ITEM_TYPES);
+/** Registry item types: the engine's three plus `skill`. */
+export const itemTypeSchema = z.enum(REGISTRY_ITEM_TYPES);
 export const itemVisibilitySchema = z.enum(["public", "unlisted", "private"]);
 export type ItemVisibility = z.infer<typeof itemVisibilitySchema>;
 /** An ISO 8601 UTC timestamp as `Date.prototype.toISOString` writes it. */

@@ -8,6 +8,7 @@ export const registryStatsSchema = z.object({
     directive: z.number().int(),
     tool: z.number().int(),
     knowledge: z.number().int(),
+    skill: z.number().int().meta({ description: "Agent Skills." }),
   }),
   namespaces: z.number().int().meta({ description: "Namespaces (users and organizations) with at least one public item." }),
   downloads: z.number().int().meta({ description: "Pulls of public items, all versions." }),

@@ -8,7 +8,7 @@ export const publishAttestationSchema = z.object({
   registry: z.string(),
   subject: z.object({
     kind: z.enum(["item", "bundle"]),
-    item_type: z.enum(["directive", "tool", "knowledge"]).optional(),
+    item_type: z.enum(["directive", "tool", "knowledge", "skill"]).optional(),
     id: z.string(),
     version: z.string(),
   }),
@@ -26,6 +26,14 @@ export const publishAttestationSchema = z.object({
   publisher: z.string(),
   published_at: z.string(),
   log_index: z.number().int().nonnegative(),
+  /** Skills: SHA-256 of each served artifact (the `digest` of the agent-skills discovery index, without `sha256:`). */
+  artifacts: z
+    .object({
+      skill_md: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+      tar_gz: z.string().regex(/^[0-9a-f]{64}$/),
+      zip: z.string().regex(/^[0-9a-f]{64}$/),
+    })
+    .optional(),
 });
 export type PublishAttestation = z.infer<typeof publishAttestationSchema>;
 

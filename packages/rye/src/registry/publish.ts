@@ -6,7 +6,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
-import type { ItemType } from "@rye/core";
+import type { ItemType, RegistryItemType } from "@rye/core";
 import {
   extensionOf,
   extractSignature,
@@ -295,7 +295,8 @@ export type ManageAction = "publish" | "unpublish" | "yank" | "unyank" | "deprec
 
 export interface ManageOptions {
   action: ManageAction;
-  type: ItemType;
+  /** Skills (`skill`) are managed like items, with ids `namespace/name`. */
+  type: RegistryItemType;
   id: string;
   /** yank/unyank (required), delete (optional: one version). */
   version?: string;

@@ -1,13 +1,19 @@
 /** Option parsing and prompts shared by the commands. */
 import { createInterface } from "node:readline/promises";
-import type { ItemType } from "@rye/core";
-import { isItemType, RyeError } from "@rye/core";
+import type { ItemType, RegistryItemType } from "@rye/core";
+import { isItemType, isRegistryItemType, RyeError } from "@rye/core";
 import type { SpaceName } from "../../spaces/spaces.ts";
 import { isSpaceName } from "../../spaces/spaces.ts";
 import type { Visibility } from "../../registry/publish.ts";
 
 export function parseItemType(value: string): ItemType {
   if (!isItemType(value)) throw new RyeError("BAD_REQUEST", `Item type must be directive, tool or knowledge, not ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** A registry item type: the three item types, or `skill` (registry management verbs). */
+export function parseRegistryItemType(value: string): RegistryItemType {
+  if (!isRegistryItemType(value)) throw new RyeError("BAD_REQUEST", `Item type must be directive, tool, knowledge or skill, not ${JSON.stringify(value)}`);
   return value;
 }
 

@@ -214,7 +214,7 @@ test("publish / unpublish / yank / unyank / deprecate / delete", async () => {
   r = await rye(["delete", "knowledge", "alice/notes/cycle", "--force"], w);
   assert.match(r.stderr, /error\[FORBIDDEN\]: force=true is reserved to registry administrators/);
   r = await rye(["delete", "widget", "alice/notes/cycle"], w);
-  assert.match(r.stderr, /Item type must be directive, tool or knowledge/);
+  assert.match(r.stderr, /Item type must be directive, tool, knowledge or skill/);
   r = await rye(["delete", "knowledge", "alice/notes/cycle@1.0.0"], w);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /Deleted knowledge alice\/notes\/cycle@1\.0\.0/);

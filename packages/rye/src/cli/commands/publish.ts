@@ -9,9 +9,11 @@ import { RyeError } from "@rye/core";
 import type { ManageAction, PublishContext } from "../../registry/publish.ts";
 import { manageItem, pushItem, splitVersion } from "../../registry/publish.ts";
 import { pullCommand } from "../../registry/pull-command.ts";
+import { pushSkill } from "../../registry/push-skill.ts";
+import { isSkillFolder } from "../../skills/folder.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
-import { parseItemType, parseTo, parseVisibility, ttyPrompt } from "./common.ts";
+import { parseItemType, parseRegistryItemType, parseTo, parseVisibility, ttyPrompt } from "./common.ts";
 
 export interface PublishCliOptions {
   /** Asks a yes/no question; defaults to a prompt on an interactive terminal, else "no". */
@@ -28,7 +30,7 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
 
   program
     .command("push <file_or_item_id>")
-    .description("sign an item with your key and push it to a registry; the file is rewritten with the registry's signature")
+    .description("sign an item with your key and push it to a registry; the file is rewritten with the registry's signature. A folder with SKILL.md is pushed as an Agent Skill (namespace/name; the folder is left untouched)")
     .option("--type <type>", "directive | tool | knowledge (required for item ids; inferred for files)")
     .option("--visibility <visibility>", "public | unlisted | private")
     .option("--namespace <ns>", "publish under this namespace (e.g. an organization) instead of your username")
@@ -51,9 +53,22 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
         };
         const context = base(opts, confirm);
         const file = resolve(ctx.cwd, target);
+        const isDir = await stat(file).then((s) => s.isDirectory(), () => false);
+        if (isDir && !type && (await isSkillFolder(file))) {
+          const skill = await pushSkill(
+            { dir: file, ...(visibility ? { visibility } : {}), ...(opts.namespace ? { namespace: opts.namespace } : {}), ...(opts.registry ? { registryUrl: opts.registry } : {}) },
+            context,
+          );
+          if (opts.json) return ctx.json(skill);
+          if (skill.key_registration === "registered") ctx.io.stderr(`Registered your public key ${skill.author_fingerprint} with ${skill.registry}.`);
+          ctx.io.stdout(`Pushed skill ${skill.item_id}@${skill.version} (${skill.files} file${skill.files === 1 ? "" : "s"}) to ${skill.registry}; the registry signed its manifest (${skill.registry_fingerprint}).`);
+          return;
+        }
         const isFile = await stat(file).then((s) => s.isFile(), () => false);
         if (!isFile && !type) {
-          throw new RyeError("BAD_REQUEST", `${target} is not a file; to push an item by id pass --type`, { hint: "Example: rye push tools/deploy --type directive" });
+          throw new RyeError("BAD_REQUEST", `${target} is not a file${isDir ? " nor a skill folder (no SKILL.md)" : ""}; to push an item by id pass --type`, {
+            hint: isDir ? "A skill folder holds SKILL.md (rye skill init <name> creates one); for an item pass its file." : "Example: rye push tools/deploy --type directive",
+          });
         }
         const result = await pushItem(
           {
@@ -122,7 +137,7 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
       .option("--json", "print JSON")
       .action(async (typeArg: string, ref: string, opts: Record<string, unknown>) =>
         ctx.run(opts.json as boolean | undefined, async () => {
-          const type = parseItemType(typeArg);
+          const type = parseRegistryItemType(typeArg);
           const { id, version } = splitVersion(ref);
           const result = await manageItem(
             { action, type, id, ...extra(opts, version), ...(typeof opts.registry === "string" ? { registryUrl: opts.registry } : {}) },

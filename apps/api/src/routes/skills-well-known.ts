@@ -1,0 +1,105 @@
+/**
+ * Agent Skills discovery on the website's origin (no /v1 prefix: the `skills` CLI looks for these paths):
+ *   GET|HEAD /.well-known/agent-skills/index.json                          every public skill (latest version)
+ *   GET|HEAD /<namespace>/.well-known/agent-skills/index.json              one namespace's public skills
+ *   GET|HEAD /<namespace>/<name>[@<version>]/.well-known/agent-skills/index.json   one skill (pinned with @version)
+ *   GET|HEAD /<namespace>/.well-known/agent-skills/<name>/<version>/SKILL.md | <name>-<version>.tar.gz | .zip
+ * Indexes: `application/json`, ETag, `Cache-Control: public, max-age=60`. Artifacts are immutable per version
+ * (`max-age=31536000, immutable`). Public answers carry `Access-Control-Allow-Origin: *`. Private skills are in
+ * no index, and their artifacts are 404 to anyone who may not read them (and never cached by shared caches).
+ */
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { isSemver, RyeError, sha256Hex } from "@rye/core";
+import type { AppEnv } from "../env.ts";
+import { optionalPrincipalOrSession } from "../middleware/auth.ts";
+import type { BlobStore } from "../services/blob-store.ts";
+import { PostgresBlobStore } from "../services/blob-store.ts";
+import type { AppDeps } from "../services/deps.ts";
+import { buildDiscoveryIndex, indexNotFound } from "../services/skills/discovery-index.ts";
+import { findReadableSkillVersion } from "../services/skills/lookup.ts";
+import { artifactsOf, requiredBlob, storedManifest } from "../services/skills/stored.ts";
+
+const INDEX = ".well-known/agent-skills/index.json";
+const INDEX_CACHE = "public, max-age=60, must-revalidate";
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
+function cors(c: Context<AppEnv>): void {
+  c.header("Access-Control-Allow-Origin", "*");
+  c.header("Access-Control-Expose-Headers", "ETag, Content-Length");
+}
+
+function notModified(c: Context<AppEnv>, etag: string): boolean {
+  return c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(etag) ?? false;
+}
+
+/** `name` or `name@version` of the per-skill index path. */
+function skillScope(segment: string): { skill: string; version?: string } {
+  const at = segment.indexOf("@");
+  if (at < 0) return { skill: segment };
+  const version = segment.slice(at + 1);
+  if (!isSemver(version)) throw new RyeError("INVALID_VERSION", `${JSON.stringify(version)} is not a semantic version`);
+  return { skill: segment.slice(0, at), version };
+}
+
+export function skillWellKnownRoutes(deps: AppDeps, options: { blobs?: BlobStore } = {}): Hono<AppEnv> {
+  const blobs = options.blobs ?? new PostgresBlobStore(deps.db);
+
+  const serveIndex = async (c: Context<AppEnv>, scope: { namespace?: string; skill?: string; version?: string }, what: string) => {
+    const index = await buildDiscoveryIndex(deps.db, deps.config.publicUrl, scope);
+    if (!index) throw indexNotFound(what);
+    const body = JSON.stringify(index);
+    const etag = `"${sha256Hex(new TextEncoder().encode(body))}"`;
+    cors(c);
+    c.header("ETag", etag);
+    c.header("Cache-Control", INDEX_CACHE);
+    if (notModified(c, etag)) return c.body(null, 304);
+    return c.body(body, 200, { "Content-Type": "application/json; charset=utf-8" });
+  };
+
+  return new Hono<AppEnv>()
+    .get(`/${INDEX}`, (c) => serveIndex(c, {}, "this registry"))
+    .get(`/:namespace/${INDEX}`, (c) => serveIndex(c, { namespace: c.req.param("namespace") }, c.req.param("namespace")))
+    .get(`/:namespace/:skill/${INDEX}`, (c) => {
+      const namespace = c.req.param("namespace");
+      return serveIndex(c, { namespace, ...skillScope(c.req.param("skill")) }, `${namespace}/${c.req.param("skill")}`);
+    })
+    .get("/:namespace/.well-known/agent-skills/:skill_name/:version/:file", async (c) => {
+      const { namespace, skill_name: name, version, file } = c.req.param();
+      if (!isSemver(version)) throw new RyeError("NOT_FOUND", `No artifact ${file} for ${namespace}/${name}@${version}`);
+      const { item, row } = await findReadableSkillVersion(deps.db, await optionalPrincipalOrSession(c, deps.db), namespace, name, version);
+      const artifacts = artifactsOf(row.skillArtifacts);
+      const base = `${item.name}-${row.version}`;
+      const pick =
+        file === "SKILL.md" ? { sha256: skillMdSha(row.content) ?? "", type: "text/markdown; charset=utf-8" }
+        : file === `${base}.tar.gz` ? { sha256: artifacts.tar_gz.sha256, type: "application/gzip" }
+        : file === `${base}.zip` ? { sha256: artifacts.zip.sha256, type: "application/zip" }
+        : null;
+      if (!pick || !pick.sha256) {
+        throw new RyeError("NOT_FOUND", `No artifact ${JSON.stringify(file)} for skill ${item.namespace.name}/${item.name}@${row.version}`, {
+          hint: `Artifacts are SKILL.md, ${base}.tar.gz and ${base}.zip.`,
+        });
+      }
+      const etag = `"${pick.sha256}"`;
+      c.header("ETag", etag);
+      // Authors' bytes on the website's origin: never sniffed or rendered as a page, archives downloaded.
+      c.header("X-Content-Type-Options", "nosniff");
+      c.header("Content-Security-Policy", "default-src 'none'; sandbox");
+      if (file !== "SKILL.md") c.header("Content-Disposition", `attachment; filename="${file}"`);
+      if (item.visibility === "public" || item.visibility === "unlisted") {
+        cors(c);
+        c.header("Cache-Control", IMMUTABLE);
+      } else {
+        c.header("Cache-Control", "private, no-store");
+        c.header("Vary", "Authorization, Cookie");
+      }
+      if (notModified(c, etag)) return c.body(null, 304);
+      const bytes = await requiredBlob(blobs, pick.sha256);
+      return c.body(new Uint8Array(bytes), 200, { "Content-Type": pick.type, "Content-Length": String(bytes.length) });
+    });
+}
+
+/** SHA-256 of SKILL.md as the signed manifest lists it (every skill has one). */
+function skillMdSha(manifestText: string): string | null {
+  return storedManifest(manifestText).files["SKILL.md"]?.sha256 ?? null;
+}

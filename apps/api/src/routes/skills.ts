@@ -1,0 +1,111 @@
+/**
+ * Agent Skills over the v1 API: POST /v1/skills/push (signed manifest + files, base64) and
+ * GET /v1/skills/{namespace}/{name}[?version=&files=1] (the registry-signed manifest, its attestation and the
+ * files: their paths, digests and, with files=1, their bytes). Versions, yank, deprecate, visibility, transfer
+ * and delete are the item routes with item_type `skill` and id `namespace/name`.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { extractSignature, MAX_SKILL_FILES, MAX_SKILL_TOTAL_BYTES } from "@rye/core";
+import type { AppEnv } from "../env.ts";
+import { limitBody } from "../middleware/body-limit.ts";
+import { optionalPrincipalOrSession, requirePrincipal } from "../middleware/auth.ts";
+import type { BlobStore } from "../services/blob-store.ts";
+import { PostgresBlobStore } from "../services/blob-store.ts";
+import type { AppDeps } from "../services/deps.ts";
+import { findReadableSkillVersion } from "../services/skills/lookup.ts";
+import { publishSkill } from "../services/skills/publish-skill.ts";
+import { artifactsOf, requiredBlob, storedManifest } from "../services/skills/stored.ts";
+import { setCacheHeaders } from "./bundles.ts";
+import { parseBody } from "./items.ts";
+import { artifactPaths } from "../services/skills/discovery-index.ts";
+
+/** base64 of the largest skill plus room for the manifest and JSON: bodies above this are refused (413). */
+export const MAX_SKILL_PUSH_BODY_BYTES = Math.ceil(MAX_SKILL_TOTAL_BYTES / 3) * 4 + 2 * 1024 * 1024;
+
+const isBase64 = (s: string) => s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s);
+
+export const skillPushRequestSchema = z.object({
+  namespace: z.string().min(1).max(64).meta({ description: "Your username or an organization you publish to." }),
+  manifest: z.string().min(1).max(1024 * 1024).meta({ description: ".rye/manifest.yaml, signed with a key registered to the publisher." }),
+  files: z
+    .record(
+      z.string().max(1024),
+      z.object({
+        content_base64: z.string().refine(isBase64, "content_base64 must be padded standard base64"),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/, "sha256 must be 64 lowercase hex"),
+      }),
+    )
+    .refine((files) => Object.keys(files).length <= MAX_SKILL_FILES, `A skill holds at most ${MAX_SKILL_FILES} files`)
+    .meta({ description: "Relative path → file: exactly the files the manifest lists (never .rye/)." }),
+  version: z.string().max(256).optional().meta({ description: "Defaults to the manifest's skill.version, which it must equal." }),
+  visibility: z.enum(["public", "unlisted", "private"]).optional().meta({ description: "Applies when the skill is created; default public." }),
+});
+
+export function skillRoutes(deps: AppDeps, options: { blobs?: BlobStore } = {}): Hono<AppEnv> {
+  const blobs = options.blobs ?? new PostgresBlobStore(deps.db);
+  return new Hono<AppEnv>()
+    .post("/v1/skills/push", limitBody(MAX_SKILL_PUSH_BODY_BYTES, "Skill push bodies"), async (c) => {
+      const principal = requirePrincipal(c, "items:write");
+      const body = parseBody(skillPushRequestSchema, await c.req.json());
+      const files = Object.entries(body.files).map(([path, f]) => ({ path, bytes: new Uint8Array(Buffer.from(f.content_base64, "base64")), sha256: f.sha256 }));
+      const result = await publishSkill(
+        { namespace: body.namespace, manifest: body.manifest, files, version: body.version, visibility: body.visibility },
+        {
+          db: deps.db,
+          blobs,
+          principal,
+          registryKey: await deps.keyring.signer(),
+          registryUrl: deps.config.publicUrl,
+          ip: c.get("clientIp"),
+          requestId: c.get("requestId"),
+        },
+      );
+      return c.json(result, 201);
+    })
+    .get("/v1/skills/:namespace/:skill_name", async (c) => {
+      const principal = await optionalPrincipalOrSession(c, deps.db);
+      const { ref, item, row, pinned } = await findReadableSkillVersion(deps.db, principal, c.req.param("namespace"), c.req.param("skill_name"), c.req.query("version") || undefined);
+      const withFiles = c.req.query("files") === "1" || c.req.query("files") === "true";
+      if (setCacheHeaders(c, `"${row.fileSha256}${withFiles ? "-files" : ""}"`, item.visibility, pinned)) return c.body(null, 304);
+      const manifest = storedManifest(row.content);
+      const artifacts = artifactsOf(row.skillArtifacts);
+      const paths = artifactPaths(item.namespace.name, item.name, row.version);
+      const files = [];
+      for (const [path, entry] of Object.entries(manifest.files)) {
+        const bytes = withFiles ? await requiredBlob(blobs, entry.sha256) : null;
+        files.push({ path, sha256: entry.sha256, size: entry.size, executable: entry.executable === true, ...(bytes ? { content_base64: Buffer.from(bytes).toString("base64") } : {}) });
+      }
+      if (c.req.header("x-rye-purpose")?.toLowerCase() !== "view") {
+        void deps.db.raw.query("UPDATE items SET download_count = download_count + 1 WHERE id = $1::uuid", [item.id]).catch(() => undefined);
+      }
+      const signature = extractSignature(row.content, "tool");
+      const base = deps.config.publicUrl.replace(/\/+$/, "");
+      return c.json({
+        item_type: "skill",
+        item_id: ref.id,
+        namespace: item.namespace.name,
+        name: item.name,
+        version: row.version,
+        description: manifest.skill.description,
+        manifest: row.content,
+        manifest_sha256: row.fileSha256,
+        files,
+        artifacts: {
+          ...(artifacts.skill_md ? { skill_md: { url: `${base}${paths.skillMd}`, digest: `sha256:${artifacts.skill_md.sha256}`, size: artifacts.skill_md.size } } : {}),
+          tar_gz: { url: `${base}${paths.tarGz}`, digest: `sha256:${artifacts.tar_gz.sha256}`, size: artifacts.tar_gz.size },
+          zip: { url: `${base}${paths.zip}`, digest: `sha256:${artifacts.zip.sha256}`, size: artifacts.zip.size },
+        },
+        author: row.publisher.username,
+        author_key: row.authorFingerprint ? { fingerprint: row.authorFingerprint, signature: row.authorSignature, verified: row.authorVerified } : null,
+        attestation: { payload: row.attestation, signature: row.attestationSignature, key_fingerprint: signature.status === "signed" ? signature.signature.fingerprint : null },
+        log_index: row.logIndex === null ? null : Number(row.logIndex),
+        yanked: row.yanked,
+        yanked_reason: row.yankedReason,
+        deprecated: item.deprecated,
+        deprecation_message: item.deprecationMessage,
+        visibility: item.visibility,
+        created_at: row.createdAt.toISOString(),
+      });
+    });
+}
