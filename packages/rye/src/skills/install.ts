@@ -19,6 +19,7 @@ import { isSkillFolder, readSkillFolder } from "./folder.ts";
 import type { SkillLockEntry } from "./lock.ts";
 import { readSkillLock, updateSkillLock } from "./lock.ts";
 import { discoverIndex, fetchSkill } from "./well-known.ts";
+import { fetchRegistrySkill, parseSkillRef } from "./from-registry.ts";
 
 export interface SkillContext {
   projectPath: string;
@@ -46,6 +47,8 @@ interface Candidate {
   name: string;
   files: SkillFile[];
   manifest?: string;
+  /** Already verified with a pinned registry key (a registry skill). */
+  registrySigned?: { fingerprint: string; version: string };
   source: SkillLockEntry["source"];
   digest: string | null;
   version: string | null;
@@ -105,13 +108,19 @@ async function candidatesFrom(options: AddOptions, ctx: SkillContext): Promise<C
     return out;
   }
   const folder = resolve(ctx.projectPath, options.source);
+  const ref = parseSkillRef(options.source);
+  if (ref && !(await isSkillFolder(folder))) {
+    const skill = await fetchRegistrySkill(ref, ctx);
+    for (const notice of skill.notices) ctx.info?.(notice);
+    return [{ name: skill.name, files: skill.files, registrySigned: { fingerprint: skill.registryFingerprint, version: skill.version }, source: { kind: "registry", location: `${skill.id}@${skill.registry}` }, digest: null, version: skill.version }];
+  }
   if (await isSkillFolder(folder)) {
     const files = await readSkillFolder(folder);
     const manifest = await readFile(join(folder, ".rye", "manifest.yaml"), "utf8").catch(() => undefined);
     return [{ name: basename(folder), files, ...(manifest !== undefined ? { manifest } : {}), source: { kind: "folder", location: folder }, digest: null, version: null }];
   }
-  throw new RyeError("NOT_FOUND", `${options.source} is neither a skill folder (with SKILL.md) nor an http(s) address`, {
-    hint: "Give a folder that holds SKILL.md, or a host serving /.well-known/agent-skills/index.json (e.g. https://example.com/skills).",
+  throw new RyeError("NOT_FOUND", `${options.source} is neither a skill folder (with SKILL.md), a registry skill (namespace/name[@version]) nor an http(s) address`, {
+    hint: "Give a folder that holds SKILL.md, a registry skill like alice/pdf-tools, or a host serving /.well-known/agent-skills/index.json (e.g. https://example.com/skills).",
   });
 }
 
@@ -125,6 +134,7 @@ async function verifyCandidate(candidate: Candidate, ctx: SkillContext): Promise
     });
   }
   const declared = check.frontmatter?.metadata?.version ?? null;
+  if (candidate.registrySigned) return { verified: "signature", signer: candidate.registrySigned.fingerprint, version: candidate.registrySigned.version };
   if (candidate.manifest === undefined) {
     const how = candidate.source.kind === "well-known" ? "its bytes match the index's digest, but nobody signed them" : "nothing vouches for its bytes";
     ctx.info?.(`${candidate.name} carries no signature: ${how}. Read it before you let an agent use it.`);
@@ -334,7 +344,7 @@ export async function updateSkills(names: string[], ctx: SkillContext, options: 
     out.push(
       ...(await addSkills(
         {
-          source: entry.source.location,
+          source: entry.source.kind === "registry" ? entry.source.location.slice(0, entry.source.location.indexOf("@")) : entry.source.location,
           ...(entry.source.kind === "well-known" ? { skills: [entry.name] } : {}),
           agents: [...new Set(entry.agents)],
           ...(options.global ? { global: true } : {}),

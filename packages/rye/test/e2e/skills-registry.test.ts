@@ -214,3 +214,61 @@ test("private skills are in no index and 404 anonymously; a yanked version is no
   assert.equal(head.headers.get("access-control-allow-origin"), "*");
   assert.equal((await head.arrayBuffer()).byteLength, 0);
 });
+
+test("rye skill add alice/pdf-tools installs the same bytes, verified with the pinned registry key and the attestation; a changed byte in the store is refused", async () => {
+  const consumer = await createWorkspace();
+  const consumerEnv: NodeJS.ProcessEnv = { ...consumer.env, RYE_REGISTRY_URL: reg.url };
+  delete consumerEnv.RYE_OFFLINE;
+  const add = async (args: string[], extra: NodeJS.ProcessEnv = {}) => {
+    const run = await runRye(["skill", "add", ...args, "--json"], { env: { ...consumerEnv, ...extra }, cwd: consumer.projectDir });
+    return { ...run, json: JSON.parse(run.stdout || "{}") as Json };
+  };
+  const installed = await add(["alice/pdf-tools", "-a", "claude-code"]);
+  assert.equal(installed.code, 0, installed.stdout + installed.stderr);
+  assert.deepEqual([installed.json.skills[0].verified, installed.json.skills[0].signer, installed.json.skills[0].version], ["signature", await reg.activeFingerprint(), "1.0.0"]);
+  const tree = await readTree(join(consumer.projectDir, ".claude", "skills", "pdf-tools"));
+  assert.deepEqual([...tree.keys()].sort(), Object.keys(PDF_TOOLS).sort());
+  for (const [path, content] of Object.entries(PDF_TOOLS)) assert.equal(sha(tree.get(path)!), sha(bytes(content)), path);
+  const lock = JSON.parse(await readFile(join(consumer.projectDir, ".ai", "rye.lock"), "utf8")) as Json;
+  assert.equal(lock.skills[0].source.kind, "registry");
+
+  // The same skill from the registry's discovery index (no signature check there: the digest only).
+  const fromIndex = await add([`${reg.url}/alice`, "--skill", "pdf-tools", "-a", "codex"]);
+  assert.equal(fromIndex.code, 0, fromIndex.stdout + fromIndex.stderr);
+  const viaIndex = await readTree(join(consumer.projectDir, ".agents", "skills", "pdf-tools"));
+  for (const [path, content] of Object.entries(PDF_TOOLS)) assert.equal(sha(viaIndex.get(path)!), sha(bytes(content)), `index: ${path}`);
+
+  const secret = await add(["alice/secret-skill"], { RYE_TOKEN: "" });
+  assert.equal(secret.json.error.code, "ITEM_NOT_FOUND", "private: not found without a token");
+
+  // One changed byte on the way (a proxy in front of the registry rewrites a file and its listed sha256): the client's
+  // own check against the registry-signed manifest refuses it and writes nothing.
+  const proxy = createServer(async (req, res) => {
+    const upstream = await fetch(`${reg.url}${req.url}`, { method: req.method, headers: { accept: req.headers.accept ?? "*/*", ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) } });
+    let body = Buffer.from(await upstream.arrayBuffer());
+    if (req.url?.startsWith("/v1/skills/alice/pdf-tools")) {
+      const json = JSON.parse(body.toString("utf8")) as Json;
+      const file = (json.files as Json[]).find((f) => f.path === "scripts/extract.sh")!;
+      const changed = Buffer.from(String(PDF_TOOLS["scripts/extract.sh"]).replace("set -eu", "set -ex"));
+      file.content_base64 = changed.toString("base64");
+      file.sha256 = sha(changed);
+      body = Buffer.from(JSON.stringify(json));
+    }
+    res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" }).end(body);
+  });
+  proxy.listen(0, "127.0.0.1");
+  await once(proxy, "listening");
+  try {
+    const fresh = await createWorkspace();
+    const freshEnv: NodeJS.ProcessEnv = { ...fresh.env, RYE_REGISTRY_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+    delete freshEnv.RYE_OFFLINE;
+    const tampered = await runRye(["skill", "add", "alice/pdf-tools", "--json"], { env: freshEnv, cwd: fresh.projectDir });
+    assert.notEqual(tampered.code, 0);
+    const error = (JSON.parse(tampered.stdout) as Json).error;
+    assert.equal(error.code, "INTEGRITY_MISMATCH", tampered.stdout);
+    assert.deepEqual(error.details.changed, ["scripts/extract.sh"]);
+    assert.deepEqual((await readdir(fresh.projectDir)).filter((n) => n !== ".ai"), [], "nothing installed");
+  } finally {
+    proxy.close();
+  }
+});

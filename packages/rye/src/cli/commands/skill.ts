@@ -85,7 +85,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
   const collect = (value: string, previous: string[]) => [...previous, value];
   skill
     .command("add <source>")
-    .description("install skills into your agents' skill folders from a skill folder or any https host serving /.well-known/agent-skills/index.json; verified first, pinned in .ai/rye.lock")
+    .description("install skills into your agents' skill folders from a registry (namespace/name[@version]), a skill folder, or any https host serving /.well-known/agent-skills/index.json; verified first, pinned in .ai/rye.lock")
     .option("-s, --skill <name>", "a skill of a multi-skill source (repeatable)", collect, [])
     .option("--all", "every skill the source lists")
     .option("-a, --agent <agent>", `where to install (repeatable; default universal = .agents/skills): ${AGENTS.map((a) => a.id).join(", ")}`, collect, [])
