@@ -186,6 +186,11 @@ describe("skills: happy paths", () => {
     const md = await call("GET", at(e.url));
     assert.equal(md.res.headers.get("content-type"), "text/markdown; charset=utf-8");
     assert.equal(`sha256:${sha(md.raw)}`, e.digest);
+    const downloads = async () => (await reg.db.prisma.item.findFirstOrThrow({ where: { type: "skill", name: "note-taker", namespace: { name: "alice" } } })).downloadCount;
+    const before = await downloads();
+    await call("GET", at(e.url));
+    for (let i = 0; i < 50 && (await downloads()) === before; i += 1) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(await downloads(), before + 1, "an artifact GET counts as a download");
     const head = await call("HEAD", at(e.url));
     assert.equal(head.status, 200);
     assert.equal(head.raw.length, 0);
@@ -302,7 +307,8 @@ describe("skills: happy paths", () => {
     const e = (await entry("mover", "/acme/.well-known/agent-skills/index.json"))!;
     const url = at(e.url, "/acme/.well-known/agent-skills/index.json");
     assert.equal(url, "/acme/.well-known/agent-skills/mover/1.0.0/SKILL.md");
-    assert.equal((await call("GET", url)).status, 200);
+    // HEAD is not a download, so the deletion policy ("never downloaded") still allows the delete.
+    assert.equal((await call("HEAD", url)).status, 200);
     const del = await call("DELETE", "/v1/delete/skill/acme/mover", { token: aliceToken });
     assert.equal(del.status, 200, JSON.stringify(del.body));
     assert.equal(await entry("mover", "/acme/.well-known/agent-skills/index.json"), undefined);
