@@ -11,7 +11,7 @@ import type { KeyPair, PublicKey, SkillFile } from "@rye/core";
 import { buildSkillManifest, extractSignature, generateKeyPair, keyResolverFrom, signSkillManifest, verifyDocument, verifySkill } from "@rye/core";
 import { createTestRegistry, type TestRegistry, type TestUser } from "../../test/harness.ts";
 import { skillTarGz, skillZip } from "../services/skills/archive.ts";
-import { AGENT_SKILLS_SCHEMA } from "../services/skills/discovery-index.ts";
+import { AGENT_SKILLS_SCHEMA, buildDiscoveryIndex, MAX_INDEX_ENTRIES } from "../services/skills/discovery-index.ts";
 import { SKILL_SCHEMAS } from "./openapi-skills.ts";
 import { MAX_SKILL_PUSH_BODY_BYTES } from "./skills.ts";
 
@@ -186,6 +186,11 @@ describe("skills: happy paths", () => {
     const md = await call("GET", at(e.url));
     assert.equal(md.res.headers.get("content-type"), "text/markdown; charset=utf-8");
     assert.equal(`sha256:${sha(md.raw)}`, e.digest);
+    const downloads = async () => (await reg.db.prisma.item.findFirstOrThrow({ where: { type: "skill", name: "note-taker", namespace: { name: "alice" } } })).downloadCount;
+    const before = await downloads();
+    await call("GET", at(e.url));
+    for (let i = 0; i < 50 && (await downloads()) === before; i += 1) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(await downloads(), before + 1, "an artifact GET counts as a download");
     const head = await call("HEAD", at(e.url));
     assert.equal(head.status, 200);
     assert.equal(head.raw.length, 0);
@@ -302,7 +307,8 @@ describe("skills: happy paths", () => {
     const e = (await entry("mover", "/acme/.well-known/agent-skills/index.json"))!;
     const url = at(e.url, "/acme/.well-known/agent-skills/index.json");
     assert.equal(url, "/acme/.well-known/agent-skills/mover/1.0.0/SKILL.md");
-    assert.equal((await call("GET", url)).status, 200);
+    // HEAD is not a download, so the deletion policy ("never downloaded") still allows the delete.
+    assert.equal((await call("HEAD", url)).status, 200);
     const del = await call("DELETE", "/v1/delete/skill/acme/mover", { token: aliceToken });
     assert.equal(del.status, 200, JSON.stringify(del.body));
     assert.equal(await entry("mover", "/acme/.well-known/agent-skills/index.json"), undefined);
@@ -390,6 +396,21 @@ describe("skills: security", () => {
     } finally {
       await limited.close();
     }
+  });
+
+  test("an index lists at most MAX_INDEX_ENTRIES skills, the oldest first", async () => {
+    assert.equal(MAX_INDEX_ENTRIES, 2000);
+    const two = await buildDiscoveryIndex(reg.db, "http://registry.test", { namespace: "alice" }, 2);
+    assert.deepEqual(two!.skills.map((s) => s.name).sort(), ["note-taker", "pdf-tools"]);
+  });
+
+  test("a push of more than 500 files is refused before anything else", async () => {
+    const body = await pushBody("alice", files("many", "1.0.0"), aliceKey);
+    for (let i = 0; i <= 500; i += 1) (body.files as Json)[`f/${i}.txt`] = { content_base64: "", sha256: sha("") };
+    const r = await call("POST", "/v1/skills/push", { token: aliceToken, json: body });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.error.code, "BAD_REQUEST");
+    assert.match(JSON.stringify(r.body.error.details), /at most 500 files/);
   });
 
   test("push bodies above the limit are refused with 413", async () => {

@@ -162,6 +162,14 @@ test("the skills CLI lists and installs from the namespace's well-known index, b
     const validate = await runNode(SKILLS_REF, ["validate", installedDir], project, home);
     assert.equal(validate.code, 0, validate.stdout + validate.stderr);
   }
+  // The registry's root index and one skill's pinned index work as sources too.
+  const all = await runNode(SKILLS_CLI, ["add", reg.url, "--list"], project, home);
+  assert.equal(all.code, 0, strip(all.stdout + all.stderr));
+  assert.match(strip(all.stdout), /pdf-tools/);
+  const pinned = await runNode(SKILLS_CLI, ["add", `${reg.url}/alice/pdf-tools@1.0.0`, "--list"], project, home);
+  assert.equal(pinned.code, 0, strip(pinned.stdout + pinned.stderr));
+  assert.match(strip(pinned.stdout), /pdf-tools/);
+  assert.doesNotMatch(strip(pinned.stdout), /my-skill/);
   const lock = JSON.parse(await readFile(join(project, "skills-lock.json"), "utf8")) as Json;
   assert.equal(lock.skills["pdf-tools"].sourceType, "well-known");
 });

@@ -90,7 +90,12 @@ const versionSelect = { version: true, content: true, fileSha256: true, authorFi
  * public or unlisted skill, and `version` pins it (a yanked version stays reachable by its explicit version, as in pulls).
  * Names must be unique within an index (they are install folders): in the root index the oldest skill of a name wins.
  */
-export async function buildDiscoveryIndex(db: Database, registryUrl: string, scope: { namespace?: string; skill?: string; version?: string }): Promise<DiscoveryIndex | null> {
+export async function buildDiscoveryIndex(
+  db: Database,
+  registryUrl: string,
+  scope: { namespace?: string; skill?: string; version?: string },
+  maxEntries = MAX_INDEX_ENTRIES,
+): Promise<DiscoveryIndex | null> {
   if (scope.namespace !== undefined) {
     const ns = await db.prisma.namespace.findUnique({ where: { name: scope.namespace.toLowerCase() }, select: { id: true } });
     if (!ns) return null;
@@ -105,7 +110,7 @@ export async function buildDiscoveryIndex(db: Database, registryUrl: string, sco
       ...(scope.skill !== undefined ? { name: scope.skill } : {}),
     },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    take: MAX_INDEX_ENTRIES,
+    take: maxEntries,
     select: { id: true, name: true, description: true, deprecated: true, deprecationMessage: true, latestVersion: true, namespace: { select: { name: true } } },
   });
   if (items.length === 0) return scope.skill !== undefined ? null : { $schema: AGENT_SKILLS_SCHEMA, skills: [] };

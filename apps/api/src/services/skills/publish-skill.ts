@@ -5,7 +5,7 @@
  * served artifacts (SKILL.md, .tar.gz, .zip) as content-addressed blobs, re-signs the manifest with the registry
  * key (`|rye-registry@<publisher>`), attests (with the artifacts' digests) and logs — like items, atomically.
  */
-import type { PublishAttestation, SkillFile, SkillManifest } from "@rye/core";
+import type { PublishAttestation, SkillFile } from "@rye/core";
 import {
   ATTESTATION_TYPE,
   checkSkillFiles,
@@ -202,4 +202,3 @@ function versionExists(id: string, version: string): RyeError {
   return new RyeError("VERSION_EXISTS", `${id}@${version} already exists; versions are immutable`, { details: { item_id: id, version }, hint: "Bump metadata.version in SKILL.md, sign and push again." });
 }
 
-export type { SkillManifest };
