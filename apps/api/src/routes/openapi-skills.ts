@@ -23,6 +23,11 @@ const SkillPushResponse = z.object({
   log_index: z.number().int(),
 });
 
+const reviewFinding = z.object({ rule: z.string(), risk: z.enum(["low", "medium", "high"]), path: z.string(), line: z.number().int(), excerpt: z.string(), message: z.string() });
+const SkillReview = z
+  .object({ risk: z.enum(["none", "low", "medium", "high"]), findings: z.array(reviewFinding), truncated: z.boolean() })
+  .meta({ description: "The static review at publish time (hidden instructions, remote code, credential theft, encoded payloads, prompt injection, …): the highest risk and up to 50 findings. Null for versions pushed before reviews." });
+
 const SkillPullResponse = z.object({
   item_type: z.literal("skill"),
   item_id: z.string(),
@@ -38,6 +43,7 @@ const SkillPullResponse = z.object({
   author_key: z.object({ fingerprint: z.string(), signature: z.string().nullable(), verified: z.boolean() }).nullable(),
   attestation: z.object({ payload: publishAttestationSchema, signature: z.string(), key_fingerprint: z.string().nullable() }),
   log_index: z.number().int().nullable(),
+  review: SkillReview.nullable(),
   yanked: z.boolean(),
   yanked_reason: z.string().nullable(),
   deprecated: z.boolean(),
@@ -71,6 +77,7 @@ const AgentSkillsIndex = z
             log_index: z.number().int().nullable(),
             archives: z.object({ tar_gz: z.object({ url: z.string(), digest }), zip: z.object({ url: z.string(), digest }) }),
             deprecated: z.union([z.string(), z.literal(true)]).optional(),
+            review: z.object({ risk: z.enum(["none", "low", "medium", "high"]), findings: z.number().int() }).optional().meta({ description: "The publish-time review's risk and number of findings (details: manifest_url)." }),
           })
           .meta({ description: "What a rye-aware client needs to verify the entry (other clients ignore it)." }),
       }),

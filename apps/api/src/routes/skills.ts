@@ -100,6 +100,7 @@ export function skillRoutes(deps: AppDeps, options: { blobs?: BlobStore } = {}):
         author_key: row.authorFingerprint ? { fingerprint: row.authorFingerprint, signature: row.authorSignature, verified: row.authorVerified } : null,
         attestation: { payload: row.attestation, signature: row.attestationSignature, key_fingerprint: signature.status === "signed" ? signature.signature.fingerprint : null },
         log_index: row.logIndex === null ? null : Number(row.logIndex),
+        review: row.review ?? null,
         yanked: row.yanked,
         yanked_reason: row.yankedReason,
         deprecated: item.deprecated,

@@ -165,3 +165,22 @@ export function reviewFiles(files: readonly ReviewFile[]): Review {
   findings.sort((a, b) => RISK_ORDER.indexOf(b.risk) - RISK_ORDER.indexOf(a.risk) || a.path.localeCompare(b.path) || a.line - b.line);
   return { risk, findings };
 }
+
+/** The review of a skill's or bundle's files: text files are read (UTF-8), binary ones skipped. */
+export function reviewTextFiles(files: readonly { path: string; bytes: Uint8Array }[]): Review {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const texts: ReviewFile[] = [];
+  for (const file of files) {
+    try {
+      texts.push({ path: file.path, text: decoder.decode(file.bytes) });
+    } catch {
+      // not text: nothing for a line review to read
+    }
+  }
+  return reviewFiles(texts);
+}
+
+/** What a registry stores and serves of a review: the risk and the findings (at most 50, highest risk first). */
+export function reviewSummary(review: Review): { risk: Risk; findings: Finding[]; truncated: boolean } {
+  return { risk: review.risk, findings: review.findings.slice(0, 50), truncated: review.findings.length > 50 };
+}

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Review, SkillFile } from "@rye/core";
-import { atLeast, checkSkillFiles, reviewFiles, RyeError, sha256Hex, verifySkill } from "@rye/core";
+import { atLeast, checkSkillFiles, reviewTextFiles, RyeError, sha256Hex, verifySkill } from "@rye/core";
 import { normalizeRegistryUrl } from "../registry/registry-url.ts";
 import { TrustStore } from "../trust/store.ts";
 import { userAiDir } from "../spaces/paths.ts";
@@ -65,18 +65,7 @@ export interface AddedSkill {
 }
 
 /** The static review of a skill's text files (binary files are skipped). */
-export function reviewSkill(files: readonly SkillFile[]): Review {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  const texts = [];
-  for (const file of files) {
-    try {
-      texts.push({ path: file.path, text: decoder.decode(file.bytes) });
-    } catch {
-      // not text: nothing for a line review to read
-    }
-  }
-  return reviewFiles(texts);
-}
+export const reviewSkill = (files: readonly SkillFile[]): Review => reviewTextFiles(files);
 
 const isUrl = (source: string) => /^https?:\/\//i.test(source);
 

@@ -40,7 +40,14 @@ interface Row {
   description: string;
   deprecated: boolean;
   deprecationMessage: string | null;
-  version: { version: string; content: string; fileSha256: string; authorFingerprint: string | null; skillArtifacts: unknown; logIndex: bigint | null; publisher: string };
+  version: { version: string; content: string; fileSha256: string; authorFingerprint: string | null; skillArtifacts: unknown; review: unknown; logIndex: bigint | null; publisher: string };
+}
+
+/** The review's risk and finding count for an index entry (the findings themselves are on the pull endpoint). */
+function reviewOf(value: unknown): { risk: string; findings: number } | null {
+  const r = value as { risk?: unknown; findings?: unknown } | null;
+  if (!r || typeof r.risk !== "string" || !Array.isArray(r.findings)) return null;
+  return { risk: r.risk, findings: r.findings.length };
 }
 
 /**
@@ -79,11 +86,12 @@ function entryOf(row: Row, registryUrl: string, toRoot: string): IndexEntry {
         zip: { url: toRoot + paths.zip.slice(1), digest: `sha256:${artifacts.zip.sha256}` },
       },
       ...(row.deprecated ? { deprecated: row.deprecationMessage ?? true } : {}),
+      ...(reviewOf(v.review) ? { review: reviewOf(v.review) } : {}),
     },
   };
 }
 
-const versionSelect = { version: true, content: true, fileSha256: true, authorFingerprint: true, skillArtifacts: true, logIndex: true, publisher: { select: { username: true } } } as const;
+const versionSelect = { version: true, content: true, fileSha256: true, authorFingerprint: true, skillArtifacts: true, review: true, logIndex: true, publisher: { select: { username: true } } } as const;
 
 /**
  * The index of public skills: all of them (`namespace` undefined) or one namespace's; `skill` narrows to one

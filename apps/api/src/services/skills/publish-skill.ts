@@ -13,6 +13,8 @@ import {
   keyResolverFrom,
   normalizeNewlines,
   publicKeyFromPem,
+  reviewSummary,
+  reviewTextFiles,
   RyeError,
   sha256Hex,
   signDocument,
@@ -162,6 +164,7 @@ export async function publishSkill(input: SkillPushInput, ctx: SkillPushContext)
           attestationSignature: signedAttestation.signature,
           logIndex: BigInt(entry.index),
           skillArtifacts: artifacts as unknown as Prisma.InputJsonValue,
+          review: reviewSummary(reviewTextFiles(files)) as unknown as Prisma.InputJsonValue,
           createdAt: publishedAt,
         },
       });
