@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T10:47:41Z:c274b6d0ecac6b1936930a8327e5d6e6090b565ad41473d4232c416d9528de6f:iZUuPtZrtHxf-KNJu-b7MdqsoJFT5oB-HlAeX2VfRCcavpgiyFmNd0xOR3Q9NWmfAAsbXoZ4NibclDheijcvCw==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:6ea0b69ffaa14565ba951211f7b70d77f7dccb5b4bae02ec9a686d2bd4b9cbe2:TmUpb4j-hVSHC6OnT-6hcchs24Ik2j12ddgK2NnVPKuu5lL8Zd0m1delifJzCX52QhYKQTRz9ZNPSkSwX4ISCw==:d0cfc94e6739114a
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
@@ -16,7 +16,7 @@ export const __tool_description__ = "Agent runtime: the thread loop (limits, LLM
 
 /**
  * @typedef {{ turns: number, input_tokens: number, output_tokens: number, spend: number, elapsed_seconds: number }} Cost
- * @typedef {{ thread_id: string, project_path: string, depth: number, limits: Record<string, number>, capabilities: string[] }} ParentContext
+ * @typedef {{ thread_id: string, project_path: string, depth: number, limits: Record<string, number>, capabilities: string[], token_chain: string[] }} ParentContext
  * @typedef {{ directive_name: string, inputs?: Record<string, unknown>, model?: string, async_exec?: boolean, limit_overrides?: Record<string, unknown> }} ThreadParams
  */
 
@@ -106,8 +106,16 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
   const wanted = params.model ?? modelSpec.id ?? modelSpec.tier ?? modelSpec.content ?? "general";
   const { provider, model } = selectProvider(rt.providers, String(wanted), typeof modelSpec.provider === "string" ? modelSpec.provider : undefined);
 
-  // 4. The record, the transcript and the budget.
+  // 4. The capability token, the record, the transcript and the budget.
   const id = threadId ?? (await rt.threads.allocateThreadId(projectPath, itemId));
+  // Signed with the user's key, attenuating the parent's token: the capabilities every dispatch checks are the
+  // verified token's, not what any file or variable says (docs/agent-runtime.md §11).
+  const tokenGrace = Number(obj(resilience.capability_tokens).expiry_grace_seconds ?? 300);
+  const { chain: tokenChain, token } = await rt.threads.mintCapabilityToken(
+    { caps: capabilities, directiveId: itemId, threadId: id, expiresInSeconds: limits.duration_seconds + tokenGrace, ...(parent ? { parentChain: parent.token_chain } : {}) },
+    env,
+  );
+  capabilities.splice(0, capabilities.length, ...token.caps);
   const started = Date.now();
   const now = () => new Date().toISOString();
   /** @type {Cost} */
@@ -123,6 +131,7 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
     depth: Math.max(0, limits.depth),
     limits,
     capabilities,
+    capability_token: token.token_id,
     cost: { ...cost },
   });
   await rt.threads.writeThread(projectPath, record);
@@ -151,7 +160,20 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
     // A child takes its spend limit from what its parent has left, never more (and may be given less); the
     // ledger checks the parent's spawn limit first and clamps the amount in one locked step.
     try {
-      const entry = await rt.threads.reserve(projectPath, { threadId: id, amount: limits.spend, parentId: parent?.thread_id, maxSpawns: parent ? parent.limits.spawns : undefined, upTo: Boolean(parent) });
+      const maxThreads = obj(resilience.concurrency).max_threads;
+      const request = {
+        threadId: id,
+        amount: limits.spend,
+        parentId: parent?.thread_id,
+        maxSpawns: parent ? parent.limits.spawns : undefined,
+        upTo: Boolean(parent),
+        ...(typeof maxThreads === "number" ? { maxActive: maxThreads } : {}),
+      };
+      // At the cap, threads whose process died still hold reservations: mark them orphaned, then try once more.
+      const entry = await rt.threads.reserve(projectPath, request).catch(async (/** @type {any} */ err) => {
+        if (err?.details?.limit_code !== "threads_exceeded" || (await rt.threads.reapOrphans(projectPath)).length === 0) throw err;
+        return rt.threads.reserve(projectPath, request);
+      });
       reserved = true;
       limits.spend = entry.reserved_spend;
     } catch (err) {
@@ -163,10 +185,11 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
     await rt.threads.updateThread(projectPath, id, (/** @type {any} */ r) => ({ ...r, limits: { ...limits } }));
 
     const harness = harnessModule.createHarness({ capabilities, limits, hooks, capabilityFns: rt.capabilityFns, evaluate: conditions.evaluate });
-    const threadParent = () => JSON.stringify({ thread_id: id, project_path: projectPath, depth: limits.depth, limits, capabilities });
+    const threadParent = () => JSON.stringify({ thread_id: id, project_path: projectPath, depth: limits.depth, limits, capabilities, token_chain: tokenChain });
     const dispatcher = dispatcherModule.createDispatcher({
       engine,
       harness,
+      authorize: () => rt.threads.verifyCapabilityChain(tokenChain, id, env),
       maxResultBytes: Number(obj(resilience.llm).tool_result_max_bytes ?? 32768),
       threadParent,
       signal: controller.signal,
