@@ -5,11 +5,11 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { RyeError } from "@rye/core";
-import { isCancelRequested } from "../threads/cancel.ts";
+import { isCancelRequested, isHandoffRequested, requestHandoff } from "../threads/cancel.ts";
 import { allocateThreadId, newThreadId } from "../threads/ids.ts";
 import { getEntry, release, remaining, report, reserve } from "../threads/ledger.ts";
 import { finishThread, newThreadRecord, readThread, updateThread, writeThread } from "../threads/record.ts";
-import { TranscriptWriter } from "../threads/transcript.ts";
+import { readTranscript, TranscriptWriter } from "../threads/transcript.ts";
 import { KeyStore } from "../keys/keystore.ts";
 import type { CapabilityToken } from "../threads/capability-token.ts";
 import { decodeToken, encodeToken, MAX_CHAIN_LENGTH, mintToken, verifyChain } from "../threads/capability-token.ts";
@@ -100,7 +100,10 @@ export const threads = {
   updateThread,
   finishThread,
   TranscriptWriter,
+  readTranscript,
   isCancelRequested,
+  requestHandoff,
+  isHandoffRequested,
   reserve,
   report,
   release,
