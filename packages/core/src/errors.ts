@@ -68,6 +68,9 @@ export const ERROR_CODES = {
   CAP_TOKEN_AUDIENCE: { status: 403, hint: "The capability token was minted for another audience and is not valid here." },
   CAP_TOKEN_WIDENED: { status: 403, hint: "A token in the chain grants more than its parent: capabilities can only narrow from parent to child." },
   CAP_TOKEN_CHAIN: { status: 403, hint: "The token chain does not lead from a root token to this thread: child threads are started by the agent runtime only." },
+  // the security gate (docs/security.md)
+  SECURITY_DENIED: { status: 403, hint: "The security policy refuses this call: read the matched rules. Run it yourself if you mean it, or change .ai/config/security.yaml (signed)." },
+  APPROVAL_REQUIRED: { status: 403, hint: "This call needs a person's approval under the security policy: ask the user, or raise auto_approve_up_to in .ai/config/security.yaml (signed)." },
   // review
   RISK_FLAGGED: { status: 400, hint: "The static review flagged high-risk content: read the findings. Install anyway only if you trust it (--accept-risk)." },
 } as const satisfies Record<string, CodeSpec>;

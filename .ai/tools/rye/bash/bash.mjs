@@ -1,7 +1,8 @@
-// rye:signed:2026-11-25T12:35:28Z:dc2edcd921ec5c4aa28c583134264e10ab3b4afae210b0a0aa7f2cfe42e7f8a5:phVR2XWXuOGBQ8AufarynIpbuZgyEhgeGciU_RQHTnnkFdY7rn5wFaadYGJgWKKhjb6C51eLVVFfS2QNd4iPAQ==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:55:37Z:8c52ce062b24d7025b45a9ab89b5b6ed0327d8f59722aeb32e75ac767f9cdb0b:g_DHhhV7AftrIrJYtvy6mlUsevZv8GK-tGVaHWm9sB7JXq_7dmOE5icdrljvlO4NL6Br80f9BH06MSOe87mhDw==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
+export const __tier__ = "T3";
 export const __category__ = "rye/bash";
 export const __tool_description__ = "Run a bash command in the project directory (the command is bash source by design), with a timeout";
 export const CONFIG_SCHEMA = {

@@ -1,7 +1,8 @@
-// rye:signed:2026-11-25T12:35:28Z:7252b84a933df48470a938054af1b3c5afd6438cd5a075f5dd66dce5e53ba723:A4f_gDxiwi1v17HF11GlvoeRTzA1IDVbK9B0DpC2JYLqfCsEBs9sWBzQjIV3Ko_BO4YXBkufG8MYnf14Vs4SAQ==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:55:37Z:41962200756bac69b552936d077fcf9855846ced92b21fed2b6a5063d2ce196f:UE9yd_Y_cEiK0scd6GyDUnhRXUgYbmrXX_aI3pc_rWh411OeQuXlz1oRk_j7dCqzPmaQXBUcoCuDMVrCXOJwAg==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
+export const __tier__ = "T0";
 export const __category__ = "rye/file-system";
 export const __tool_description__ = "Find files in the project by glob pattern (*, **, ?)";
 export const CONFIG_SCHEMA = {

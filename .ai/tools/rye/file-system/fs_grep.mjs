@@ -1,7 +1,8 @@
-// rye:signed:2026-11-25T12:35:28Z:3e4fad06c2dc507d2d1d18bed4f9423a6fa88937f8c441ca21f0848b58c8ae4f:txiLyDyPHe3EhwrzA381uqnjUEUk-ubTQWSu4k2gD1PX8nPKEr9_50vGP8cIPX60XpKX9_JGOuRmuOXOtRE3CA==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:55:37Z:317cb0a27e35fe20f4f1bd78ac9285498678e1fb91f90192c2c349c3ff551126:ySsaLh3v9C_UbxKzd-2nFFvqvIxkXcuNXQ81IQn22rjVUz92lV-UHgTrnDfvNoU_bAElsQcuMHFRV00JE5OJBQ==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
+export const __tier__ = "T0";
 export const __category__ = "rye/file-system";
 export const __tool_description__ = "Search the project's text files for a regular expression or literal text";
 export const CONFIG_SCHEMA = {

@@ -1,7 +1,8 @@
-// rye:signed:2026-11-25T12:35:28Z:c350deaf71eebc02cbd6dd8601faabeddc07ec62905edcfe109f57cf8558ae47:hF3o76twtqcqCGFHxKBODXsze-v6jhf0Qlcmyxm9_m5aah7-XTmSfwzfayLSpA8kiNbeZAhNjzIubDK0QpQ1Bw==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:55:37Z:b36772e4a43834e886c9cf6ca3365896b9edd765995da7dfaa4aaac63b2f4625:Sod7YHFM3P3eIc3YHT0OgmrqlJGVdJlTa7d41nt0cs2xfmgEBqjdUoWHo8ioGK96FybbZrYOhp75-jYR18-5AA==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
+export const __tier__ = "T0";
 export const __category__ = "rye/file-system";
 export const __tool_description__ = "List a directory inside the project";
 export const CONFIG_SCHEMA = {

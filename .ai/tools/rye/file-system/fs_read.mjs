@@ -1,7 +1,8 @@
-// rye:signed:2026-11-25T12:35:28Z:bd43ee7989ac017e0c45bfc8dfbeece17f82b34164b2d4f3febce5d6d0c95d5f:Yh88QuDtIK9GKzxdIUeba95tZ1Tq3ix-PUUAS-senoND2Z5kaT5DBtra7zv_HRT7ozVuJhRk8RKld3Te45h7AA==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:55:37Z:f78b8a96b76f049d56cf214d9e27e5830ced2afeff0c67ca0ee72ecb29300aae:YJSMKW3MwbVFEUcbl-T4ZUVefTeOZjmIy-B9xsne7AWAvi_rUqSCHRSWI1VjKaBBaPt1RkCBP6lPIBw6CVX8DA==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
+export const __tier__ = "T0";
 export const __category__ = "rye/file-system";
 export const __tool_description__ = "Read a text file inside the project (optionally a line range)";
 export const CONFIG_SCHEMA = {

@@ -1,7 +1,8 @@
-// rye:signed:2026-11-25T12:35:28Z:3ccadb9aad33adfcc5ab9a812c3a1b0640a04681cb8eb00de96ea3a2e96b6efe:YMtehFazNQceKZCBmBKyikx8zUAbvSH91HQ1_HEkq0ZsphgAKnA5ZvsKkgpA7MayzgYNQeOWy26khjU5mgxFDQ==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:55:37Z:0ff3ad18a780cabecde5676c1be2154bb8341dca5055c87b72ab962440d233d5:P15FViWnHlpkqFskx_Ir2vEMbAY2ZAWnIi0o42eJZSCdyQvs9CzExiHvD5f8qp-W-A65Glw5jj2eXZbcM_ptAg==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
+export const __tier__ = "T2";
 export const __category__ = "rye/file-system";
 export const __tool_description__ = "Write, append to or create a text file inside the project (atomic overwrite)";
 export const CONFIG_SCHEMA = {

@@ -1,7 +1,8 @@
-// rye:signed:2026-11-25T12:35:28Z:eaad9ea98ed95e2a06ef3d14263be46fceca0441400af36311cf7d5153f734d6:YZEl5iHfKTUSqrUOpgjYaYTMrdom2HYIEyMFhaYI-dRnjEoqAvSQOKHpT4xlEdOG9bRWQuD2Gf3fJeWeDkG8AA==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:55:37Z:834a6391708f8c1aa83d73e0a410643b2c483fb88bb8843257eb13a3055d6524:m0NJO_C4ggvY7NvgDP-_unodgoxx5gsVJ1zPtQmJwfEtrH0LcwhjPShSlW1MVIi63NeGD4EIR28le5u-688pAw==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
+export const __tier__ = "T2";
 export const __category__ = "rye/registry";
 export const __tool_description__ =
   "Registry operations with your stored rye credentials: search, pull, push, publish, unpublish, yank, unyank, deprecate, delete, whoami, bundle_push, bundle_pull (everything pulled is verified with the pinned registry key before it is written)";

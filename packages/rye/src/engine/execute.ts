@@ -16,6 +16,8 @@ export interface ExecuteParams {
   signal?: AbortSignal;
   /** Set by the agent runtime only (never from a tool call's parameters): see ToolExecuteOptions.threadParent. */
   thread_parent?: string;
+  /** Set by the agent runtime only: the calling thread's generation (0 for a root thread), for the security gate. */
+  thread_generation?: number;
 }
 
 export const KNOWLEDGE_INSTRUCTIONS = "Use this knowledge to inform your decisions.";
@@ -38,6 +40,7 @@ async function executeItemInner(ctx: EngineContext, params: ExecuteParams): Prom
       ...(params.dry_run ? { dryRun: true } : {}),
       ...(params.signal ? { signal: params.signal } : {}),
       ...(params.thread_parent !== undefined ? { threadParent: params.thread_parent } : {}),
+      ...(params.thread_generation !== undefined ? { generation: params.thread_generation } : {}),
     });
   }
   const started = performance.now();

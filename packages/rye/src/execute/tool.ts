@@ -12,6 +12,7 @@ import { buildLockfile, checkLockfile, readLockfile, writeLockfile } from "./loc
 import { runHttpClient } from "./primitives/http-client.ts";
 import { runSubprocess } from "./primitives/subprocess.ts";
 import { validateParameters } from "./schema.ts";
+import { gateToolCall } from "../security/gate.ts";
 import { expandPlaceholders, templateArgv } from "./templating.ts";
 
 export const RUNNERS_DIR = LAYOUT.runnersDir;
@@ -25,6 +26,8 @@ export interface ToolExecuteOptions {
    * Every other tool runs without any `RYE_THREAD_*` variable, so no tool can hand a forged one on.
    */
   threadParent?: string;
+  /** The calling thread's generation (0: the user or a root thread), set by the agent runtime only: the gate is stricter below. */
+  generation?: number;
 }
 
 /**
@@ -61,7 +64,7 @@ export interface ToolExecuteResult {
   item_id: string;
   data?: unknown;
   chain: ChainSummary[];
-  metadata: { duration_ms: number; lockfile_used: boolean; lockfile_created: boolean; resolved_env_keys?: string[]; primitive: string; anchor?: { root: string; files_verified: number } };
+  metadata: { duration_ms: number; lockfile_used: boolean; lockfile_created: boolean; resolved_env_keys?: string[]; primitive: string; anchor?: { root: string; files_verified: number }; security?: { tier: string; effective_tier: string; decision: string } };
 }
 
 function lockElements(chain: Chain): ChainElementLock[] {
@@ -91,11 +94,13 @@ export async function executeTool(ctx: EngineContext, toolId: string, options: T
   const version = String(root.tool.version);
   const parameters = validateParameters(parameterSchema(root), options.parameters, toolId);
   const summary = lockElements(chain);
+  // The security gate, before anything of the tool runs (docs/security.md).
+  const gate = await gateToolCall(ctx, { toolId: root.itemId, extras: root.tool.extras, parameters, ...(options.generation !== undefined ? { generation: options.generation } : {}) });
 
   const locked = await readLockfile(ctx.spaces, root.itemId, version);
   if (locked) checkLockfile(locked.lockfile, locked.path, summary);
 
-  const metadata: ToolExecuteResult["metadata"] = { duration_ms: 0, lockfile_used: Boolean(locked), lockfile_created: false, primitive: chain.primitive };
+  const metadata: ToolExecuteResult["metadata"] = { duration_ms: 0, lockfile_used: Boolean(locked), lockfile_created: false, primitive: chain.primitive, security: { tier: gate.tier, effective_tier: gate.effective_tier, decision: gate.decision } };
   // A multi-file tool: every file of its folder verifies before anything runs (anchor.ts).
   const config = mergedConfig(chain);
   const anchorSettings = await resolveAnchor(config, root.file.path);

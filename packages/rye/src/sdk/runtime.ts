@@ -30,7 +30,7 @@ export function openEngine(options: EngineOptions): Promise<Engine> {
  * An item resolved through the spaces on this machine (project > user > system; never pulled from a
  * registry) and verified with the trust of its space. Throws ITEM_NOT_FOUND or the verification failure.
  */
-export async function readVerifiedItem(engine: Engine, type: ItemType, itemId: string): Promise<VerifiedItem> {
+export async function readVerifiedItem(engine: Pick<Engine, "ctx">, type: ItemType, itemId: string): Promise<VerifiedItem> {
   const file = await resolveItem(engine.ctx.spaces, type, itemId);
   if (!file) throw new RyeError("ITEM_NOT_FOUND", `${type} ${itemId} is in no space (project, user, system)`, { hint: "Is rye's system bundle complete? Reinstall the package, or restore the file." });
   const item = await loadItemFile(file, engine.ctx.verifier);
@@ -39,7 +39,7 @@ export async function readVerifiedItem(engine: Engine, type: ItemType, itemId: s
 }
 
 /** Every item of `type` whose id is `<folder>/<name>`, each verified; a project item shadows a user or system one. */
-export async function listVerifiedItems(engine: Engine, type: ItemType, folder: string): Promise<VerifiedItem[]> {
+export async function listVerifiedItems(engine: Pick<Engine, "ctx">, type: ItemType, folder: string): Promise<VerifiedItem[]> {
   const seen = new Set<string>();
   const out: VerifiedItem[] = [];
   for (const space of engine.ctx.spaces) {
@@ -60,7 +60,7 @@ const CONFIG_NAME = /^[a-z][a-z0-9_]{0,63}$/;
  * project's trust, or null when there is none. An unsigned or altered override is an error: overrides can
  * change safety settings, so they are never read unverified.
  */
-export async function readConfigOverride(engine: Engine, name: string): Promise<VerifiedItem | null> {
+export async function readConfigOverride(engine: Pick<Engine, "ctx">, name: string): Promise<VerifiedItem | null> {
   if (!CONFIG_NAME.test(name)) throw new RyeError("BAD_REQUEST", `Not a configuration name: ${JSON.stringify(name)}`);
   const path = join(engine.ctx.projectPath, ".ai", "config", `${name}.yaml`);
   let bytes: Buffer;

@@ -24,6 +24,8 @@ const parentContextSchema = z.object({
   capabilities: z.array(z.string()),
   /** The parent's capability tokens, root → parent (encoded); the parent's capabilities are its last token's. */
   token_chain: z.array(z.string()).max(MAX_CHAIN_LENGTH).optional(),
+  /** Generations of the parent below its root thread (the security gate is stricter for each). */
+  generation: z.number().int().min(0).max(MAX_CHAIN_LENGTH).optional(),
 });
 export type ParentContext = z.infer<typeof parentContextSchema>;
 
@@ -88,6 +90,8 @@ export async function readParentContext(env: NodeJS.ProcessEnv, projectPath: str
   if (record.depth !== parsed.depth) throw refuse(`it does not match the record of thread ${parsed.thread_id}`);
   if (!parsed.token_chain?.length) throw new RyeError("CAP_TOKEN_MISSING", `The parent thread context names thread ${parsed.thread_id} but carries no capability token; the thread was not started`);
   const token = await verifyCapabilityChain(parsed.token_chain, parsed.thread_id, env);
+  // A generation counts spawns; handoffs add tokens but no generation, so it can never exceed the links.
+  if ((parsed.generation ?? 0) > parsed.token_chain.length - 1) throw refuse(`its generation ${parsed.generation} is more than its token chain allows`);
   return { ...parsed, capabilities: [...token.caps] };
 }
 

@@ -28,7 +28,8 @@ before(async () => {
   marker = (name) => join(bench.ws.root, `touched-${name}`);
   // A tool with a visible side effect: it writes a marker file next to the workspace.
   await bench.write("tool", "sec/tools/touch.mjs", returnsTool("sec/tools", `(await import("node:fs")).writeFileSync(${JSON.stringify(join(bench.ws.root, "touched-"))} + p.name, "x") || { touched: p.name }`, TOUCH_SCHEMA).replace("export function main", "export async function main"));
-  await bench.write("tool", "sec/tools/safe/env.mjs", returnsTool("sec/tools/safe", "{ parent: process.env.RYE_THREAD_PARENT ?? null, worker: process.env.RYE_THREAD_WORKER ?? null }"));
+  // A read-only tool (T0 for the security gate), so a child thread may run it without asking.
+  await bench.write("tool", "sec/tools/safe/env.mjs", `export const __tier__ = "T0";\n${returnsTool("sec/tools/safe", "{ parent: process.env.RYE_THREAD_PARENT ?? null, worker: process.env.RYE_THREAD_WORKER ?? null }")}`);
   await bench.write("knowledge", "sec/notes/n.md", `---\nid: n\ntitle: n\nversion: 1.0.0\nentry_type: reference\ncategory: sec/notes\n---\n\nA note.\n`);
 });
 after(() => bench?.close());

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:35:28Z:ca050241bde3ce181fc73894f46b7f9dfed2163c0aa6d327a41d1fdc8ce1527a:iRYKa-9i72orvR65u_IwfjYpToMYsux87o53aMXEDQmZvG3F44OgonoVH94KOeMvs0BPsaPVqFwstzOSpFZKDg==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:55:37Z:0a8d90bd8f3356c5e8fcbd7e2022d092a7f5c5e6a7e477446b03bdcc35cccd48:hqOTHTgHBMXwejyGAl1Eky-eacKjwNKUJEpcWZFjKtT1dHzNnKBVQqOjvy5k93Z8U7rqqK3TN7o_iGSsY76-AA==:d0cfc94e6739114a
 // @ts-check
 /**
  * The one path every tool call of the model takes: name → primary action, capability check (fail-closed,
@@ -51,10 +51,11 @@ function errorOf(err) {
  *   maxResultBytes: number,
  *   threadParent: () => string,
  *   authorize?: () => Promise<unknown>,
+ *   generation?: number,
  *   signal?: AbortSignal,
  * }} deps
  */
-export function createDispatcher({ engine, harness, maxResultBytes, threadParent, authorize, signal }) {
+export function createDispatcher({ engine, harness, maxResultBytes, threadParent, authorize, generation, signal }) {
   /** @param {string} required @param {string} reason @returns {CallResult} */
   const deny = (required, reason) => ({
     content: JSON.stringify({ status: "denied", error: { code: "FORBIDDEN", message: `Permission denied: ${reason}`, required_capability: required } }),
@@ -123,6 +124,8 @@ export function createDispatcher({ engine, harness, maxResultBytes, threadParent
             dry_run: input.dry_run === true,
             ...(signal ? { signal } : {}),
             ...(withContext ? { thread_parent: threadParent() } : {}),
+            // The security gate is stricter for each generation below the root thread (docs/security.md).
+            ...(generation !== undefined ? { thread_generation: generation } : {}),
           });
           const failed = result?.status === "error";
           const data = /** @type {{ data?: { thread_id?: string } }} */ (result).data;

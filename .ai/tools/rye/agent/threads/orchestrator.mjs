@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:46:47Z:61fd76adc669dc9a804b9c5790c57bec82488467b4ff54958900c4daa3b2563a:h7JaFgHZUH5nD5XYRtvvOR-RvtVrEK_Adx_xdbcFSqSfq27mXCc0SMegUV60etlfBhE70Mu9VVC8Kt2guSy5Cw==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:55:37Z:beff942bc00520747dc3fafe1f9a49f6727390ccb9bd36a3e4d9bdb14a659bc1:vLuuHblnDe-ymxLmob7BBBAWXIgXLp8xCXysw-EFjTNgHZm0wvV7k8PwSN3uZzaIIDCnYKApGXgK1JMXCgAkDA==:d0cfc94e6739114a
 // @ts-check
 /**
  * Orchestrator operations over agent threads (docs/agent-runtime.md §10): wait for threads (event-driven, with a
@@ -12,6 +12,7 @@
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
+export const __tier__ = "T1";
 export const __category__ = "rye/agent/threads";
 export const __tool_description__ =
   "Coordinate agent threads: wait_threads, get_status, list_active, aggregate_results, get_chain, chain_search, read_transcript, cancel_thread, kill_thread, resume_thread, handoff_thread";

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:49:19Z:b6c1dac26970a222283bdab47541bd9c9967acda1a6a4a4a59a927bd4245a4dd:QIlQ2xnCvSDPgOGxgPPOP4dlJKou-5KkslO9trLCZnR7kishvFs2_wkbeoOKWo_1VnFQd10qha-EYx3g11HPCA==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:57:16Z:8120f41b47bcfba94f426b999c7bb9f70c8d77d337735dbfead371ec937b03c5:sIt0P8cvtFqryIfgEcCkqJ3l-fYEWE_DVmL7Z1Lhvjs8KzXySKIEoXC1SD5k5t9Zw54b6r_Pf9IV7llH12pbAw==:d0cfc94e6739114a
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
@@ -16,7 +16,7 @@ export const __tool_description__ = "Agent runtime: the thread loop (limits, LLM
 
 /**
  * @typedef {{ turns: number, input_tokens: number, output_tokens: number, spend: number, elapsed_seconds: number }} Cost
- * @typedef {{ thread_id: string, project_path: string, depth: number, limits: Record<string, number>, capabilities: string[], token_chain: string[] }} ParentContext
+ * @typedef {{ thread_id: string, project_path: string, depth: number, limits: Record<string, number>, capabilities: string[], token_chain: string[], generation?: number }} ParentContext
  * @typedef {{ directive_name: string, inputs?: Record<string, unknown>, model?: string, async_exec?: boolean, limit_overrides?: Record<string, unknown>, resume_from?: string, message?: string }} ThreadParams
  */
 
@@ -133,6 +133,9 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
     env,
   );
   capabilities.splice(0, capabilities.length, ...token.caps);
+  // Generations below the root thread (the security gate is stricter for each); a handoff continuation is the
+  // same generation as the thread it continues.
+  const generation = parent ? Number(parent.generation ?? 0) + (seed ? 0 : 1) : 0;
   const started = Date.now();
   const now = () => new Date().toISOString();
   /** @type {Cost} */
@@ -205,11 +208,12 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
     await rt.threads.updateThread(projectPath, id, (/** @type {any} */ r) => ({ ...r, limits: { ...limits } }));
 
     const harness = harnessModule.createHarness({ capabilities, limits, hooks, capabilityFns: rt.capabilityFns, evaluate: conditions.evaluate });
-    const threadParent = () => JSON.stringify({ thread_id: id, project_path: projectPath, depth: limits.depth, limits, capabilities, token_chain: tokenChain });
+    const threadParent = () => JSON.stringify({ thread_id: id, project_path: projectPath, depth: limits.depth, limits, capabilities, token_chain: tokenChain, generation });
     const dispatcher = dispatcherModule.createDispatcher({
       engine,
       harness,
       authorize: () => rt.threads.verifyCapabilityChain(tokenChain, id, env),
+      generation,
       maxResultBytes: Number(obj(resilience.llm).tool_result_max_bytes ?? 32768),
       threadParent,
       signal: controller.signal,
@@ -350,7 +354,7 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
         depth: limits.depth,
         duration_seconds: Math.max(1, Math.floor(limits.duration_seconds - cost.elapsed_seconds)),
       };
-      const self = { thread_id: id, project_path: projectPath, depth: limits.depth + 1, limits: { ...limits, ...overrides, depth: limits.depth + 1 }, capabilities, token_chain: tokenChain };
+      const self = { thread_id: id, project_path: projectPath, depth: limits.depth + 1, limits: { ...limits, ...overrides, depth: limits.depth + 1 }, capabilities, token_chain: tokenChain, generation };
       const nextId = await rt.threads.allocateThreadId(projectPath, itemId);
       await emit("thread_handoff", { ...why, continuation_thread_id: nextId, summarized: compressed.summarized, messages: compressed.messages.length });
       await rt.threads.updateThread(projectPath, id, (/** @type {any} */ r) => ({ ...r, continued_by: nextId }));

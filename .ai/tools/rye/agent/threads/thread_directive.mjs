@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:46:47Z:71165ffe1c99ac6f5f1977ac2dd538de9f2203c931f36f24a936ae5f7c94ee53:XncCm6c8w2nyDaNbnvzbIjNuTZxz0b6Gy0w1BKw0DVL14Xq8DEpTEuEwQ6WRNkDrxeEBQ2LmTw4ox4QOuS4lDw==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:55:37Z:49350648cdd98071296e62a7b02211ff7e868171cc428151fb002365c42bb06b:9VXIEai8H92dXBsQd-wb19fRXofiiLkbVFeUe3jYC9_tMP7ZduiJfHvRExWPqMGv04V562qjlKu7wBvFe5lDBg==:d0cfc94e6739114a
 // @ts-check
 /**
  * Runs a directive as an agent thread (docs/agent-runtime.md). The entry of the runtime: it reaches the
@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
+export const __tier__ = "T1";
 export const __category__ = "rye/agent/threads";
 export const __tool_description__ =
   "Run a directive as an autonomous agent thread: an LLM uses rye's search/load/execute/sign under the directive's permissions, limits and budget; returns the result (or the thread id with async_exec)";
