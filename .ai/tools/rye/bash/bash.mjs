@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T06:31:53Z:dc2edcd921ec5c4aa28c583134264e10ab3b4afae210b0a0aa7f2cfe42e7f8a5:aoIt1j_9H9jNy5hnZZMHEJxHiohwGT1mTRAA43gmNFOL-1DVO0U6m1bqCtCtNchgiuNxoCzJcZsg3OnupkIfDw==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:dc2edcd921ec5c4aa28c583134264e10ab3b4afae210b0a0aa7f2cfe42e7f8a5:phVR2XWXuOGBQ8AufarynIpbuZgyEhgeGciU_RQHTnnkFdY7rn5wFaadYGJgWKKhjb6C51eLVVFfS2QNd4iPAQ==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T06:31:53Z:7252b84a933df48470a938054af1b3c5afd6438cd5a075f5dd66dce5e53ba723:v8sA6EfbvySbKi6LzUp-c-_ST5EM87EmTPV0_buQ3gB4wpJyh1jh9dXjh1iGjwNUyleDB8IgxNj9suzwJb84CQ==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:7252b84a933df48470a938054af1b3c5afd6438cd5a075f5dd66dce5e53ba723:A4f_gDxiwi1v17HF11GlvoeRTzA1IDVbK9B0DpC2JYLqfCsEBs9sWBzQjIV3Ko_BO4YXBkufG8MYnf14Vs4SAQ==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

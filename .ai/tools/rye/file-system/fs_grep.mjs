@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T06:31:53Z:3e4fad06c2dc507d2d1d18bed4f9423a6fa88937f8c441ca21f0848b58c8ae4f:TTreSQkuscFvMvgqe96GbjwvAragMYnB2FfCV--5wP14OnV9gv3iRu0WshfAivQLm27bAjd6lmzTKvZtmpl4Bw==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:3e4fad06c2dc507d2d1d18bed4f9423a6fa88937f8c441ca21f0848b58c8ae4f:txiLyDyPHe3EhwrzA381uqnjUEUk-ubTQWSu4k2gD1PX8nPKEr9_50vGP8cIPX60XpKX9_JGOuRmuOXOtRE3CA==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

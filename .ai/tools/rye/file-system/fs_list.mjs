@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T06:31:53Z:c350deaf71eebc02cbd6dd8601faabeddc07ec62905edcfe109f57cf8558ae47:27pXHFuQ59sxm7nUEGXBEZ_ix-g5M0xNo9u-zRkle8-UPWP3crzlfEtoIK33gxebAeOj0mRJNNUy9WzjwGFaAg==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:c350deaf71eebc02cbd6dd8601faabeddc07ec62905edcfe109f57cf8558ae47:hF3o76twtqcqCGFHxKBODXsze-v6jhf0Qlcmyxm9_m5aah7-XTmSfwzfayLSpA8kiNbeZAhNjzIubDK0QpQ1Bw==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T06:31:53Z:bd43ee7989ac017e0c45bfc8dfbeece17f82b34164b2d4f3febce5d6d0c95d5f:-36jUfaQg1reh627giSuznMh0tzJBpBKiC54exWIoqQrr09YhRB4ov3vP7XlUKvYs30kZmaxt_eHH13NNuwjDA==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:bd43ee7989ac017e0c45bfc8dfbeece17f82b34164b2d4f3febce5d6d0c95d5f:Yh88QuDtIK9GKzxdIUeba95tZ1Tq3ix-PUUAS-senoND2Z5kaT5DBtra7zv_HRT7ozVuJhRk8RKld3Te45h7AA==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T06:31:53Z:3ccadb9aad33adfcc5ab9a812c3a1b0640a04681cb8eb00de96ea3a2e96b6efe:UE7pLTMiAgQbL2-04sZgbIh5SvQZs0gtyeEWkhuW2c551Jv8fO9n3LmTHFpFgLIeoYuCC4J1HjYSnd1vcLx5DA==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:3ccadb9aad33adfcc5ab9a812c3a1b0640a04681cb8eb00de96ea3a2e96b6efe:YMtehFazNQceKZCBmBKyikx8zUAbvSH91HQ1_HEkq0ZsphgAKnA5ZvsKkgpA7MayzgYNQeOWy26khjU5mgxFDQ==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

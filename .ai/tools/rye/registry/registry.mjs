@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:29:22Z:eaad9ea98ed95e2a06ef3d14263be46fceca0441400af36311cf7d5153f734d6:q0gDrWllllckxkS4jApJisdwbUTurBmR1KYV_605lTt2fxcT_HoGD_dpg_AwOsyqnOeUwOshyWtxmu7vNgS7BQ==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:eaad9ea98ed95e2a06ef3d14263be46fceca0441400af36311cf7d5153f734d6:YZEl5iHfKTUSqrUOpgjYaYTMrdom2HYIEyMFhaYI-dRnjEoqAvSQOKHpT4xlEdOG9bRWQuD2Gf3fJeWeDkG8AA==:d0cfc94e6739114a
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:03:44Z:03c5619e2f2be1be9703803a1005e8884ff0fab90be9eb561963033b1677dc2d:s61aTs3Hvhq0XHJrVUV4Uz6dIJaumDufkyjxGXorr1-rr3SiXEXGcpLSdMutENlWK0kShtaTp7yGW_deGQq6DQ==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:03c5619e2f2be1be9703803a1005e8884ff0fab90be9eb561963033b1677dc2d:skis9kwZvZ756xrF6-eNNvb6GqDGDTKavIxAdAq7w82dq88rznSF1e1HFoZ6HEOTu9LfIAbCnvW67SyK4FLSCg==:d0cfc94e6739114a
 // @ts-check
 /**
  * The condition language of the runtime's data files (error classification, hook conditions) and `${…}`

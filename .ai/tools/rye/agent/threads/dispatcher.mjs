@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T10:47:41Z:2de8944591ae4d6ecef5146f968c8d07e0b57b3c6d396e2f6300a9b0d7bfac27:R2-XE934DZL3LrQd_IMafZXbqrwxUQqmnd1ZjUY-eXiMhy2uu2H5hxrK4luEkRVaOtk9390gJXV2mlwmpzwoDA==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:36:23Z:2de8944591ae4d6ecef5146f968c8d07e0b57b3c6d396e2f6300a9b0d7bfac27:RMrSpWvBtapOtGI2XUl_MkATXp1gGZ2bzJxc5rRewPdftVzcS0g782pwVHmOEoFH-IOLHec5XCRvOaeuLK4ZCw==:d0cfc94e6739114a
 // @ts-check
 /**
  * The one path every tool call of the model takes: name → primary action, capability check (fail-closed,

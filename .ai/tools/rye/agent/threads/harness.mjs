@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:03:44Z:d5c458b988864b3aaed805f7c83a657b61a099b8f455235c6107ba717bbb7fce:9hUCzRJGPXMOt-LEnAtWABMx0r9TF_1NGSTouwOaoMNWwoEHV-BNaVFPdzfpi_kdjsrS_Jxp49gxpYXIJApxBA==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:d5c458b988864b3aaed805f7c83a657b61a099b8f455235c6107ba717bbb7fce:oxIofJKo-W28o0qVLGVHg7dqPm1g_pud319wldk5tcWVHXJfAXyfjFoOjPgFnHsucTQf4E6I7brSUQEBqeECAQ==:d0cfc94e6739114a
 // @ts-check
 /**
  * The safety harness of a thread: the capability check every tool call passes (fail-closed), the limits

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T10:47:50Z:d7e07688154c3ca53ec211a2789f5323b5126d983f2f1b7b2a2996f982f59a30:pJMHKdCnhI4OnsIyJ41c-2Z02A-so81iTnj7uqejTjgpiJSvIKUlXh_LO1wI5KHF2lDNqWTomraX8rX_BGRRCA==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:d7e07688154c3ca53ec211a2789f5323b5126d983f2f1b7b2a2996f982f59a30:0fNzNmwUt8AkBi7B9q4aR2ExlSgce9yPL0jkwcuNppNwtLd6r_TELvdfSy07oQ0Uor8duhkJmyCHGbxk0tCyDQ==:d0cfc94e6739114a
 // @ts-check
 /**
  * Orchestrator operations over agent threads (docs/agent-runtime.md §10): wait for threads (event-driven, with a

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T09:05:30Z:df823653cd685e93761fd0c648ea720691abe877406bb53b8e34161e2ea54fb4:eAw0aCpSSQAKZjru9Gta-pEY1GfhpajyHyl770ltLthYOZW6rUE2J0dkzcqS6i1JPbC5xXR7gqnSbTytVgIVBQ==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:df823653cd685e93761fd0c648ea720691abe877406bb53b8e34161e2ea54fb4:HYOCTf8IcCZE-7F5KQ3T9o9gaXVgZTC_g8OAyVxfPWdaQvRIFe2eYkrMROCoaxgQVDO-g90oojojHy-qfZMzCw==:d0cfc94e6739114a
 // @ts-check
 /**
  * The LLM provider adapter: one provider YAML (`.ai/tools/rye/agent/providers/*.yaml`, parsed) becomes an object

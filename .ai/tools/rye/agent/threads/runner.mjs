@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T10:47:41Z:c274b6d0ecac6b1936930a8327e5d6e6090b565ad41473d4232c416d9528de6f:iZUuPtZrtHxf-KNJu-b7MdqsoJFT5oB-HlAeX2VfRCcavpgiyFmNd0xOR3Q9NWmfAAsbXoZ4NibclDheijcvCw==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:36:23Z:c274b6d0ecac6b1936930a8327e5d6e6090b565ad41473d4232c416d9528de6f:-0tadWia4kUKqfI4q2SI5mmBKYlV7I4JjcseTgTY-R_5Ana5bK_so4uNih7qelNZdHaQDdmtUBl9QuRpziZ-Bg==:d0cfc94e6739114a
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T09:00:35Z:c515cb95db7da3adae5db4e82035ba0b61d354b85a0a51b10e03be40a70bedab:FbClgUnZn8BVv_31d38QiDOM7FIMNANlfk0OBC95d-DnOeST1nC8O1fo1lEhXHyEfW_AOW8eYuwuvWfX9gFmDw==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:c515cb95db7da3adae5db4e82035ba0b61d354b85a0a51b10e03be40a70bedab:ni0iAmIt0Bb69ZRZ9bTTz3SukLGaxHDMhGc5ypxENql_QByVpo50i_P59djodQbPGsESGUle1_2UIkAc9ROABQ==:d0cfc94e6739114a
 // @ts-check
 /**
  * Server-sent events: a push parser for the `text/event-stream` format (WHATWG HTML, "Parsing an event

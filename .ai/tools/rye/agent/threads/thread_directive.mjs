@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T08:55:21Z:c523b5c97ae892d70f9d2ce26da3cabf407f1a8815160b9e55ab58c5113d6a6a:2LYlVs_-o6a3GVlkLNhyh0cVzTIytdgDr2p-BfuisJrnM7kQbwtSVvSq3n_S_LPEZ2spdk7506f4uq7feg4WAg==:c24b038c7f538b52
+// rye:signed:2026-11-25T12:35:28Z:c523b5c97ae892d70f9d2ce26da3cabf407f1a8815160b9e55ab58c5113d6a6a:LcIOjkyY379jfK6qxOKc3RHP7gLeob3FWZoqszdGZChxqixCsq45UxriiToTbKfaic0dRfxZBkOwzieDaI5gCQ==:d0cfc94e6739114a
 // @ts-check
 /**
  * Runs a directive as an agent thread (docs/agent-runtime.md). The entry of the runtime: it reaches the
