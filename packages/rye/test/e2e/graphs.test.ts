@@ -345,7 +345,7 @@ nodes:
     assert.equal(run.json.steps, 5);
     assert.equal(run.json.state.n, 4);
 
-    await bench.write("tool", "g/graphs/broken.yaml", PIPELINE.replace("next: total", "next: nowhere").replace("description: ", "description: broken "));
+    await bench.write("tool", "g/graphs/broken.yaml", PIPELINE.replace("next: total", "next: nowhere").replace(`description: "`, `description: "broken `));
     const broken = await bench.rye(["graph", "run", "g/graphs/broken", "--input", "n=1"]);
     assert.equal(broken.code, 1);
     assert.equal(broken.json.error.code, "VALIDATION_FAILED", broken.stdout);
