@@ -17,6 +17,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Engine } from "../../src/engine/engine.ts";
+import * as toolModule from "../../src/execute/tool.ts";
+import { threads as threadsSdk } from "../../src/sdk/threads.ts";
 import { newThreadRecord, writeThread } from "../../src/threads/record.ts";
 import { RYE_BIN } from "../cli.ts";
 import type { ThreadBench } from "../threads.ts";
@@ -270,7 +272,10 @@ describe("capabilities", () => {
     const engine = await Engine.open({ projectPath: bench.ws.projectDir, env: bench.env });
     const record = newThreadRecord({ thread_id: "caller-20260101t000000-000001", directive: "g/directives/summarize", status: "running", capabilities: ["rye.execute.tool.g.graphs.*", "rye.execute.tool.g.tools.seed"], limits: { spend: 1 } });
     await writeThread(bench.ws.projectDir, record);
-    const parent = JSON.stringify({ thread_id: record.thread_id, project_path: bench.ws.projectDir, depth: record.depth, limits: record.limits, capabilities: record.capabilities });
+    // Where the agent runtime signs capability tokens (a branch being merged), the context carries the thread's chain.
+    const mint = (threadsSdk as { mintCapabilityToken?: (r: Record<string, unknown>, env: NodeJS.ProcessEnv) => Promise<{ chain: string[] }> }).mintCapabilityToken;
+    const chain = mint ? (await mint({ caps: record.capabilities, directiveId: record.directive, threadId: record.thread_id, expiresInSeconds: 600 }, bench.env)).chain : undefined;
+    const parent = JSON.stringify({ thread_id: record.thread_id, project_path: bench.ws.projectDir, depth: record.depth, limits: record.limits, capabilities: record.capabilities, ...(chain ? { token_chain: chain } : {}) });
     const before = (await calls()).length;
     // As the agent runtime's dispatcher runs a graph for a thread: the caller's context handed over by the engine.
     const result = (await engine.execute({ item_type: "tool", item_id: "g/graphs/pipeline", parameters: { n: 3 }, thread_parent: parent })) as Record<string, any>;
@@ -289,6 +294,28 @@ describe("capabilities", () => {
     assert.equal(refused.status, "error");
     assert.equal(refused.data.error.code, "FORBIDDEN");
     assert.deepEqual((await calls()).slice(before), ["seed:null"]);
+  });
+
+  // The agent runtime hands a thread's context to graph tools once its dispatcher/executor change lands (main branch):
+  // the executor then exports receivesThreadContext. Until then a thread's graph runs without its caller's context.
+  const wired = "receivesThreadContext" in toolModule;
+  test("through a real thread: a graph node outside the directive's permissions is refused", { skip: wired ? false : "the executor of this branch does not hand a thread's context to graph tools yet" }, async () => {
+    await bench.write("directive", "g/directives/caller.md", directive({ name: "caller", category: "g/directives", permissions: "<execute><tool>g.graphs.pipeline</tool><tool>g.tools.seed</tool></execute>" }));
+    bench.script({
+      caller: (turn) =>
+        turn === 0
+          ? { toolCalls: [{ name: "rye_execute", input: { item_type: "tool", item_id: "g/graphs/pipeline", parameters: { n: 3 } } }], usage: { input: 10, output: 5 } }
+          : { text: "graph tried", usage: { input: 10, output: 5 } },
+      summarize: () => ({ text: "The total is large.", usage: { input: 20, output: 6 } }),
+    });
+    const before = (await calls()).length;
+    const run = await bench.rye(["thread", "run", "g/directives/caller"]);
+    assert.equal(run.json.status, "completed", run.stdout + run.stderr);
+    const result = (await bench.events(run.json.thread_id)).find((e) => e.event_type === "tool_call_result")!;
+    assert.equal(result.payload.error, true);
+    assert.match(result.payload.output, /FORBIDDEN/);
+    assert.match(result.payload.output, /rye\.execute\.tool\.g\.tools\.square/);
+    assert.deepEqual((await calls()).slice(before), ["seed:null"], "the square tool never ran");
   });
 
   test("the graph's own permissions bound its nodes too; a refusal is not routed to on_error", async () => {
