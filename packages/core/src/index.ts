@@ -28,3 +28,4 @@ export * from "./skills/skill-md.ts";
 export * from "./skills/skill-folder.ts";
 export * from "./skills/manifest.ts";
 export * from "./review/review.ts";
+export * from "./graphs/graph.ts";

@@ -8,13 +8,11 @@
  * again here and verified from the bytes that are parsed.
  */
 import { relative, resolve, sep } from "node:path";
-import type { ParsedTool } from "@rye/core";
-import { checkCapability, computeContentHash, parseTool, RyeError } from "@rye/core";
+import type { GraphAction, GraphDefinition, GraphNode, ParsedTool } from "@rye/core";
+import { checkCapability, computeContentHash, GRAPH_RUNTIME_ID, MAX_FOREACH_ITEMS, parseGraph, parseTool, RyeError } from "@rye/core";
 import { Engine } from "../engine/engine.ts";
 import { importVerifiedModule, readVerifiedItem } from "../sdk/runtime.ts";
 import { readParentContext } from "../sdk/threads.ts";
-import type { GraphAction, GraphDefinition, GraphNode } from "./format.ts";
-import { GRAPH_RUNTIME_ID, MAX_FOREACH_ITEMS, parseGraph } from "./format.ts";
 import type { GraphRunState } from "./store.ts";
 import { assertRunId, newRunId, processAlive, readRun, RunStore, valueHash } from "./store.ts";
 

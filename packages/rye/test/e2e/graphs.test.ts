@@ -227,6 +227,10 @@ executor_id: rye/core/runtimes/state_graph
 category: g/graphs
 description: "flaky ${note}"
 config: { start: first }
+hooks:
+  - event: graph_error
+    if: { path: error.code, op: eq, value: STEP_FAILED }
+    action: { item_id: g/tools/square, params: { value: "\${error.node}" } }
 nodes:
   first:
     action: { item_id: g/tools/seed, params: { n: 1 } }
@@ -244,6 +248,10 @@ nodes:
     assert.equal(failed.json.error.code, "STEP_FAILED");
     assert.equal(failed.json.error.node, "second");
     assert.match(failed.json.error.message, /not fixed yet/);
+    // The graph's hook on graph_error ran (a tool, through the same capability check) and was logged.
+    assert.ok((await calls()).includes('square:"second"'), "the graph_error hook ran");
+    const failedEvents = (await readFile(statePath("g/graphs/flaky", "flaky-1").replace(/\.md$/, ".events.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(failedEvents.map((e) => e.event_type), ["graph_started", "step_completed", "step_failed", "graph_error", "hook_completed"]);
 
     await writeFile(join(bench.ws.root, "fixed"), "");
     await bench.write("tool", "g/graphs/flaky.yaml", graph("two"));
@@ -376,6 +384,11 @@ nodes:
     const broken = await bench.rye(["graph", "run", "g/graphs/broken", "--input", "n=1"]);
     assert.equal(broken.code, 1);
     assert.equal(broken.json.error.code, "VALIDATION_FAILED", broken.stdout);
-    assert.match(broken.json.error.message, /nowhere/);
+    assert.match(JSON.stringify(broken.json.error), /goes to \\"nowhere\\", which is not a node/);
+    // Item validation knows graphs: rye sign refuses the broken one.
+    await bench.write("tool", "g/graphs/broken2.yaml", PIPELINE.replace("next: total", "next: nowhere").replace(`description: "`, `description: "broken `), { signer: null });
+    const sign = await bench.rye(["sign", "g/graphs/broken2", "--type", "tool"]);
+    assert.equal(sign.code, 1);
+    assert.match(JSON.stringify(sign.json), /nowhere/);
   });
 });

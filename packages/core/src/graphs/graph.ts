@@ -3,8 +3,10 @@
  * `executor_id: rye/core/runtimes/state_graph`, whose `nodes` say what each step does and where it goes next.
  * Checked here, before any node runs: every edge names a node, every action names a valid item.
  */
-import type { ItemType, ParsedTool } from "@rye/core";
-import { isItemType, RyeError, validateItemId } from "@rye/core";
+import { RyeError } from "../errors.ts";
+import type { ItemType } from "../item-types.ts";
+import { isItemType, validateItemId } from "../item-types.ts";
+import type { ParsedTool } from "../parsers/tool.ts";
 
 export const GRAPH_RUNTIME_ID = "rye/core/runtimes/state_graph";
 export const DEFAULT_MAX_STEPS = 100;
@@ -26,7 +28,7 @@ export interface GraphAction {
   params: unknown;
 }
 
-export interface Edge {
+export interface GraphEdge {
   if?: unknown;
   to: string;
 }
@@ -35,7 +37,7 @@ export interface GraphNode {
   name: string;
   action?: GraphAction;
   assign?: Record<string, unknown>;
-  next?: string | Edge[];
+  next?: string | GraphEdge[];
   foreach?: { over: unknown; as: string; action: GraphAction; max_parallel: number; collect?: string };
   on_error?: string;
   hasReturn: boolean;
@@ -92,10 +94,24 @@ function parseAction(raw: unknown, where: string, issues: string[]): GraphAction
 
 /** The graph of a parsed YAML tool; VALIDATION_FAILED listing every problem. */
 export function parseGraph(tool: ParsedTool, itemId: string): GraphDefinition {
+  const { graph, issues } = checkGraph(tool, itemId);
+  if (!graph) {
+    throw new RyeError("VALIDATION_FAILED", `Graph ${itemId} is not valid: ${issues.join("; ")}`, {
+      hint: "See docs/state-graphs.md for the graph format.",
+      details: issues.map((message) => ({ field: message.split(" ")[0], message })),
+    });
+  }
+  return graph;
+}
+
+/** Every problem of a graph tool (empty when it is valid) and, when valid, the graph. Used by item validation too. */
+export function checkGraph(tool: ParsedTool, itemId: string): { graph?: GraphDefinition; issues: string[] } {
   const issues: string[] = [];
   if (tool.tool_type !== "graph") issues.push(`tool_type must be graph (is ${JSON.stringify(tool.tool_type)})`);
   const config = isRecord(tool.config) ? tool.config : {};
-  for (const key of Object.keys(config)) if (!["start", "max_steps", "max_parallel"].includes(key)) issues.push(`config.${key} is not a graph setting (start, max_steps, max_parallel)`);
+  for (const key of Object.keys(config)) if (!["start", "max_steps", "max_parallel", "timeout"].includes(key)) issues.push(`config.${key} is not a graph setting (start, max_steps, max_parallel, timeout)`);
+  // The runtime process's timeout in seconds (the subprocess primitive's setting; default 3600): a run stopped by it resumes.
+  if (config.timeout !== undefined && (typeof config.timeout !== "number" || !(config.timeout > 0))) issues.push("config.timeout must be a number of seconds");
   const rawNodes = tool.extras.nodes;
   const nodes = new Map<string, GraphNode>();
   if (!isRecord(rawNodes) || Object.keys(rawNodes).length === 0) issues.push("nodes must be a mapping of node names to nodes");
@@ -135,7 +151,7 @@ export function parseGraph(tool: ParsedTool, itemId: string): GraphDefinition {
     if (raw.next !== undefined) {
       if (typeof raw.next === "string") node.next = raw.next;
       else if (Array.isArray(raw.next)) {
-        const edges: Edge[] = [];
+        const edges: GraphEdge[] = [];
         raw.next.forEach((e, i) => {
           if (!isRecord(e) || typeof e.to !== "string") issues.push(`${where}.next[${i}] must be {if: <condition>, to: <node>} or {to: <node>}`);
           else edges.push({ to: e.to, ...(e.if !== undefined ? { if: e.if } : {}) });
@@ -175,20 +191,7 @@ export function parseGraph(tool: ParsedTool, itemId: string): GraphDefinition {
         if (action) hooks.push({ event: h.event, action, ...(h.if !== undefined ? { if: h.if } : {}) });
       });
   }
-  if (issues.length) {
-    throw new RyeError("VALIDATION_FAILED", `Graph ${itemId} is not valid: ${issues.join("; ")}`, {
-      hint: "See docs/state-graphs.md for the graph format.",
-      details: issues.map((message) => ({ field: message.split(" ")[0], message })),
-    });
-  }
-  return {
-    id: itemId,
-    version: String(tool.version),
-    start: start as string,
-    max_steps: intIn(config.max_steps, DEFAULT_MAX_STEPS, 1, MAX_MAX_STEPS, "config.max_steps", issues),
-    max_parallel: maxParallel,
-    permissions,
-    nodes,
-    hooks,
-  };
+  const maxSteps = intIn(config.max_steps, DEFAULT_MAX_STEPS, 1, MAX_MAX_STEPS, "config.max_steps", issues);
+  if (issues.length) return { issues };
+  return { graph: { id: itemId, version: String(tool.version), start: start as string, max_steps: maxSteps, max_parallel: maxParallel, permissions, nodes, hooks }, issues };
 }
