@@ -99,6 +99,8 @@ class Walker {
   private run!: GraphRunState;
   private saving: Promise<void> = Promise.resolve();
   private readonly graphTools = new Map<string, boolean>();
+  /** SIGTERM/SIGINT (a Ctrl-C'd `rye graph run`, the primitive's timeout): running tools are stopped, the run ends CANCELLED. */
+  private readonly abort = new AbortController();
 
   constructor(
     private readonly engine: Engine,
@@ -162,7 +164,15 @@ class Walker {
       await this.save();
       await this.emit("graph_started", { inputs: params, caller: this.run.caller });
     }
-    await this.loop();
+    const stop = () => this.abort.abort();
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+    try {
+      await this.loop();
+    } finally {
+      process.off("SIGTERM", stop);
+      process.off("SIGINT", stop);
+    }
     return this.outcome(this.run, resumed);
   }
 
@@ -254,7 +264,7 @@ class Walker {
       // A child thread, the orchestrator and a nested graph learn who called (so they stay within its capabilities).
       const passParent =
         this.threadParent !== undefined && this.caller !== null && action.item_type === "tool" && (action.item_id === THREAD_TOOL_ID || action.item_id === ORCHESTRATOR_TOOL_ID || (await this.isGraphTool(action.item_id)));
-      out = (await this.engine.execute({ item_type: action.item_type, item_id: action.item_id, parameters: params, ...(passParent ? { thread_parent: this.threadParent } : {}) })) as Record<string, unknown>;
+      out = (await this.engine.execute({ item_type: action.item_type, item_id: action.item_id, parameters: params, signal: this.abort.signal, ...(passParent ? { thread_parent: this.threadParent } : {}) })) as Record<string, unknown>;
     } catch (err) {
       const e = errorInfo(err);
       throw new StepFailure(e.code, e.message);
@@ -270,6 +280,7 @@ class Walker {
 
   private async loop(): Promise<void> {
     while (this.run.status === "running" && this.run.current !== null) {
+      if (this.abort.signal.aborted) return this.cancelled();
       const node = this.graph.nodes.get(this.run.current);
       if (!node) return this.fail({ code: "GRAPH_CHANGED", message: `The run stands at node ${this.run.current}, which the graph no longer has` });
       if (this.run.steps >= this.graph.max_steps) {
@@ -279,6 +290,7 @@ class Walker {
       try {
         result = await this.runNode(node);
       } catch (err) {
+        if (this.abort.signal.aborted) return this.cancelled();
         if (err instanceof Refused) {
           return this.fail({ code: "FORBIDDEN", message: `Node ${node.name} was refused: ${err.reason}`, node: node.name, required_capability: err.required, hint: "Grant the capability to the caller (the directive's permissions) or the graph's permissions; a refusal is never routed to on_error." });
         }
@@ -317,7 +329,7 @@ class Walker {
     let failure: StepFailure | null = null;
     let next = 0;
     const worker = async () => {
-      while (failure === null && next < todo.length) {
+      while (failure === null && next < todo.length && !this.abort.signal.aborted) {
         const i = todo[next++]!;
         try {
           results[i] = await this.perform(actions[i]!);
@@ -331,6 +343,7 @@ class Walker {
     };
     await Promise.all(Array.from({ length: Math.min(f.max_parallel, todo.length) }, worker));
     if (failure) throw failure;
+    if (this.abort.signal.aborted) throw new StepFailure("CANCELLED", "the run was stopped");
     return results;
   }
 
@@ -383,6 +396,12 @@ class Walker {
     await this.emit("step_failed", { node: node.name, error, routed_to: null });
     // The run stops at the failed node (kept as current: a resume retries it; completed foreach items are kept).
     await this.fail({ code: "STEP_FAILED", message: `Node ${node.name} failed: [${error.code}] ${error.message}`, node: node.name, hint: "Fix the cause, then `rye graph resume <run id>` retries this node." });
+  }
+
+  /** Stopped by a signal: the current step did not complete (it runs again on resume); completed items are kept. */
+  private cancelled(): Promise<void> {
+    const node = this.run.current ?? undefined;
+    return this.fail({ code: "CANCELLED", message: `The run was stopped${node ? ` at node ${node}` : ""}`, ...(node ? { node } : {}), hint: `Continue it with \`rye graph resume ${this.run.run_id}\`.` });
   }
 
   private async fail(error: NonNullable<GraphRunState["error"]>): Promise<void> {

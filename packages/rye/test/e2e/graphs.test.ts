@@ -220,6 +220,33 @@ describe("crash and resume", () => {
     assert.equal((await calls()).length, before + made.length);
   });
 
+  test("Ctrl-C (SIGINT to rye graph run) stops the run cleanly: CANCELLED recorded, running tools stopped, resume finishes it", async () => {
+    const runId = "pipeline-cancel-1";
+    const cli = spawn(process.execPath, [RYE_BIN, "graph", "run", "g/graphs/pipeline", "--input", "n=6", "--input", "delay=1500", "--run-id", runId, "--json"], { env: bench.env, cwd: bench.ws.projectDir, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    cli.stdout.on("data", (d) => (stdout += d));
+    const exited = new Promise<number | null>((r) => cli.once("exit", (code) => r(code)));
+    for (let i = 0; i < 600; i++) {
+      const text = await readFile(statePath("g/graphs/pipeline", runId), "utf8").catch(() => "");
+      if (text && stateOf(text).current === "fan") break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await new Promise((r) => setTimeout(r, 300)); // the first items are running (each takes 1.5 s)
+    const before = (await calls()).length;
+    cli.kill("SIGINT");
+    assert.equal(await exited, 1);
+    assert.match(stdout, /PROCESS_FAILED/);
+    const state = stateOf(await readFile(statePath("g/graphs/pipeline", runId), "utf8"));
+    assert.equal(state.status, "error");
+    assert.equal(state.error.code, "CANCELLED");
+    assert.equal(state.current, "fan");
+    await new Promise((r) => setTimeout(r, 1800));
+    assert.equal((await calls()).length, before, "the running items were stopped with the run");
+    const resumed = await bench.rye(["graph", "resume", runId]);
+    assert.equal(resumed.json.status, "completed", resumed.stdout + resumed.stderr);
+    assert.equal(resumed.json.result.total, 91);
+  });
+
   test("a failed run resumes at the failed node; a changed graph needs --force; a tampered state does not verify", async () => {
     const graph = (note: string) => `version: "1.0.0"
 tool_type: graph

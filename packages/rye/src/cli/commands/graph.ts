@@ -36,6 +36,25 @@ function runOutcome(result: Record<string, unknown>, graphId: string): Record<st
   });
 }
 
+/** Ctrl-C stops the graph's process (SIGTERM to its group): it stops its running tools and records CANCELLED. */
+async function interruptible(run: (signal: AbortSignal) => Promise<unknown>): Promise<Record<string, unknown>> {
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    return (await run(controller.signal)) as Record<string, unknown>;
+  } catch (err) {
+    if (!controller.signal.aborted) throw err;
+    throw new RyeError("PROCESS_FAILED", "The graph run was stopped; it recorded CANCELLED at the step it was running", {
+      hint: "`rye graph list` shows the run; `rye graph resume <run id>` continues it (completed steps do not run again).",
+    });
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
 function report(ctx: CliContext, json: boolean | undefined, out: Record<string, unknown>): number {
   if (json) ctx.json(out);
   else {
@@ -65,7 +84,7 @@ export function registerGraph(program: Command, ctx: CliContext): void {
       ctx.run(opts.json, async () => {
         const inputs = parseInputs(opts.input, opts.inputs);
         const engine = await Engine.open({ projectPath: opts.project ?? ctx.cwd, env: graphEnv(ctx.env, opts.runId ? { [GRAPH_ENV.runId]: opts.runId } : {}) });
-        const result = (await engine.execute({ item_type: "tool", item_id: graphId, parameters: inputs })) as Record<string, unknown>;
+        const result = await interruptible((signal) => engine.execute({ item_type: "tool", item_id: graphId, parameters: inputs, signal }));
         return report(ctx, opts.json, runOutcome(result, graphId));
       }),
     );
@@ -82,7 +101,7 @@ export function registerGraph(program: Command, ctx: CliContext): void {
         const check = await Engine.open({ projectPath, env: graphEnv(ctx.env, {}) });
         const { run } = await readRun(check.ctx, runId);
         const engine = await Engine.open({ projectPath, env: graphEnv(ctx.env, { [GRAPH_ENV.resume]: runId, ...(opts.force ? { [GRAPH_ENV.force]: "1" } : {}) }) });
-        const result = (await engine.execute({ item_type: "tool", item_id: run.graph.id, parameters: run.inputs })) as Record<string, unknown>;
+        const result = await interruptible((signal) => engine.execute({ item_type: "tool", item_id: run.graph.id, parameters: run.inputs, signal }));
         return report(ctx, opts.json, runOutcome(result, run.graph.id));
       }),
     );
