@@ -5,6 +5,7 @@
  * event log `<run id>.events.jsonl` sits beside it (append-only, one JSON object a line, so `tail -f` works).
  */
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { appendFile, mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { KeyPair } from "@rye/core";
@@ -216,8 +217,16 @@ export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
+  // A killed process whose parent died too stays a zombie until it is reaped: on Linux, that is not alive.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    if (state === "Z" || state === "X") return false;
+  } catch {
+    // no procfs (macOS, Windows): the signal test is the answer
+  }
+  return true;
 }

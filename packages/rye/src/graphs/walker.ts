@@ -120,13 +120,13 @@ class Walker {
     if (resumeId) {
       const { run } = await readRun(this.engine.ctx, resumeId);
       if (run.graph.id !== this.graph.id) throw new RyeError("CONFLICT", `Run ${resumeId} belongs to graph ${run.graph.id}, not ${this.graph.id}`);
+      if (run.status === "completed") return this.outcome(run, false);
       if (run.graph.hash !== this.hash && env[GRAPH_ENV.force] !== "1") {
         throw new RyeError("CONFLICT", `GRAPH_CHANGED: graph ${this.graph.id} changed since run ${resumeId} started (version ${run.graph.version} → ${this.graph.version})`, {
           hint: `Resume it with the graph it started with, or pass --force to continue with the changed graph (rye graph resume ${resumeId} --force).`,
           details: { reason: "GRAPH_CHANGED", recorded_hash: run.graph.hash, current_hash: this.hash },
         });
       }
-      if (run.status === "completed") return this.outcome(run, false);
       if (run.status === "running" && run.pid !== process.pid && processAlive(run.pid)) {
         throw new RyeError("CONFLICT", `Run ${resumeId} is still running (pid ${run.pid})`, { hint: "Wait for it, or stop that process first." });
       }

@@ -189,6 +189,8 @@ describe("crash and resume", () => {
     // The state as the killed process left it.
     const atKill = stateOf(await readFile(statePath("g/graphs/pipeline", runId), "utf8"));
     assert.equal(atKill.status, "running", "a killed run is still 'running'");
+    const crashed = await bench.rye(["graph", "status", runId]);
+    assert.equal(crashed.json.process_alive, false, "status tells its process is gone");
     assert.deepEqual(atKill.log.map((e: { node: string }) => e.node), ["seed"]);
     const doneAtKill = Object.keys(atKill.foreach.done).map((i) => Number(i) + 1);
     assert.ok(doneAtKill.length >= 4 && doneAtKill.length < 10, `items done at the kill: ${doneAtKill}`);

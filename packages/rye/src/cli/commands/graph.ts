@@ -7,7 +7,7 @@ import type { Command } from "commander";
 import { isErrorCode, RyeError } from "@rye/core";
 import { Engine } from "../../engine/engine.ts";
 import { GRAPH_ENV } from "../../graphs/walker.ts";
-import { listRuns, readRun, runPaths } from "../../graphs/store.ts";
+import { listRuns, processAlive, readRun, runPaths } from "../../graphs/store.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 import { parseInputs } from "./thread-run.ts";
@@ -116,9 +116,11 @@ export function registerGraph(program: Command, ctx: CliContext): void {
         const engine = await Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
         const { run, path } = await readRun(engine.ctx, runId);
         const paths = runPaths(engine.ctx.projectPath, run.graph.id, run.run_id);
-        if (opts.json) ctx.json({ ...run, path, events: paths.events });
+        // A "running" run whose process is gone crashed (or was killed): resume it.
+        const crashed = run.status === "running" && !processAlive(run.pid);
+        if (opts.json) ctx.json({ ...run, path, events: paths.events, ...(run.status === "running" ? { process_alive: !crashed } : {}) });
         else {
-          ctx.io.stdout(`run ${run.run_id} of ${run.graph.id}@${run.graph.version}: ${run.status}, ${run.steps} steps, ${run.current ? `at node ${run.current}` : "ended"}`);
+          ctx.io.stdout(`run ${run.run_id} of ${run.graph.id}@${run.graph.version}: ${run.status}${crashed ? " (its process is gone: rye graph resume continues it)" : ""}, ${run.steps} steps, ${run.current ? `at node ${run.current}` : "ended"}`);
           for (const entry of run.log) ctx.io.stdout(`  ${String(entry.step).padStart(4)} ${entry.status === "ok" ? "✓" : "✗"} ${entry.node}${entry.items !== undefined ? ` (${entry.items} items)` : ""}  ${entry.at}`);
           if (run.foreach) ctx.io.stdout(`  foreach ${run.foreach.node}: ${Object.keys(run.foreach.done).length} items done`);
           if (run.error) ctx.io.stdout(`error[${run.error.code}]: ${run.error.message}`);
