@@ -161,6 +161,29 @@ describe("a graph runs end to end", () => {
     await bench.write("tool", "g/graphs/unsigned.yaml", PIPELINE, { signer: null });
     const signed = await bench.rye(["sign", "g/graphs/unsigned", "--type", "tool"]);
     assert.equal(signed.code, 0, signed.stdout + signed.stderr);
+    // load and search actions
+    await bench.write(
+      "tool",
+      "g/graphs/lookup.yaml",
+      `version: "1.0.0"
+tool_type: graph
+executor_id: rye/core/runtimes/state_graph
+category: g/graphs
+description: "looks things up"
+config: { start: find }
+nodes:
+  find:
+    action: { primary: search, item_type: tool, params: { query: "\${inputs.q}" } }
+    assign: { first: "\${result.0.id}" }
+    next: read
+  read:
+    action: { primary: load, item_type: tool, item_id: "\${state.first}" }
+    return: { id: "\${result.item_id}", verified: "\${result.verification.ok}" }
+`,
+    );
+    const looked = await bench.rye(["graph", "run", "g/graphs/lookup", "--input", "q=seed"]);
+    assert.deepEqual(looked.json.result, { id: "g/tools/seed", verified: true }, looked.stdout + looked.stderr);
+
     const bad = await bench.rye(["execute", "tool", "g/graphs/pipeline", "--params", "{}"]);
     assert.notEqual(bad.code, 0);
     assert.match(bad.stdout, /INPUT_INVALID/);
