@@ -146,6 +146,11 @@ describe("a graph runs end to end", () => {
     assert.equal(events.filter((e) => e === "step_completed").length, 6);
     assert.equal(events.filter((e) => e === "step_failed").length, 1);
 
+    const listed = await bench.rye(["graph", "list"]);
+    assert.ok(listed.json.runs.some((r: { run_id: string; status: string }) => r.run_id === run.json.run_id && r.status === "completed"), listed.stdout);
+    const notGraph = await bench.rye(["graph", "run", "g/tools/seed"]);
+    assert.equal(notGraph.json.error.code, "BAD_REQUEST");
+
     // The other branch of the conditional edge: 1² + 2² + 3² = 14 goes to `small`.
     const small = await bench.rye(["graph", "run", "g/graphs/pipeline", "--input", "n=3"]);
     assert.deepEqual(small.json.result, { total: 14, branch: "small" }, small.stdout + small.stderr);

@@ -84,6 +84,10 @@ export function registerGraph(program: Command, ctx: CliContext): void {
       ctx.run(opts.json, async () => {
         const inputs = parseInputs(opts.input, opts.inputs);
         const engine = await Engine.open({ projectPath: opts.project ?? ctx.cwd, env: graphEnv(ctx.env, opts.runId ? { [GRAPH_ENV.runId]: opts.runId } : {}) });
+        const loaded = await engine.load({ item_type: "tool", item_id: graphId });
+        if (loaded.metadata.toolType !== "graph") {
+          throw new RyeError("BAD_REQUEST", `${graphId} is not a graph (its tool_type is ${JSON.stringify(loaded.metadata.toolType)})`, { hint: `Run other tools with: rye execute tool ${graphId}` });
+        }
         const result = await interruptible((signal) => engine.execute({ item_type: "tool", item_id: graphId, parameters: inputs, signal }));
         return report(ctx, opts.json, runOutcome(result, graphId));
       }),
