@@ -5,7 +5,6 @@
  * event log `<run id>.events.jsonl` sits beside it (append-only, one JSON object a line, so `tail -f` works).
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { appendFile, mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { KeyPair } from "@rye/core";
@@ -72,11 +71,11 @@ export function runsRoot(projectPath: string): string {
   return join(projectPath, ".ai", "knowledge", RUNS_CATEGORY);
 }
 
-export function runPaths(projectPath: string, graphId: string, runId: string): { state: string; events: string; itemId: string } {
+export function runPaths(projectPath: string, graphId: string, runId: string): { state: string; events: string; lock: string; itemId: string } {
   assertItemId(graphId);
   assertRunId(runId);
   const dir = join(runsRoot(projectPath), ...graphId.split("/"));
-  return { state: join(dir, `${runId}.md`), events: join(dir, `${runId}.events.jsonl`), itemId: `${RUNS_CATEGORY}/${graphId}/${runId}` };
+  return { state: join(dir, `${runId}.md`), events: join(dir, `${runId}.events.jsonl`), lock: join(dir, `${runId}.lock`), itemId: `${RUNS_CATEGORY}/${graphId}/${runId}` };
 }
 
 /** Stable hash of a JSON value (a step's result, for the audit log). */
@@ -212,21 +211,5 @@ export async function listRuns(projectPath: string): Promise<{ run_id: string; g
   return out.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
 }
 
-/** Whether the process that ran a run is still alive (a running run whose process is gone crashed). */
-export function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-  // A killed process whose parent died too stays a zombie until it is reaped: on Linux, that is not alive.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    if (state === "Z" || state === "X") return false;
-  } catch {
-    // no procfs (macOS, Windows): the signal test is the answer
-  }
-  return true;
-}
+/** Whether the process that ran a run is still alive (a zombie is not): a running run whose process is gone crashed. */
+export { isAlive as processAlive } from "../threads/processes.ts";

@@ -7,6 +7,7 @@
  * Entered from `runners/state-graph.mjs` (through `ryeos/sdk/v1` → `graphs.runGraphTool`); the graph file is read
  * again here and verified from the bytes that are parsed.
  */
+import { stat } from "node:fs/promises";
 import { relative, resolve, sep } from "node:path";
 import type { GraphAction, GraphDefinition, GraphNode, ParsedTool } from "@rye/core";
 import { checkCapability, computeContentHash, GRAPH_RUNTIME_ID, MAX_FOREACH_ITEMS, parseGraph, parseTool, RyeError } from "@rye/core";
@@ -14,7 +15,8 @@ import { Engine } from "../engine/engine.ts";
 import { importVerifiedModule, readVerifiedItem } from "../sdk/runtime.ts";
 import { readParentContext } from "../sdk/threads.ts";
 import type { GraphRunState } from "./store.ts";
-import { assertRunId, newRunId, processAlive, readRun, RunStore, valueHash } from "./store.ts";
+import { withFileLock } from "../threads/lock.ts";
+import { assertRunId, newRunId, readRun, RunStore, valueHash } from "./store.ts";
 
 /** Variables `rye graph run/resume` hands the runtime (never passed on to the tools a graph runs). */
 export const GRAPH_ENV = { resume: "RYE_GRAPH_RESUME", force: "RYE_GRAPH_FORCE", runId: "RYE_GRAPH_RUN_ID" } as const;
@@ -114,8 +116,21 @@ class Walker {
     this.store = new RunStore(engine.ctx);
   }
 
+  /** One process works on a run at a time: the run's lock (`<run id>.lock`, heartbeat, taken over when its holder died). */
   async start(params: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<GraphRunResult> {
     const resumeId = env[GRAPH_ENV.resume];
+    const requested = env[GRAPH_ENV.runId];
+    if (requested) assertRunId(requested);
+    const runId = resumeId || requested || newRunId(this.graph.id);
+    const paths = this.store.paths(this.graph.id, runId);
+    return withFileLock(paths.lock, () => this.startLocked(runId, Boolean(resumeId), params, env), {
+      timeoutMs: 1000,
+      onTimeout: (holder) => new RyeError("CONFLICT", `Run ${runId} is being run by another process${holder ? ` (pid ${holder.pid})` : ""}`, { hint: "Wait for it to end (rye graph status), or stop that process first." }),
+    });
+  }
+
+  private async startLocked(runId: string, resume: boolean, params: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<GraphRunResult> {
+    const resumeId = resume ? runId : undefined;
     let resumed = false;
     if (resumeId) {
       const { run } = await readRun(this.engine.ctx, resumeId);
@@ -127,9 +142,6 @@ class Walker {
           details: { reason: "GRAPH_CHANGED", recorded_hash: run.graph.hash, current_hash: this.hash },
         });
       }
-      if (run.status === "running" && run.pid !== process.pid && processAlive(run.pid)) {
-        throw new RyeError("CONFLICT", `Run ${resumeId} is still running (pid ${run.pid})`, { hint: "Wait for it, or stop that process first." });
-      }
       this.run = run;
       run.status = "running";
       run.error = null;
@@ -140,12 +152,13 @@ class Walker {
       await this.save();
       await this.emit("graph_resumed", { node: run.current, steps_done: run.steps, foreach_items_done: run.foreach ? Object.keys(run.foreach.done).length : 0 });
     } else {
-      const requested = env[GRAPH_ENV.runId];
-      if (requested) assertRunId(requested);
+      if (await stat(this.store.paths(this.graph.id, runId).state).then(() => true, () => false)) {
+        throw new RyeError("CONFLICT", `A run ${runId} of ${this.graph.id} exists already`, { hint: `Continue it with \`rye graph resume ${runId}\`, or choose another --run-id.` });
+      }
       const now = new Date().toISOString();
       this.run = {
         format: "rye-graph-run/1",
-        run_id: requested || newRunId(this.graph.id),
+        run_id: runId,
         graph: { id: this.graph.id, version: this.graph.version, hash: this.hash },
         status: "running",
         current: this.graph.start,

@@ -13,7 +13,8 @@
 import "@rye/core/node";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Engine } from "../../src/engine/engine.ts";
@@ -244,6 +245,10 @@ describe("crash and resume", () => {
     assert.equal(resumedEvent.node, "fan");
     assert.equal(resumedEvent.foreach_items_done, doneAtKill.length);
 
+    // A run id is never reused for a new run.
+    const reused = await bench.rye(["graph", "run", "g/graphs/pipeline", "--input", "n=1", "--run-id", runId]);
+    assert.equal(reused.json.error.code, "CONFLICT", reused.stdout);
+
     // Resuming a completed run runs nothing.
     const again = await bench.rye(["graph", "resume", runId]);
     assert.equal(again.json.status, "completed");
@@ -317,6 +322,14 @@ nodes:
     assert.equal(refused.json.error.code, "CONFLICT");
     assert.match(refused.json.error.message, /GRAPH_CHANGED/);
     assert.match(refused.json.error.hint, /--force/);
+
+    // One process per run: while another live process holds the run's lock, a resume is refused.
+    const lock = statePath("g/graphs/flaky", "flaky-1").replace(/\.md$/, ".lock");
+    await writeFile(lock, JSON.stringify({ pid: process.pid, host: hostname(), created_at: new Date().toISOString(), token: "0123456789abcdef" }));
+    const busy = await bench.rye(["graph", "resume", "flaky-1", "--force"]);
+    assert.equal(busy.json.error.code, "CONFLICT", busy.stdout);
+    assert.match(busy.json.error.message, /being run by another process \(pid \d+\)/);
+    await rm(lock);
 
     const before = (await calls()).length;
     const forced = await bench.rye(["graph", "resume", "flaky-1", "--force"]);
