@@ -351,7 +351,7 @@ describe("capabilities", () => {
     const record = newThreadRecord({ thread_id: "caller-20260101t000000-000001", directive: "g/directives/summarize", status: "running", capabilities: ["rye.execute.tool.g.graphs.*", "rye.execute.tool.g.tools.seed"], limits: { spend: 1 } });
     await writeThread(bench.ws.projectDir, record);
     // Where the agent runtime signs capability tokens (a branch being merged), the context carries the thread's chain.
-    const mint = (threadsSdk as { mintCapabilityToken?: (r: Record<string, unknown>, env: NodeJS.ProcessEnv) => Promise<{ chain: string[] }> }).mintCapabilityToken;
+    const mint = (threadsSdk as unknown as { mintCapabilityToken?: (r: { caps: string[]; directiveId: string; threadId: string; expiresInSeconds: number }, env: NodeJS.ProcessEnv) => Promise<{ chain: string[] }> }).mintCapabilityToken;
     const chain = mint ? (await mint({ caps: record.capabilities, directiveId: record.directive, threadId: record.thread_id, expiresInSeconds: 600 }, bench.env)).chain : undefined;
     const parent = JSON.stringify({ thread_id: record.thread_id, project_path: bench.ws.projectDir, depth: record.depth, limits: record.limits, capabilities: record.capabilities, ...(chain ? { token_chain: chain } : {}) });
     const before = (await calls()).length;
