@@ -60,6 +60,14 @@ export const ERROR_CODES = {
   BUNDLE_FILES_MISSING: { status: 400, hint: "Restore the missing files or rebuild the bundle." },
   BUNDLE_FILES_TAMPERED: { status: 400, hint: "Files changed after the bundle was signed: rebuild and re-sign it." },
   PATH_TRAVERSAL: { status: 400, hint: "Paths must stay inside their root: no '..', absolute paths or escaping symlinks." },
+  // capability tokens of agent threads (docs/agent-runtime.md §11)
+  CAP_TOKEN_MISSING: { status: 403, hint: "Child threads are started by the agent runtime only, which hands them a signed capability token." },
+  CAP_TOKEN_MALFORMED: { status: 403, hint: "The capability token is not the runtime's encoding: child threads are started by the agent runtime only." },
+  CAP_TOKEN_FORGED: { status: 403, hint: "The capability token's signature does not verify with your signing key: it was forged or altered." },
+  CAP_TOKEN_EXPIRED: { status: 403, hint: "The capability token expired: start the thread again from its root." },
+  CAP_TOKEN_AUDIENCE: { status: 403, hint: "The capability token was minted for another audience and is not valid here." },
+  CAP_TOKEN_WIDENED: { status: 403, hint: "A token in the chain grants more than its parent: capabilities can only narrow from parent to child." },
+  CAP_TOKEN_CHAIN: { status: 403, hint: "The token chain does not lead from a root token to this thread: child threads are started by the agent runtime only." },
   // review
   RISK_FLAGGED: { status: 400, hint: "The static review flagged high-risk content: read the findings. Install anyway only if you trust it (--accept-risk)." },
 } as const satisfies Record<string, CodeSpec>;

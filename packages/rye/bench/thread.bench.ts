@@ -3,7 +3,8 @@
  * - a thread of TURNS turns, each executing one tool: rye's overhead per turn = the time between two model
  *   answers (cognition_out events) minus the tool's own run time, read from the transcript;
  * - thread start: `rye thread run` of a one-turn thread, end to end (process starts included);
- * - a capability check (checkCapability over a directive's capabilities);
+ * - a capability check (checkCapability over a directive's capabilities), and the capability token chain
+ *   verification done before every tool call (1 and 5 tokens);
  * - orchestration: a child thread's spawn to its first model request, and the wake-up latency of wait_threads (a
  *   record turning terminal → the waiter returning, file-system events on this machine);
  * each as a ratio against a plain `execute` of the same tool through the engine (the baseline).
@@ -15,6 +16,7 @@ import { checkCapability } from "@rye/core";
 import { directive, requestInfo, returnsTool, threadBench } from "../test/threads.ts";
 import { newThreadRecord, writeThread, finishThread } from "../src/threads/record.ts";
 import { waitThreads } from "../src/threads/orchestrate.ts";
+import { mintCapabilityToken, verifyCapabilityChain } from "../src/sdk/threads.ts";
 
 const TURNS = Number(process.env.THREAD_BENCH_TURNS ?? 30);
 const EXECUTES = 30;
@@ -75,6 +77,24 @@ try {
   const checkMs = (performance.now() - t0) / N;
   if (allowed !== N / 2) throw new Error("the capability check gave a wrong answer");
 
+  // The capability token chain verified before every tool call: a root thread (1 token) and a thread 5 levels deep.
+  const chainOf = async (depth: number) => {
+    let chain: string[] = [];
+    for (let level = 0; level < depth; level++) {
+      chain = (await mintCapabilityToken({ caps, directiveId: "bench/loop/turns", threadId: `bench-${level}`, expiresInSeconds: 600, parentChain: chain }, bench.env)).chain;
+    }
+    return chain;
+  };
+  const tokenMs: Record<number, number> = {};
+  for (const depth of [1, 5]) {
+    const chain = await chainOf(depth);
+    const M = 500;
+    await verifyCapabilityChain(chain, `bench-${depth - 1}`, bench.env);
+    const t1 = performance.now();
+    for (let i = 0; i < M; i++) await verifyCapabilityChain(chain, `bench-${depth - 1}`, bench.env);
+    tokenMs[depth] = (performance.now() - t1) / M;
+  }
+
   // Spawn to first turn: the parent's model answer asking for a child → the child's first model request.
   await bench.write("directive", "bench/loop/spawner.md", directive({ name: "spawner", category: "bench/loop", permissions: "<execute><tool>rye.agent.threads.thread_directive</tool></execute>" }));
   await bench.write("directive", "bench/loop/kid.md", directive({ name: "kid", category: "bench/loop" }));
@@ -114,6 +134,8 @@ try {
   row("rye overhead per turn, tool time excluded (median)", overheadMs);
   row("one turn in the thread, tool included (median)", turnMs);
   row("capability check (5 capabilities)", checkMs);
+  row("capability token chain verified, root thread (1 token)", tokenMs[1]!);
+  row("capability token chain verified, depth 5 (5 tokens)", tokenMs[5]!);
   row("thread start to end, one turn, via rye thread run", startMs);
   row("child thread: spawn to its first model request (median)", spawnMs);
   row("wait_threads wake-up after a thread ends (median)", wakeMs);

@@ -11,7 +11,7 @@
 import "@rye/core/node";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,6 +35,8 @@ const LIMITS = { RYE_HTTP_CONNECT_TIMEOUT_MS: "4000", RYE_HTTP_IDLE_TIMEOUT_MS: 
 const DEADLINE_MS = Number(LIMITS.RYE_HTTP_DEADLINE_MS);
 /** The item answer cap those settings give (6 × 128 KiB + 256 KiB). */
 const CAP_BYTES = 131072 * 6 + 256 * 1024;
+/** How much more a client may use under attack than in an honest run (peak RSS, VmHWM of the process itself). */
+const MAX_RSS_GROWTH = 16 * CAP_BYTES;
 const RSS_PRELOAD = fileURLToPath(new URL("./report-max-rss.mjs", import.meta.url));
 
 export let registry: TestRegistry;
@@ -74,6 +76,22 @@ export async function cli(ws: Workspace, env: Record<string, string>, args: stri
     assert.fail(`${args.join(" ")} printed no JSON (exit ${run.code}): ${run.stdout}\n${run.stderr}`);
   }
   return { code: codeOf(body), rss: Number(await readFile(rssFile, "utf8")) };
+}
+
+/** A copy of the project's and the user's .ai/ folders, and a function that puts them back as they were. */
+async function saveAiDirs(ws: Workspace): Promise<{ restore: () => Promise<void> }> {
+  const backup = await mkdtemp(join(tmpdir(), "rye-ai-backup-"));
+  const roots = [join(ws.projectDir, ".ai"), join(ws.userBase, ".ai")];
+  await Promise.all(roots.map((root, i) => cp(root, join(backup, String(i)), { recursive: true })));
+  return {
+    async restore() {
+      for (const [i, root] of roots.entries()) {
+        await rm(root, { recursive: true, force: true });
+        await cp(join(backup, String(i)), root, { recursive: true });
+      }
+      await rm(backup, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Every file under the project's and the user's .ai/, with its SHA-256. */
@@ -188,9 +206,13 @@ export async function setUpLanes(): Promise<void> {
 
   // What the registry publishes after the clients pinned 1.1.0 (the update lane moves to it, honestly).
   await push("knowledge", GUIDE, "1.2.0", guide("1.2.0"));
-  // Baselines: an honest run of each CLI lane (peak RSS) — the update lane dry-runs to stay at 1.1.0.
+  // Baselines: an honest run of each CLI lane (peak RSS). The update lane really updates to 1.2.0 (so the
+  // baseline pulls and verifies like an attacked run tries to), then its files go back to the 1.1.0 state.
   await lanes[1]!.prepare();
-  const [pullRun, loadRun, updateRun] = await Promise.all([lanes[0]!.run(), lanes[1]!.run(), cli(updateWs, lanes[2]!.env, ["update", GUIDE, "--dry-run"], () => null)]);
+  const saved = await saveAiDirs(updateWs);
+  const [pullRun, loadRun, updateRun] = await Promise.all([lanes[0]!.run(), lanes[1]!.run(), lanes[2]!.run()]);
+  assert.equal(updateRun.code, null, "the honest update succeeds");
+  await saved.restore();
   baselineRss["rye pull"] = pullRun.rss;
   baselineRss["rye load"] = loadRun.rss;
   baselineRss["rye update"] = updateRun.rss;
@@ -218,8 +240,10 @@ export async function refusedEverywhere(attack: Attack, expected: string | Parti
       assert.equal(outcome.code, code, `${lane.name} under ${attack.kind}: expected ${code}, got ${outcome.code}`);
       assert.deepEqual(await snapshot(lane.ws), before[i], `${lane.name} under ${attack.kind}: nothing may be written (lock, cache, project files, key pins)`);
       if (options.memory) {
+        // Run-to-run noise of a ~130 MB CLI process is a few MB; a client that buffered an endless or 10 GB body
+        // for the 5 s deadline would grow by hundreds of MB.
         const growth = outcome.rss - baselineRss[lane.name]!;
-        assert.ok(growth < 8 * CAP_BYTES, `${lane.name} under ${attack.kind}: peak RSS grew by ${Math.round(growth / 1e6)} MB over an honest run (cap ${CAP_BYTES} bytes)`);
+        assert.ok(growth < MAX_RSS_GROWTH, `${lane.name} under ${attack.kind}: peak RSS grew by ${(growth / 1e6).toFixed(1)} MB over an honest run (allowed ${MAX_RSS_GROWTH / 1e6} MB; the item cap is ${CAP_BYTES} bytes)`);
         if (process.env.RYE_TEST_REPORT) console.error(`report: ${lane.name} under ${attack.kind}: peak RSS ${(outcome.rss / 1e6).toFixed(1)} MB vs ${(baselineRss[lane.name]! / 1e6).toFixed(1)} MB honest (×${(outcome.rss / baselineRss[lane.name]!).toFixed(2)})`);
       }
     }

@@ -5,7 +5,7 @@ import type { ItemType } from "../item-types.ts";
 import { permissionsToCapabilities } from "../parsers/directive.ts";
 import { parseXml } from "../parsers/xml-tree.ts";
 import type { Primary } from "./capabilities.ts";
-import { checkCapability, formatCapability, intersectCapabilities, parseCapability, PRIMARIES, requiredCapability, searchFilter } from "./capabilities.ts";
+import { capabilitiesBeyond, checkCapability, formatCapability, intersectCapabilities, parseCapability, PRIMARIES, requiredCapability, searchFilter } from "./capabilities.ts";
 
 const allowed = (caps: string[], primary: Primary, type: ItemType, id?: string) => checkCapability(caps, primary, type, id).allowed;
 
@@ -130,4 +130,17 @@ describe("a child's capabilities are the intersection with its parent's", () => 
       { numRuns: 2000 },
     );
   });
+});
+
+describe("capabilitiesBeyond", () => {
+  it("names what a child grants beyond its parent (fail-closed)", () => {
+  assert.deepEqual(capabilitiesBeyond(["rye.execute.tool.a.b"], ["rye.execute.tool.a.*"]), []);
+  assert.deepEqual(capabilitiesBeyond(["rye.load.tool.a.b"], ["rye.execute.tool.a.*"]), [], "execute implies load");
+  assert.deepEqual(capabilitiesBeyond(["rye.execute.tool.*"], ["rye.execute.tool.a.*"]), ["rye.execute.tool.*"]);
+  assert.deepEqual(capabilitiesBeyond(["rye.execute.tool.a.b"], ["rye.load.tool.*"]), ["rye.execute.tool.a.b"]);
+  assert.deepEqual(capabilitiesBeyond(["rye.*"], ["rye.execute.*"]), ["rye.*"], "sign is not granted");
+  assert.deepEqual(capabilitiesBeyond(["rye.*"], ["rye.execute.*", "rye.sign.*"]), [], "execute and sign imply search and load");
+  assert.deepEqual(capabilitiesBeyond(["rye.*"], ["rye.*"]), []);
+  assert.deepEqual(capabilitiesBeyond(["not a capability"], ["rye.*"]), ["not a capability"]);
+});
 });

@@ -184,3 +184,18 @@ export function intersectCapabilities(child: readonly string[], parent: readonly
   for (const pp of p) if (c.some((cc) => covers(cc, pp))) out.add(formatCapability(pp));
   return [...out].sort();
 }
+
+/**
+ * The capabilities of `child` that no capability of `parent` covers (empty: `child` is within `parent`).
+ * Conservative like the intersection: an entry that only partly overlaps a parent entry counts as wider.
+ * An entry that does not parse counts as wider too (fail-closed).
+ */
+export function capabilitiesBeyond(child: readonly string[], parent: readonly string[]): string[] {
+  const p = parent.map(parseCapability).filter((x): x is Capability => x !== null).flatMap(expandCapability);
+  const beyond: string[] = [];
+  for (const text of child) {
+    const cap = parseCapability(text);
+    if (!cap || !expandCapability(cap).every((cc) => p.some((pp) => covers(pp, cc)))) beyond.push(text);
+  }
+  return beyond;
+}

@@ -27,6 +27,18 @@ export interface ToolExecuteOptions {
   threadParent?: string;
 }
 
+/**
+ * The tools that receive the calling thread's context: the agent runtime's own entry points, and every tool the
+ * state_graph runtime runs (a graph checks each node against its caller's capabilities). Their files are
+ * verified like any chain element; every other tool runs without the context, so it cannot act as the thread.
+ */
+const THREAD_CONTEXT_TOOLS = new Set(["rye/agent/threads/thread_directive", "rye/agent/threads/orchestrator"]);
+const THREAD_CONTEXT_RUNTIMES = new Set(["rye/core/runtimes/state_graph"]);
+
+export function receivesThreadContext(chain: Chain): boolean {
+  return THREAD_CONTEXT_TOOLS.has(chain.elements[0]!.itemId) || chain.elements.some((e) => THREAD_CONTEXT_RUNTIMES.has(e.itemId));
+}
+
 /** The environment of a tool's process: the engine's, without the agent runtime's own variables. */
 export function toolEnvironment(env: Record<string, string | undefined>, threadParent?: string): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
@@ -95,7 +107,7 @@ export async function executeTool(ctx: EngineContext, toolId: string, options: T
   }
 
   const baseEnv: Record<string, string | undefined> = {
-    ...toolEnvironment(ctx.env, options.threadParent),
+    ...toolEnvironment(ctx.env, receivesThreadContext(chain) ? options.threadParent : undefined),
     RYE_NODE: ctx.env.RYE_NODE ?? process.execPath,
     RYE_PROJECT_PATH: ctx.projectPath,
   };

@@ -5,11 +5,14 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { RyeError } from "@rye/core";
-import { isCancelRequested } from "../threads/cancel.ts";
+import { isCancelRequested, isHandoffRequested, requestHandoff } from "../threads/cancel.ts";
 import { allocateThreadId, newThreadId } from "../threads/ids.ts";
 import { getEntry, release, remaining, report, reserve } from "../threads/ledger.ts";
 import { finishThread, newThreadRecord, readThread, updateThread, writeThread } from "../threads/record.ts";
-import { TranscriptWriter } from "../threads/transcript.ts";
+import { readTranscript, TranscriptWriter } from "../threads/transcript.ts";
+import { KeyStore } from "../keys/keystore.ts";
+import type { CapabilityToken } from "../threads/capability-token.ts";
+import { decodeToken, encodeToken, MAX_CHAIN_LENGTH, mintToken, verifyChain } from "../threads/capability-token.ts";
 import { cancelDescendants, cancelThread, killThread, reapOrphans, runningDescendants } from "../threads/control.ts";
 import { aggregateResults, chainIds, chainSearch, descendantIds, getChain, listActive, readTranscriptPage, waitThreads } from "../threads/orchestrate.ts";
 
@@ -19,13 +22,54 @@ const parentContextSchema = z.object({
   depth: z.number().int().nonnegative(),
   limits: z.record(z.string(), z.union([z.number(), z.string()])),
   capabilities: z.array(z.string()),
+  /** The parent's capability tokens, root → parent (encoded); the parent's capabilities are its last token's. */
+  token_chain: z.array(z.string()).max(MAX_CHAIN_LENGTH).optional(),
 });
 export type ParentContext = z.infer<typeof parentContextSchema>;
 
+/** The user's signing key: it signs and verifies capability tokens (loaded once per process and key folder). */
+const signingKeys = new Map<string, ReturnType<KeyStore["loadOrCreate"]>>();
+function userKey(env: NodeJS.ProcessEnv) {
+  const store = new KeyStore({ env });
+  let key = signingKeys.get(store.dir);
+  if (!key) {
+    key = store.loadOrCreate();
+    key.catch(() => signingKeys.delete(store.dir));
+    signingKeys.set(store.dir, key);
+  }
+  return key.then((k) => k.key);
+}
+
+/**
+ * Mints a thread's capability token, signed with the user's key: a root token, or the attenuation of the last
+ * token of `parentChain` (caps intersected, expiry never later than the parent's). Returns the thread's chain.
+ */
+export async function mintCapabilityToken(
+  request: { caps: readonly string[]; directiveId: string; threadId: string; expiresInSeconds: number; parentChain?: readonly string[] },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ token: CapabilityToken; chain: string[] }> {
+  const key = await userKey(env);
+  const parentChain = request.parentChain ?? [];
+  const parent = parentChain.length > 0 ? decodeToken(parentChain[parentChain.length - 1]!) : undefined;
+  const token = await mintToken({ caps: request.caps, directiveId: request.directiveId, threadId: request.threadId, expiresAt: new Date(Date.now() + request.expiresInSeconds * 1000), ...(parent ? { parent } : {}) }, key);
+  return { token, chain: [...parentChain, encodeToken(token)] };
+}
+
+/**
+ * Verifies a thread's token chain (signatures with the user's key, expiry, audience, links, no widening) and
+ * returns its last token, which must belong to `threadId`. Throws CAP_TOKEN_* codes.
+ */
+export async function verifyCapabilityChain(chain: readonly string[], threadId: string, env: NodeJS.ProcessEnv = process.env): Promise<CapabilityToken> {
+  const key = await userKey(env);
+  const tokens = await verifyChain(chain, { keys: [key.publicKey.raw], threadId });
+  return tokens[tokens.length - 1]!;
+}
+
 /**
  * The parent context the runtime handed to this process (`RYE_THREAD_PARENT`), checked against the parent's
- * record: the parent exists in this project, is running, and the context says what its record says. null for a
- * root thread. A context that does not check out refuses the start (FORBIDDEN).
+ * record (the parent exists in this project, is running, at the depth the context says) and its capability
+ * token chain (CAP_TOKEN_* codes): the capabilities returned are the verified token's, whatever the context or
+ * any file says. null for a root thread. A context that does not check out refuses the start.
  */
 export async function readParentContext(env: NodeJS.ProcessEnv, projectPath: string): Promise<ParentContext | null> {
   const raw = env.RYE_THREAD_PARENT;
@@ -41,9 +85,10 @@ export async function readParentContext(env: NodeJS.ProcessEnv, projectPath: str
   const record = await readThread(projectPath, parsed.thread_id).catch(() => undefined);
   if (!record) throw refuse(`there is no thread ${parsed.thread_id}`);
   if (record.status !== "running") throw refuse(`thread ${parsed.thread_id} is ${record.status}`);
-  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-  if (record.depth !== parsed.depth || !same([...record.capabilities].sort(), [...parsed.capabilities].sort())) throw refuse(`it does not match the record of thread ${parsed.thread_id}`);
-  return parsed;
+  if (record.depth !== parsed.depth) throw refuse(`it does not match the record of thread ${parsed.thread_id}`);
+  if (!parsed.token_chain?.length) throw new RyeError("CAP_TOKEN_MISSING", `The parent thread context names thread ${parsed.thread_id} but carries no capability token; the thread was not started`);
+  const token = await verifyCapabilityChain(parsed.token_chain, parsed.thread_id, env);
+  return { ...parsed, capabilities: [...token.caps] };
 }
 
 export const threads = {
@@ -55,13 +100,18 @@ export const threads = {
   updateThread,
   finishThread,
   TranscriptWriter,
+  readTranscript,
   isCancelRequested,
+  requestHandoff,
+  isHandoffRequested,
   reserve,
   report,
   release,
   remaining,
   getEntry,
   readParentContext,
+  mintCapabilityToken,
+  verifyCapabilityChain,
   // Orchestration (docs/agent-runtime.md §10)
   waitThreads,
   getChain,

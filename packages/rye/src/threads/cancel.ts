@@ -63,3 +63,27 @@ export async function readCancelRequest(projectPath: string, id: string): Promis
     return { requested_at: null };
   }
 }
+
+/**
+ * Asks running thread `id` to hand over to a continuation thread after its current turn (`handoff_thread`):
+ * writes `.ai/threads/<id>/handoff` like a cancel request. ITEM_NOT_FOUND when the thread has no directory.
+ */
+export async function requestHandoff(projectPath: string, id: string, options: { reason?: string } = {}): Promise<CancelRequest> {
+  const dir = threadDir(projectPath, id);
+  const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
+  if (!exists) throw new RyeError("ITEM_NOT_FOUND", `No thread ${id} in ${dir}`, { hint: "List the threads with `rye thread list --all`." });
+  const request: CancelRequest = { requested_at: new Date().toISOString(), by: { pid: process.pid, host: hostname(), user: currentUser() }, ...(options.reason ? { reason: options.reason } : {}) };
+  await writeFileAtomic(threadFile(projectPath, id, "handoff"), `${JSON.stringify(request, null, 2)}\n`);
+  return request;
+}
+
+/** True once a handoff was requested for thread `id` (one stat). */
+export async function isHandoffRequested(projectPath: string, id: string): Promise<boolean> {
+  try {
+    await stat(threadFile(projectPath, id, "handoff"));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw err;
+  }
+}

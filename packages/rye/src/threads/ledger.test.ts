@@ -66,6 +66,18 @@ test("upTo: a child takes what its parent has left when it asked for more; the s
   assert.equal((await getEntry(p, "root"))!.spawned, 2, "refusals start nothing");
 });
 
+test("maxActive: the threads holding a reservation at once are capped; a release frees a place", async () => {
+  const p = await project();
+  await reserve(p, { threadId: "one", amount: 1, maxActive: 2 });
+  await reserve(p, { threadId: "two", parentId: "one", amount: 0.1, maxActive: 2 });
+  const third = await rejects(reserve(p, { threadId: "three", amount: 1, maxActive: 2 }), "FORBIDDEN");
+  assert.deepEqual(third.details, { limit_code: "threads_exceeded", active: 2, max_threads: 2 });
+  assert.equal(await getEntry(p, "three"), undefined, "a refusal reserves nothing");
+  await release(p, "two");
+  await reserve(p, { threadId: "three", amount: 1, maxActive: 2 });
+  await rejects(reserve(p, { threadId: "four", amount: 1, maxActive: 0 }), "BAD_REQUEST");
+});
+
 test("reports never clamp; an overrunning child counts with what it spent; sums do not drift", async () => {
   const p = await project();
   await reserve(p, { threadId: "root", amount: 1 });

@@ -137,6 +137,11 @@ export interface ReserveRequest {
    * reading the remainder and reserving it). Refused with `spend_exceeded` only when nothing is left.
    */
   upTo?: boolean;
+  /**
+   * Threads that may hold a reservation at once in this project (the concurrency cap "threads in total"):
+   * refused with `threads_exceeded` when this many are active already. Checked in the same locked step.
+   */
+  maxActive?: number;
 }
 
 /**
@@ -151,6 +156,9 @@ export async function reserve(projectPath: string, request: ReserveRequest, opti
   if (parentId !== null) assertThreadId(parentId);
   if (parentId === id) throw new RyeError("BAD_REQUEST", `Thread ${id} cannot be its own parent`, { hint: "A bug in the caller." });
   checkAmount("amount", request.amount);
+  if (request.maxActive !== undefined && (!Number.isInteger(request.maxActive) || request.maxActive < 1)) {
+    throw new RyeError("BAD_REQUEST", `maxActive must be an integer ≥ 1, got ${request.maxActive}`, { hint: "A bug in the caller." });
+  }
   if (request.maxSpawns !== undefined && (!Number.isInteger(request.maxSpawns) || request.maxSpawns < 0)) {
     throw new RyeError("BAD_REQUEST", `maxSpawns must be an integer ≥ 0, got ${request.maxSpawns}`, { hint: "A bug in the caller." });
   }
@@ -158,6 +166,15 @@ export async function reserve(projectPath: string, request: ReserveRequest, opti
     const existing = ledger.entries[id];
     if (existing) {
       throw new RyeError("CONFLICT", `Thread ${id} already has a budget reservation`, { hint: "Each thread reserves once, when it starts.", details: existing });
+    }
+    if (request.maxActive !== undefined) {
+      const active = Object.values(ledger.entries).filter((e) => e.status === "active").length;
+      if (active >= request.maxActive) {
+        throw new RyeError("FORBIDDEN", `${active} threads are running in this project, the limit is ${request.maxActive}`, {
+          hint: "Wait for running threads to end (rye thread list), or raise concurrency.max_threads in .ai/config/resilience.yaml.",
+          details: { limit_code: "threads_exceeded", active, max_threads: request.maxActive },
+        });
+      }
     }
     const now = new Date().toISOString();
     let requested = toNano(request.amount);

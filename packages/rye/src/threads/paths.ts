@@ -44,6 +44,7 @@ export const THREAD_FILES = {
   transcript: "transcript.jsonl",
   markdown: "transcript.md",
   cancel: "cancel",
+  handoff: "handoff",
   lock: ".lock",
 } as const;
 

@@ -64,6 +64,12 @@ const recordShape = {
   result: z.string().optional(),
   error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
   escalation: z.looseObject({ limit_code: z.string(), current_value: z.number(), current_max: z.number() }).optional(),
+  /** The thread this one continues (a handoff near the context window, or resume_thread). */
+  continues: z.string().refine(isValidThreadId, "not a valid thread id").optional(),
+  /** The thread that continued this one. */
+  continued_by: z.string().refine(isValidThreadId, "not a valid thread id").optional(),
+  /** The id of the thread's capability token (docs/agent-runtime.md §11). */
+  capability_token: z.string().optional(),
   /** When the thread reached its terminal status. */
   ended_at: timestamp.optional(),
 };

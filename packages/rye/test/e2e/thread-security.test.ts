@@ -7,6 +7,7 @@
  */
 import "@rye/core/node";
 import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -113,6 +114,76 @@ describe("parent and child", () => {
     const envResult = events.filter((e) => e.event_type === "tool_call_result").at(-1)!;
     assert.match(envResult.payload.output, /"parent": null/, "a tool run by a thread sees no RYE_THREAD_PARENT");
     assert.match(envResult.payload.output, /"worker": null/);
+  });
+
+  test("capability tokens: a parent record edited to claim everything widens nothing for its child", async () => {
+    bench.script({
+      parent: (turn) => {
+        if (turn === 0) {
+          // While the parent runs, its record is edited to claim every capability (as a tool writing files could).
+          const dir = join(bench.ws.projectDir, ".ai", "threads");
+          for (const id of readdirSync(dir)) {
+            const path = join(dir, id, "thread.json");
+            if (!existsSync(path)) continue;
+            const record = JSON.parse(readFileSync(path, "utf8")) as { directive: string; status: string; capabilities: string[] };
+            if (record.directive === "sec/tree/parent" && record.status === "running") writeFileSync(path, JSON.stringify({ ...record, capabilities: ["rye.*"] }));
+          }
+          return { toolCalls: [{ name: "rye_execute", input: { item_type: "tool", item_id: "rye/agent/threads/thread_directive", parameters: { directive_name: "sec/tree/child" } } }], usage: { input: 10, output: 5 } };
+        }
+        return { text: "parent done", usage: { input: 10, output: 5 } };
+      },
+      child: (turn) => (turn === 0 ? { toolCalls: [touch("widened")], usage: { input: 10, output: 5 } } : { text: "child done", usage: { input: 10, output: 5 } }),
+    });
+    const run = await bench.rye(["thread", "run", "sec/tree/parent"]);
+    assert.equal(run.json.status, "completed", run.stdout + run.stderr);
+    assert.deepEqual((await bench.record(run.json.thread_id)).capabilities, ["rye.*"], "the edit happened");
+    const childId = (await bench.events(run.json.thread_id)).find((e) => e.event_type === "child_thread_started")!.payload.child_thread_id as string;
+    const child = await bench.record(childId);
+    assert.equal(child.status, "completed");
+    assert.ok(!child.capabilities.includes("rye.*") && !child.capabilities.some((c: string) => c.includes("touch")), child.capabilities.join(", "));
+    assert.equal(typeof child.capability_token, "string");
+    assert.equal(await exists(marker("widened")), false, "the child could not touch: its token says what its parent's token allows");
+  });
+
+  test("capability tokens: a missing, forged, expired, wrong-audience or widened chain refuses the child, each with its code", async () => {
+    bench.script({ parent: () => ({ hang: true }) });
+    const before = bench.llm.requests.length;
+    const started = await bench.rye(["thread", "run", "sec/tree/parent", "--async"]);
+    const parentId = started.json.thread_id as string;
+    try {
+      // The parent is running (waiting for its first reply): contexts naming it get as far as the token check.
+      for (let i = 0; i < 200 && !bench.llm.requests.slice(before).some((r) => requestInfo(r).directive === "parent"); i++) await new Promise((r) => setTimeout(r, 50));
+      const record = await bench.record(parentId);
+      assert.equal(record.status, "running", JSON.stringify({ started: started.json, record, stderr: started.stderr }));
+      const { readParentContext } = await import("../../src/sdk/threads.ts");
+      const { encodeToken, mintToken, pythonIsoUtc, signingPayload } = await import("../../src/threads/capability-token.ts");
+      const { KeyStore } = await import("../../src/keys/keystore.ts");
+      const { generateKeyPair, getEd25519, toBase64Url } = await import("@rye/core");
+      const userKey = (await new KeyStore({ env: bench.env }).load())!;
+      const context = (chain?: string[]) => JSON.stringify({ thread_id: parentId, project_path: bench.ws.projectDir, depth: record.depth, limits: record.limits, capabilities: ["rye.*"], ...(chain ? { token_chain: chain } : {}) });
+      const refused = async (chain: string[] | undefined, code: string) =>
+        assert.rejects(readParentContext({ ...bench.env, RYE_THREAD_PARENT: context(chain) }, bench.ws.projectDir), (e: { code: string }) => e.code === code, code);
+      const soon = new Date(Date.now() + 3600_000);
+      const mint = (caps: string[], key = userKey, extra: { audience?: string; expiresAt?: Date } = {}) =>
+        mintToken({ caps, directiveId: "sec/tree/parent", threadId: parentId, expiresAt: extra.expiresAt ?? soon, ...(extra.audience ? { audience: extra.audience } : {}) }, key);
+
+      await refused(undefined, "CAP_TOKEN_MISSING");
+      await refused([encodeToken(await mint(["rye.*"], await generateKeyPair()))], "CAP_TOKEN_FORGED");
+      const genuine = await mint(["rye.execute.tool.sec.tools.safe.*"]);
+      await refused([encodeToken({ ...genuine, caps: ["rye.*"] })], "CAP_TOKEN_FORGED");
+      await refused([encodeToken(await mint(["rye.*"], userKey, { expiresAt: new Date(Date.now() - 1000) }))], "CAP_TOKEN_EXPIRED");
+      await refused([encodeToken(await mint(["rye.*"], userKey, { audience: "another-service" }))], "CAP_TOKEN_AUDIENCE");
+      // A narrow root, then a link for the parent that grants more, even correctly signed, is refused.
+      const root = { ...genuine, thread_id: "some-root", token_id: "root-token" };
+      const sign = async (t: typeof genuine) => ({ ...t, signature: toBase64Url(await (await getEd25519()).sign(userKey.seed, signingPayload({ ...t, signature: null }))) });
+      const widened = await sign({ ...genuine, token_id: "widened", parent_id: "root-token", caps: ["rye.*"], exp: pythonIsoUtc(soon) });
+      await refused([encodeToken(await sign(root)), encodeToken(widened)], "CAP_TOKEN_WIDENED");
+      // The genuine narrow chain passes: the capabilities are the token's, not the context's claim of rye.*.
+      const ok = await readParentContext({ ...bench.env, RYE_THREAD_PARENT: context([encodeToken(genuine)]) }, bench.ws.projectDir);
+      assert.deepEqual(ok?.capabilities, genuine.caps);
+    } finally {
+      await bench.rye(["thread", "kill", parentId, "--grace-ms", "200"]);
+    }
   });
 
   test("forged parent context: in tool parameters it is refused, in the environment of a root thread it refuses the start", async () => {

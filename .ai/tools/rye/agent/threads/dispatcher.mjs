@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:36:23Z:2de8944591ae4d6ecef5146f968c8d07e0b57b3c6d396e2f6300a9b0d7bfac27:RMrSpWvBtapOtGI2XUl_MkATXp1gGZ2bzJxc5rRewPdftVzcS0g782pwVHmOEoFH-IOLHec5XCRvOaeuLK4ZCw==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:35:28Z:ca050241bde3ce181fc73894f46b7f9dfed2163c0aa6d327a41d1fdc8ce1527a:iRYKa-9i72orvR65u_IwfjYpToMYsux87o53aMXEDQmZvG3F44OgonoVH94KOeMvs0BPsaPVqFwstzOSpFZKDg==:d0cfc94e6739114a
 // @ts-check
 /**
  * The one path every tool call of the model takes: name → primary action, capability check (fail-closed,
@@ -6,8 +6,9 @@
  * back to the model as JSON text, capped in size, with failures and denials flagged as errors.
  *
  * Starting a child thread is `rye_execute` of `rye/agent/threads/thread_directive`: the dispatcher hands the
- * parent's context to the engine (`threadParent`), never taking it from the call's parameters. The orchestrator
- * tool gets the same context, so a thread can wait for, read and stop only its own descendants.
+ * parent's context (with its capability token chain) to the engine (`threadParent`), never taking it from the
+ * call's parameters; the executor passes it on only to the runtime's own tools. The orchestrator gets it too, so
+ * a thread can wait for, read and stop only its own descendants; so does a graph run by the state_graph runtime.
  *
  * Runtime file: imports nothing (the module loader imports the exact bytes it verified).
  */
@@ -49,10 +50,11 @@ function errorOf(err) {
  *   harness: { check: (p: string, t: string, id?: string) => { allowed: boolean, required: string, reason?: string }, searchFilter: (t: string) => (id: string) => boolean },
  *   maxResultBytes: number,
  *   threadParent: () => string,
+ *   authorize?: () => Promise<unknown>,
  *   signal?: AbortSignal,
  * }} deps
  */
-export function createDispatcher({ engine, harness, maxResultBytes, threadParent, signal }) {
+export function createDispatcher({ engine, harness, maxResultBytes, threadParent, authorize, signal }) {
   /** @param {string} required @param {string} reason @returns {CallResult} */
   const deny = (required, reason) => ({
     content: JSON.stringify({ status: "denied", error: { code: "FORBIDDEN", message: `Permission denied: ${reason}`, required_capability: required } }),
@@ -75,6 +77,19 @@ export function createDispatcher({ engine, harness, maxResultBytes, threadParent
 
     const decision = harness.check(primary, itemType, itemId);
     if (!decision.allowed) return deny(decision.required, decision.reason ?? decision.required);
+    // The thread's capability token chain, verified again at every call (signatures, expiry, audience, links).
+    if (authorize) {
+      try {
+        await authorize();
+      } catch (err) {
+        const e = /** @type {{ code?: string, message?: string }} */ (err ?? {});
+        return {
+          content: JSON.stringify({ status: "denied", error: { code: e.code ?? "FORBIDDEN", message: `Permission denied: ${e.message ?? String(err)}`, required_capability: decision.required } }),
+          isError: true,
+          denied: { required: decision.required, reason: `${e.code ?? "FORBIDDEN"}: ${e.message ?? String(err)}` },
+        };
+      }
+    }
 
     try {
       switch (primary) {
@@ -98,7 +113,9 @@ export function createDispatcher({ engine, harness, maxResultBytes, threadParent
         default: {
           const parameters = input.parameters && typeof input.parameters === "object" && !Array.isArray(input.parameters) ? input.parameters : {};
           const child = itemType === "tool" && itemId === THREAD_TOOL_ID;
-          const withContext = child || (itemType === "tool" && itemId === ORCHESTRATOR_TOOL_ID);
+          // The executor hands the context on only to the runtime's own tools (thread_directive, orchestrator,
+          // and tools run by the state_graph runtime); every other tool runs without it.
+          const withContext = itemType === "tool";
           const result = await engine.execute({
             item_type: itemType,
             item_id: itemId,

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:35:28Z:d7e07688154c3ca53ec211a2789f5323b5126d983f2f1b7b2a2996f982f59a30:0fNzNmwUt8AkBi7B9q4aR2ExlSgce9yPL0jkwcuNppNwtLd6r_TELvdfSy07oQ0Uor8duhkJmyCHGbxk0tCyDQ==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:46:47Z:61fd76adc669dc9a804b9c5790c57bec82488467b4ff54958900c4daa3b2563a:h7JaFgHZUH5nD5XYRtvvOR-RvtVrEK_Adx_xdbcFSqSfq27mXCc0SMegUV60etlfBhE70Mu9VVC8Kt2guSy5Cw==:d0cfc94e6739114a
 // @ts-check
 /**
  * Orchestrator operations over agent threads (docs/agent-runtime.md §10): wait for threads (event-driven, with a
@@ -14,7 +14,7 @@ export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
 export const __category__ = "rye/agent/threads";
 export const __tool_description__ =
-  "Coordinate agent threads: wait_threads, get_status, list_active, aggregate_results, get_chain, chain_search, read_transcript, cancel_thread, kill_thread";
+  "Coordinate agent threads: wait_threads, get_status, list_active, aggregate_results, get_chain, chain_search, read_transcript, cancel_thread, kill_thread, resume_thread, handoff_thread";
 
 /** A wait may last up to an hour (the subprocess primitive's longest timeout). */
 export const CONFIG = { timeout: 3600 };
@@ -24,11 +24,13 @@ export const CONFIG_SCHEMA = {
   properties: {
     operation: {
       type: "string",
-      enum: ["wait_threads", "get_status", "list_active", "aggregate_results", "get_chain", "chain_search", "read_transcript", "cancel_thread", "kill_thread"],
+      enum: ["wait_threads", "get_status", "list_active", "aggregate_results", "get_chain", "chain_search", "read_transcript", "cancel_thread", "kill_thread", "resume_thread", "handoff_thread"],
       description: "What to do",
     },
     thread_ids: { type: "array", items: { type: "string", pattern: "^[a-z0-9][a-z0-9_.-]{0,159}$" }, minItems: 1, maxItems: 100, description: "wait_threads, get_status, aggregate_results: the threads" },
-    thread_id: { type: "string", pattern: "^[a-z0-9][a-z0-9_.-]{0,159}$", description: "get_chain, chain_search, read_transcript, cancel_thread, kill_thread: the thread" },
+    thread_id: { type: "string", pattern: "^[a-z0-9][a-z0-9_.-]{0,159}$", description: "get_chain, chain_search, read_transcript, cancel_thread, kill_thread, resume_thread, handoff_thread: the thread" },
+    message: { type: "string", minLength: 1, maxLength: 100000, description: "resume_thread: the new instructions the continuation starts with" },
+    model: { type: "string", minLength: 1, maxLength: 200, description: "resume_thread: the model or tier of the continuation (default: the directive's)" },
     timeout_seconds: { type: "number", minimum: 0, maximum: 3600, default: 300, description: "wait_threads: how long to wait at most" },
     any: { type: "boolean", default: false, description: "wait_threads: return when the first thread ends" },
     pattern: { type: "string", minLength: 1, maxLength: 200, description: "chain_search: a regular expression" },
@@ -129,6 +131,34 @@ export async function main(params, context) {
       const cancelled = await t.cancelDescendants(projectPath, id, `parent ${id} was killed`);
       const outcome = await t.killThread(projectPath, id, { graceMs: params.grace_ms ?? 3000, by: caller ? `thread ${caller.thread_id}` : "orchestrator" });
       return { success: true, thread_id: id, status: outcome.record.status, ended_by_itself: outcome.endedByItself, descendants_cancelled: cancelled, ledger: outcome.ledger };
+    }
+    case "resume_thread": {
+      // A new thread (same directive) continues the stopped one from its transcript with the new message; it runs
+      // in the background as a child of the calling thread (or a root thread from MCP and the command line).
+      const id = need("thread_id");
+      const denied = await guard([id]);
+      if (denied) return denied;
+      const record = await t.readThread(projectPath, id);
+      const engine = await sdk.openEngine({ projectPath, env: process.env });
+      const started = await engine.execute({
+        item_type: "tool",
+        item_id: "rye/agent/threads/thread_directive",
+        parameters: { directive_name: record.directive, resume_from: id, message: need("message"), async_exec: true, ...(params.model ? { model: params.model } : {}) },
+        ...(process.env.RYE_THREAD_PARENT ? { thread_parent: process.env.RYE_THREAD_PARENT } : {}),
+      });
+      const data = started?.data ?? {};
+      if (started?.status === "error" || data.success === false) return { success: false, error: data.error ?? started?.error ?? { code: "INTERNAL", message: "the continuation did not start" } };
+      return { success: true, resumed: id, thread_id: data.thread_id, status: data.status };
+    }
+    case "handoff_thread": {
+      // A running thread hands over to a continuation after its current turn (summary + trailing turns).
+      const id = need("thread_id");
+      const denied = await guard([id]);
+      if (denied) return denied;
+      const record = await t.readThread(projectPath, id);
+      if (record.status !== "running") return refuse(`Thread ${id} is ${record.status}: handoff_thread is for a running thread; continue a stopped one with resume_thread`, "CONFLICT");
+      await t.requestHandoff(projectPath, id, { reason: caller ? `asked by thread ${caller.thread_id}` : "asked by the orchestrator" });
+      return { success: true, thread_id: id, handoff_requested: true };
     }
     default:
       return refuse(`Unknown operation ${JSON.stringify(params.operation)}`, "BAD_REQUEST");

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:36:23Z:c274b6d0ecac6b1936930a8327e5d6e6090b565ad41473d4232c416d9528de6f:-0tadWia4kUKqfI4q2SI5mmBKYlV7I4JjcseTgTY-R_5Ana5bK_so4uNih7qelNZdHaQDdmtUBl9QuRpziZ-Bg==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:49:19Z:b6c1dac26970a222283bdab47541bd9c9967acda1a6a4a4a59a927bd4245a4dd:QIlQ2xnCvSDPgOGxgPPOP4dlJKou-5KkslO9trLCZnR7kishvFs2_wkbeoOKWo_1VnFQd10qha-EYx3g11HPCA==:d0cfc94e6739114a
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
@@ -16,8 +16,8 @@ export const __tool_description__ = "Agent runtime: the thread loop (limits, LLM
 
 /**
  * @typedef {{ turns: number, input_tokens: number, output_tokens: number, spend: number, elapsed_seconds: number }} Cost
- * @typedef {{ thread_id: string, project_path: string, depth: number, limits: Record<string, number>, capabilities: string[] }} ParentContext
- * @typedef {{ directive_name: string, inputs?: Record<string, unknown>, model?: string, async_exec?: boolean, limit_overrides?: Record<string, unknown> }} ThreadParams
+ * @typedef {{ thread_id: string, project_path: string, depth: number, limits: Record<string, number>, capabilities: string[], token_chain: string[] }} ParentContext
+ * @typedef {{ directive_name: string, inputs?: Record<string, unknown>, model?: string, async_exec?: boolean, limit_overrides?: Record<string, unknown>, resume_from?: string, message?: string }} ThreadParams
  */
 
 /** A failure that ends the thread with a code (a limit, a refused start). */
@@ -78,11 +78,13 @@ export function selectProvider(providers, model, preferred) {
  * Runs one thread to its end and returns its result. Throws only for a refused start before the thread
  * exists (bad parameters, a missing directive); every later failure ends in the record and the result.
  * @param {any} rt
- * @param {{ params: ThreadParams, parent: ParentContext | null, threadId?: string, onStarted?: (record: any) => void | Promise<void> }} request
+ * `seed` starts a continuation (a handoff) from ready messages; `params.resume_from` continues a stopped thread.
+ * @param {{ params: ThreadParams, parent: ParentContext | null, threadId?: string, onStarted?: (record: any) => void | Promise<void>, seed?: { from: string, messages: any[], summarized: boolean } }} request
  */
-export async function runThread(rt, { params, parent, threadId, onStarted }) {
+export async function runThread(rt, { params, parent, threadId, onStarted, seed }) {
   const { sdk, engine, modules, projectPath, env } = rt;
-  const { conditions, config, prompt, harness: harnessModule, dispatcher: dispatcherModule } = modules;
+  const { conditions, config, prompt, harness: harnessModule, dispatcher: dispatcherModule, continuation } = modules;
+  const continuationConfig = obj(obj(rt.configs.resilience).continuation);
   const configs = rt.configs;
   const resilience = obj(configs.resilience);
 
@@ -91,6 +93,21 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
   const directive = obj(executed.data);
   const itemId = String(executed.item_id ?? params.directive_name);
   const inputs = obj(executed.inputs);
+
+  // resume_thread: the thread continued must have stopped, run this directive, and (for a calling thread) be
+  // one of its descendants; its transcript is read now, before anything is written.
+  /** @type {{ from: string, events: any[], message: string } | null} */
+  let resume = null;
+  if (params.resume_from !== undefined && !seed) {
+    const from = String(params.resume_from);
+    const old = await rt.threads.readThread(projectPath, from).catch(() => null);
+    if (!old) throw new ThreadStop("ITEM_NOT_FOUND", `There is no thread ${from} to resume`);
+    if (old.status === "running" || old.status === "created") throw new ThreadStop("CONFLICT", `Thread ${from} is ${old.status}: only a stopped thread can be resumed`, { hint: "Wait for it (wait_threads) or cancel it first." });
+    if (old.directive !== itemId) throw new ThreadStop("BAD_REQUEST", `Thread ${from} ran ${old.directive}, not ${itemId}`);
+    if (old.continued_by) throw new ThreadStop("CONFLICT", `Thread ${from} was already continued by ${old.continued_by}: resume that one`);
+    if (parent && !(await rt.threads.descendantIds(projectPath, parent.thread_id)).includes(from)) throw new ThreadStop("FORBIDDEN", `A thread may resume only threads it started (directly or below): ${from} is not among them`);
+    resume = { from, events: await rt.threads.readTranscript(projectPath, from), message: String(params.message ?? "").trim() };
+  }
 
   // 2. Capabilities (never wider than the parent's), limits (capped by the parent's), hooks.
   const own = Array.isArray(directive.capabilities) ? directive.capabilities.map(String) : [];
@@ -106,8 +123,16 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
   const wanted = params.model ?? modelSpec.id ?? modelSpec.tier ?? modelSpec.content ?? "general";
   const { provider, model } = selectProvider(rt.providers, String(wanted), typeof modelSpec.provider === "string" ? modelSpec.provider : undefined);
 
-  // 4. The record, the transcript and the budget.
+  // 4. The capability token, the record, the transcript and the budget.
   const id = threadId ?? (await rt.threads.allocateThreadId(projectPath, itemId));
+  // Signed with the user's key, attenuating the parent's token: the capabilities every dispatch checks are the
+  // verified token's, not what any file or variable says (docs/agent-runtime.md §11).
+  const tokenGrace = Number(obj(resilience.capability_tokens).expiry_grace_seconds ?? 300);
+  const { chain: tokenChain, token } = await rt.threads.mintCapabilityToken(
+    { caps: capabilities, directiveId: itemId, threadId: id, expiresInSeconds: limits.duration_seconds + tokenGrace, ...(parent ? { parentChain: parent.token_chain } : {}) },
+    env,
+  );
+  capabilities.splice(0, capabilities.length, ...token.caps);
   const started = Date.now();
   const now = () => new Date().toISOString();
   /** @type {Cost} */
@@ -123,7 +148,9 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
     depth: Math.max(0, limits.depth),
     limits,
     capabilities,
+    capability_token: token.token_id,
     cost: { ...cost },
+    ...(seed || resume ? { continues: seed ? seed.from : resume?.from } : {}),
   });
   await rt.threads.writeThread(projectPath, record);
   const transcript = new rt.threads.TranscriptWriter(projectPath, id, { secrets: secretValues(env) });
@@ -137,7 +164,9 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
     if (obj(events[type]).criticality === "droppable") written.catch(() => undefined);
     else await written;
   };
-  await emit("thread_started", { directive: itemId, model, provider: provider.id, limits, capabilities, parent_thread_id: parent?.thread_id ?? null, depth: limits.depth });
+  await emit("thread_started", { directive: itemId, model, provider: provider.id, limits, capabilities, parent_thread_id: parent?.thread_id ?? null, depth: limits.depth, ...(seed || resume ? { continues: seed ? seed.from : resume?.from } : {}) });
+  // The thread continued points to its continuation (so waits and chains can follow it).
+  if (resume) await rt.threads.updateThread(projectPath, resume.from, (/** @type {any} */ r) => ({ ...r, continued_by: id }));
   if (onStarted) await onStarted(record);
 
   const controller = new AbortController();
@@ -151,7 +180,20 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
     // A child takes its spend limit from what its parent has left, never more (and may be given less); the
     // ledger checks the parent's spawn limit first and clamps the amount in one locked step.
     try {
-      const entry = await rt.threads.reserve(projectPath, { threadId: id, amount: limits.spend, parentId: parent?.thread_id, maxSpawns: parent ? parent.limits.spawns : undefined, upTo: Boolean(parent) });
+      const maxThreads = obj(resilience.concurrency).max_threads;
+      const request = {
+        threadId: id,
+        amount: limits.spend,
+        parentId: parent?.thread_id,
+        maxSpawns: parent && !seed ? parent.limits.spawns : undefined,
+        upTo: Boolean(parent),
+        ...(typeof maxThreads === "number" ? { maxActive: maxThreads } : {}),
+      };
+      // At the cap, threads whose process died still hold reservations: mark them orphaned, then try once more.
+      const entry = await rt.threads.reserve(projectPath, request).catch(async (/** @type {any} */ err) => {
+        if (err?.details?.limit_code !== "threads_exceeded" || (await rt.threads.reapOrphans(projectPath)).length === 0) throw err;
+        return rt.threads.reserve(projectPath, request);
+      });
       reserved = true;
       limits.spend = entry.reserved_spend;
     } catch (err) {
@@ -163,10 +205,11 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
     await rt.threads.updateThread(projectPath, id, (/** @type {any} */ r) => ({ ...r, limits: { ...limits } }));
 
     const harness = harnessModule.createHarness({ capabilities, limits, hooks, capabilityFns: rt.capabilityFns, evaluate: conditions.evaluate });
-    const threadParent = () => JSON.stringify({ thread_id: id, project_path: projectPath, depth: limits.depth, limits, capabilities });
+    const threadParent = () => JSON.stringify({ thread_id: id, project_path: projectPath, depth: limits.depth, limits, capabilities, token_chain: tokenChain });
     const dispatcher = dispatcherModule.createDispatcher({
       engine,
       harness,
+      authorize: () => rt.threads.verifyCapabilityChain(tokenChain, id, env),
       maxResultBytes: Number(obj(resilience.llm).tool_result_max_bytes ?? 32768),
       threadParent,
       signal: controller.signal,
@@ -185,7 +228,66 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
       return { result: await dispatcher.dispatch({ id: `hook:${hook.id}`, name: `rye_${action.primary}`, input }) };
     };
 
-    // 5. The first message: thread_started hooks give context, then the directive.
+    const prompts = obj(configs.prompts);
+    const system = String(prompts.system ?? "");
+    const ceiling = Number(continuationConfig.resume_ceiling_tokens ?? 16000);
+    /**
+     * The summary of `older` by the summary directive (a system directive; a project overrides it): one LLM call
+     * without tools, on the summary model of this thread's provider, charged to this thread.
+     * @param {any[]} older
+     */
+    const summarize = async (older) => {
+      const summaryId = String(continuationConfig.summary_directive ?? "rye/agent/threads/thread_summary");
+      const conversation = continuation.renderConversation(older, Number(continuationConfig.summary_input_max_chars ?? 400000));
+      const loaded = await engine.execute({ item_type: "directive", item_id: summaryId, parameters: { inputs: { conversation } } });
+      const ask = prompt.firstMessage({ directive: obj(loaded.data), itemId: summaryId, inputs: {}, context: [], directiveKey: "" });
+      const summaryModel = provider.resolveModel(String(continuationConfig.summary_model ?? "fast")) ?? model;
+      const reply = await provider.complete({ model: summaryModel, system, messages: [{ role: "user", content: ask }], maxTokens: Number(continuationConfig.summary_max_tokens ?? 4000), signal: controller.signal });
+      cost.input_tokens += reply.usage.input ?? 0;
+      cost.output_tokens += reply.usage.output ?? 0;
+      cost.spend = Math.round((cost.spend + reply.spend) * 1e9) / 1e9;
+      if (reply.spend > 0) await rt.threads.report(projectPath, id, reply.spend);
+      await emit("summary_written", { directive: summaryId, model: summaryModel, messages_summarised: older.length, text: reply.text, usage: reply.usage });
+      return String(reply.text ?? "");
+    };
+    /**
+     * The messages a continuation starts from: the whole conversation when it fits the ceiling, else the task,
+     * a summary of the older turns and the trailing turns that fit half the ceiling.
+     * @param {any[]} conversationSoFar @param {string} fromThread @param {string} [message] @param {boolean} [forceSummary]
+     */
+    const compress = async (conversationSoFar, fromThread, message, forceSummary = false) => {
+      if (!forceSummary && continuation.estimateTokens(conversationSoFar) <= ceiling) {
+        const all = conversationSoFar.slice(1);
+        return { summarized: false, messages: continuation.continuationMessages({ task: String(conversationSoFar[0]?.content ?? ""), summary: null, trailing: all, ...(message ? { message } : {}), fromThread }) };
+      }
+      const trailing = continuation.trailingTurns(conversationSoFar.slice(1), Math.floor(ceiling / 2));
+      const older = conversationSoFar.slice(0, conversationSoFar.length - trailing.length);
+      const summary = await summarize(older);
+      return { summarized: true, messages: continuation.continuationMessages({ task: String(conversationSoFar[0]?.content ?? ""), summary, trailing, ...(message ? { message } : {}), fromThread }) };
+    };
+    /** Writes seeded messages to the transcript as events, so this thread's own transcript rebuilds the same conversation. */
+    const replay = async (/** @type {any[]} */ seeded) => {
+      for (const m of seeded) {
+        if (m.role === "user") await emit("cognition_in", { role: "user", text: m.content, replayed: true });
+        else if (m.role === "assistant") {
+          await emit("cognition_out", { text: m.content, replayed: true });
+          for (const call of m.tool_calls ?? []) await emit("tool_call_start", { tool: call.name, call_id: call.id, input: call.input, replayed: true });
+        } else await emit("tool_call_result", { call_id: m.tool_call_id, output: m.content, error: m.is_error, replayed: true });
+      }
+    };
+
+    // 5. The first message: thread_started hooks give context, then the directive; a continuation starts from
+    // the conversation it continues instead.
+    /** @type {any[]} */
+    let messages;
+    if (seed || resume) {
+      const continued = seed
+        ? { summarized: seed.summarized, messages: seed.messages }
+        : await compress(continuation.rebuildMessages(resume?.events ?? []), String(resume?.from), resume?.message, false);
+      messages = continued.messages;
+      await emit("thread_continued", { from: seed ? seed.from : resume?.from, kind: seed ? "handoff" : "resume", summarized: continued.summarized, messages: messages.length, estimated_tokens: continuation.estimateTokens(messages) });
+      await replay(messages);
+    } else {
     /** @type {{ id: string, text: string }[]} */
     const context = [];
     for (const hook of harness.hooksFor("thread_started", { directive: itemId, model, limits, inputs })) {
@@ -197,13 +299,11 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
       context.push({ id: hook.action?.item_id ?? hook.id, text: String(body) });
       await emit("context_loaded", { hook_id: hook.id, item_id: hook.action?.item_id ?? null, bytes: String(body).length });
     }
-    const prompts = obj(configs.prompts);
     const first = prompt.firstMessage({ directive, itemId, inputs, context, directiveKey: String(prompts.directive_key ?? "") });
-    /** @type {any[]} */
-    const messages = [{ role: "user", content: first }];
+    messages = [{ role: "user", content: first }];
     await emit("cognition_in", { role: "user", text: first });
+    }
 
-    const system = String(prompts.system ?? "");
     const maxTokens = Number(obj(resilience.llm).max_tokens ?? 4096);
     const maxRetries = Number(obj(resilience.retry).max_retries ?? 3);
     const errorConfig = obj(configs.error_classification);
@@ -228,6 +328,39 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
     const spentWithChildren = async () => {
       const entry = await rt.threads.getEntry(projectPath, id);
       return entry ? entry.actual_spend : cost.spend;
+    };
+    /** @typedef {{ reason: string, context_tokens: number, context_window: number, threshold: number }} HandoffReason */
+    /** @type {HandoffReason | null} */
+    let handoff = null;
+    /**
+     * The handoff: the conversation compressed (a summary of the older turns, the trailing turns under the
+     * ceiling), then a continuation thread (this thread's child, same directive, same depth, what is left of
+     * every limit) runs to its end in this process; its outcome is this thread's.
+     * @param {HandoffReason} why
+     */
+    const handOver = async (why) => {
+      const compressed = await compress(messages, id, undefined, true);
+      tick();
+      const left = Math.max(0, limits.spend - (await spentWithChildren()));
+      const overrides = {
+        turns: Math.max(1, limits.turns - cost.turns),
+        tokens: Math.max(1, limits.tokens - cost.input_tokens - cost.output_tokens),
+        spend: left,
+        spawns: limits.spawns,
+        depth: limits.depth,
+        duration_seconds: Math.max(1, Math.floor(limits.duration_seconds - cost.elapsed_seconds)),
+      };
+      const self = { thread_id: id, project_path: projectPath, depth: limits.depth + 1, limits: { ...limits, ...overrides, depth: limits.depth + 1 }, capabilities, token_chain: tokenChain };
+      const nextId = await rt.threads.allocateThreadId(projectPath, itemId);
+      await emit("thread_handoff", { ...why, continuation_thread_id: nextId, summarized: compressed.summarized, messages: compressed.messages.length });
+      await rt.threads.updateThread(projectPath, id, (/** @type {any} */ r) => ({ ...r, continued_by: nextId }));
+      const result = await runThread(rt, { params: { ...params, resume_from: undefined, limit_overrides: overrides }, parent: self, threadId: nextId, seed: { from: id, messages: compressed.messages, summarized: compressed.summarized } });
+      const status = String(result.status);
+      return {
+        outcome: status === "completed"
+          ? { status: "completed", result: result.result }
+          : { status, error: { code: String(result.error_code ?? status), message: `The continuation ${nextId} ended ${status}: ${result.error ?? ""}`.trim() } },
+      };
     };
 
     try {
@@ -329,6 +462,21 @@ export async function runThread(rt, { params, parent, threadId, onStarted }) {
           if (ran.control?.control === "abort" || ran.control?.control === "fail") throw new ThreadStop("HOOK_STOPPED", `The after_step hook ${hook.id} stopped the thread`);
         }
         if (await rt.threads.isCancelRequested(projectPath, id)) throw new ThreadStop("cancelled", "Cancelled on request");
+
+        // Near the model's context window (or asked to: handoff_thread), hand over to a continuation thread.
+        const windows = obj(continuationConfig.context_windows);
+        const window = Number(windows[model] ?? continuationConfig.default_context_window ?? 200000);
+        const contextTokens = (response.usage.input ?? 0) + (response.usage.cache_read ?? 0) + (response.usage.cache_write ?? 0) + (response.usage.output ?? 0);
+        const threshold = Number(continuationConfig.trigger_threshold ?? 0.9);
+        const asked = await rt.threads.isHandoffRequested(projectPath, id);
+        if (asked || contextTokens >= threshold * window) {
+          handoff = { reason: asked ? "requested" : "context_window", context_tokens: contextTokens, context_window: window, threshold };
+          break;
+        }
+      }
+      if (handoff !== null) {
+        const next = await handOver(/** @type {HandoffReason} */ (handoff));
+        outcome = next.outcome;
       }
     } finally {
       clearTimeout(deadline);

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:35:28Z:c523b5c97ae892d70f9d2ce26da3cabf407f1a8815160b9e55ab58c5113d6a6a:LcIOjkyY379jfK6qxOKc3RHP7gLeob3FWZoqszdGZChxqixCsq45UxriiToTbKfaic0dRfxZBkOwzieDaI5gCQ==:d0cfc94e6739114a
+// rye:signed:2026-11-25T12:46:47Z:71165ffe1c99ac6f5f1977ac2dd538de9f2203c931f36f24a936ae5f7c94ee53:XncCm6c8w2nyDaNbnvzbIjNuTZxz0b6Gy0w1BKw0DVL14Xq8DEpTEuEwQ6WRNkDrxeEBQ2LmTw4ox4QOuS4lDw==:d0cfc94e6739114a
 // @ts-check
 /**
  * Runs a directive as an agent thread (docs/agent-runtime.md). The entry of the runtime: it reaches the
@@ -41,13 +41,15 @@ export const CONFIG_SCHEMA = {
       additionalProperties: false,
       description: "Lower or raise the directive's limits (a child thread stays within its parent's)",
     },
+    resume_from: { type: "string", pattern: "^[a-z0-9][a-z0-9_.-]{0,159}$", description: "Continue this stopped thread (same directive) from its transcript; a thread may resume only its descendants" },
+    message: { type: "string", maxLength: 100000, description: "With resume_from: the new instructions the continuation starts with" },
   },
   required: ["directive_name"],
   additionalProperties: false,
 };
 
 /** Runtime modules, loaded in this order through the verified loader. */
-const MODULES = ["conditions", "config", "prompt", "harness", "dispatcher", "sse", "provider", "runner"];
+const MODULES = ["conditions", "config", "prompt", "harness", "dispatcher", "sse", "provider", "continuation", "runner"];
 
 /**
  * @param {any} sdk

@@ -5,7 +5,9 @@
  */
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
+import { resolve } from "node:path";
 import { Engine } from "../../engine/engine.ts";
+import { readThread } from "../../threads/record.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 
@@ -78,35 +80,62 @@ export function registerThreadRun(thread: Command, ctx: CliContext): void {
           ...(opts.async ? { async_exec: true } : {}),
           ...(limits ? { limit_overrides: limits } : {}),
         };
-        const engine = await Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
-        const controller = new AbortController();
-        const onSignal = () => controller.abort();
-        process.once("SIGINT", onSignal);
-        let result: Record<string, unknown>;
-        try {
-          result = (await engine.execute({ item_type: "tool", item_id: THREAD_TOOL, parameters, signal: controller.signal })) as Record<string, unknown>;
-        } finally {
-          process.off("SIGINT", onSignal);
-        }
-        const data = (result.data && typeof result.data === "object" ? result.data : {}) as Record<string, unknown>;
-        if (opts.json) {
-          ctx.json(data);
-        } else if (data.status === "running") {
-          ctx.io.stdout(`Started thread ${String(data.thread_id)} in the background (pid ${String(data.pid)}).`);
-          ctx.io.stdout(`Follow it with: rye thread tail ${String(data.thread_id)} --follow`);
-        } else {
-          const cost = (data.cost ?? {}) as Record<string, number>;
-          if (typeof data.result === "string") ctx.io.stdout(data.result);
-          const summary = `thread ${String(data.thread_id ?? "?")} ${String(data.status ?? result.status)}: ${cost.turns ?? 0} turns, ${(cost.input_tokens ?? 0) + (cost.output_tokens ?? 0)} tokens, $${(cost.spend ?? 0).toFixed(6)} (${String(data.provider ?? "?")} ${String(data.model ?? "")})`;
-          if (data.thread_id) ctx.io.stderr(summary);
-          if (data.status !== "completed") {
-            const error = (typeof data.error === "object" && data.error ? data.error : {}) as { message?: string; code?: string; hint?: string };
-            const message = typeof data.error === "string" ? data.error : (error.message ?? JSON.stringify(data.error ?? result.error ?? data));
-            ctx.io.stderr(`error[${String(data.error_code ?? error.code ?? "THREAD_FAILED")}]: ${message}`);
-            if (error.hint) ctx.io.stderr(`hint: ${error.hint}`);
-          }
-        }
-        return data.status === "completed" || data.status === "running" ? EXIT.OK : EXIT.FAILURE;
+        return runThreadTool(ctx, opts, parameters);
       }),
     );
+
+  thread
+    .command("resume <id>")
+    .description("continue a stopped thread in a new one (same directive) from its transcript, with new instructions")
+    .requiredOption("--message <text>", "the new instructions the continuation starts with")
+    .option("-m, --model <tier|id>", "fast | general | reasoning, or a model id")
+    .option("--async", "start the continuation in the background and print its id")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (id: string, opts: { message: string; model?: string; async?: boolean; project?: string; json?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        const record = await readThread(resolve(opts.project ?? ctx.cwd), id);
+        const parameters = {
+          directive_name: record.directive,
+          resume_from: id,
+          message: opts.message,
+          ...(opts.model ? { model: opts.model } : {}),
+          ...(opts.async ? { async_exec: true } : {}),
+        };
+        return runThreadTool(ctx, opts, parameters);
+      }),
+    );
+}
+
+/** Executes thread_directive with `parameters` and prints its outcome (the result, or the thread id when async). */
+async function runThreadTool(ctx: CliContext, opts: { project?: string; json?: boolean }, parameters: Record<string, unknown>): Promise<number> {
+  const engine = await Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once("SIGINT", onSignal);
+  let result: Record<string, unknown>;
+  try {
+    result = (await engine.execute({ item_type: "tool", item_id: THREAD_TOOL, parameters, signal: controller.signal })) as Record<string, unknown>;
+  } finally {
+    process.off("SIGINT", onSignal);
+  }
+  const data = (result.data && typeof result.data === "object" ? result.data : {}) as Record<string, unknown>;
+  if (opts.json) {
+    ctx.json(data);
+  } else if (data.status === "running") {
+    ctx.io.stdout(`Started thread ${String(data.thread_id)} in the background (pid ${String(data.pid)}).`);
+    ctx.io.stdout(`Follow it with: rye thread tail ${String(data.thread_id)} --follow`);
+  } else {
+    const cost = (data.cost ?? {}) as Record<string, number>;
+    if (typeof data.result === "string") ctx.io.stdout(data.result);
+    const summary = `thread ${String(data.thread_id ?? "?")} ${String(data.status ?? result.status)}: ${cost.turns ?? 0} turns, ${(cost.input_tokens ?? 0) + (cost.output_tokens ?? 0)} tokens, $${(cost.spend ?? 0).toFixed(6)} (${String(data.provider ?? "?")} ${String(data.model ?? "")})`;
+    if (data.thread_id) ctx.io.stderr(summary);
+    if (data.status !== "completed") {
+      const error = (typeof data.error === "object" && data.error ? data.error : {}) as { message?: string; code?: string; hint?: string };
+      const message = typeof data.error === "string" ? data.error : (error.message ?? JSON.stringify(data.error ?? result.error ?? data));
+      ctx.io.stderr(`error[${String(data.error_code ?? error.code ?? "THREAD_FAILED")}]: ${message}`);
+      if (error.hint) ctx.io.stderr(`hint: ${error.hint}`);
+    }
+  }
+  return data.status === "completed" || data.status === "running" ? EXIT.OK : EXIT.FAILURE;
 }

@@ -6,7 +6,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
-import { readCancelRequest, requestCancel } from "../../threads/cancel.ts";
+import { readCancelRequest, requestCancel, requestHandoff } from "../../threads/cancel.ts";
 import type { LedgerEntry } from "../../threads/ledger.ts";
 import { getEntry } from "../../threads/ledger.ts";
 import { threadFile } from "../../threads/paths.ts";
@@ -215,6 +215,24 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
         } finally {
           process.removeListener("SIGINT", stop);
         }
+      }),
+    );
+
+  thread
+    .command("handoff <id>")
+    .description("ask a running thread to hand over to a continuation thread (summary + trailing turns) after its current turn")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (id: string, opts: ProjectOpts) =>
+      ctx.run(opts.json, async () => {
+        const project = projectOf(ctx, opts);
+        const record = await readThread(project, id);
+        if (isTerminal(record.status)) {
+          throw new RyeError("CONFLICT", `Thread ${id} already ended (${record.status}): nothing to hand over`, { hint: `Continue it with: rye thread resume ${id} --message "…"` });
+        }
+        const request = await requestHandoff(project, id, { reason: "rye thread handoff" });
+        if (opts.json) return ctx.json({ thread_id: id, status: "handoff_requested", requested_at: request.requested_at });
+        ctx.io.stdout(`Handoff requested for ${id}: after its current turn it hands over to a continuation thread (see rye thread chain ${id}).`);
       }),
     );
 
