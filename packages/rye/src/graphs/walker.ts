@@ -9,8 +9,8 @@
  */
 import { stat } from "node:fs/promises";
 import { relative, resolve, sep } from "node:path";
-import type { GraphAction, GraphDefinition, GraphNode, ParsedTool } from "@rye/core";
-import { checkCapability, computeContentHash, GRAPH_RUNTIME_ID, MAX_FOREACH_ITEMS, parseGraph, parseTool, RyeError } from "@rye/core";
+import type { GraphAction, GraphDefinition, GraphNode } from "@rye/core";
+import { checkCapability, computeContentHash, MAX_FOREACH_ITEMS, parseGraph, parseTool, RyeError } from "@rye/core";
 import { Engine } from "../engine/engine.ts";
 import { importVerifiedModule, readVerifiedItem } from "../sdk/runtime.ts";
 import { readParentContext } from "../sdk/threads.ts";
@@ -20,8 +20,6 @@ import { assertRunId, newRunId, readRun, RunStore, valueHash } from "./store.ts"
 
 /** Variables `rye graph run/resume` hands the runtime (never passed on to the tools a graph runs). */
 export const GRAPH_ENV = { resume: "RYE_GRAPH_RESUME", force: "RYE_GRAPH_FORCE", runId: "RYE_GRAPH_RUN_ID" } as const;
-const THREAD_TOOL_ID = "rye/agent/threads/thread_directive";
-const ORCHESTRATOR_TOOL_ID = "rye/agent/threads/orchestrator";
 
 type Evaluate = (condition: unknown, doc: unknown) => boolean;
 type Interpolate = (value: unknown, context: unknown) => unknown;
@@ -100,7 +98,6 @@ class Walker {
   private readonly store: RunStore;
   private run!: GraphRunState;
   private saving: Promise<void> = Promise.resolve();
-  private readonly graphTools = new Map<string, boolean>();
   /** SIGTERM/SIGINT (a Ctrl-C'd `rye graph run`, the primitive's timeout): running tools are stopped, the run ends CANCELLED. */
   private readonly abort = new AbortController();
 
@@ -247,20 +244,6 @@ class Walker {
     return resolved;
   }
 
-  private async isGraphTool(itemId: string): Promise<boolean> {
-    let known = this.graphTools.get(itemId);
-    if (known === undefined) {
-      try {
-        const item = await readVerifiedItem(this.engine, "tool", itemId);
-        known = (parseTool(item.content, item.path) as ParsedTool).executor_id === GRAPH_RUNTIME_ID;
-      } catch {
-        known = false;
-      }
-      this.graphTools.set(itemId, known);
-    }
-    return known;
-  }
-
   /** Runs one (resolved, allowed) action; a failure throws StepFailure. */
   private async perform(action: GraphAction): Promise<unknown> {
     const params = action.params as Record<string, unknown>;
@@ -274,9 +257,9 @@ class Walker {
         out = (await this.engine.load({ item_type: action.item_type, item_id: action.item_id })) as unknown as Record<string, unknown>;
         return out;
       }
-      // A child thread, the orchestrator and a nested graph learn who called (so they stay within its capabilities).
-      const passParent =
-        this.threadParent !== undefined && this.caller !== null && action.item_type === "tool" && (action.item_id === THREAD_TOOL_ID || action.item_id === ORCHESTRATOR_TOOL_ID || (await this.isGraphTool(action.item_id)));
+      // The caller's context goes to the engine; the executor hands it on only to the runtime's own tools (a child
+      // thread, the orchestrator, a nested graph: receivesThreadContext), so they stay within the caller's capabilities.
+      const passParent = this.threadParent !== undefined && this.caller !== null && action.item_type === "tool";
       out = (await this.engine.execute({ item_type: action.item_type, item_id: action.item_id, parameters: params, signal: this.abort.signal, ...(passParent ? { thread_parent: this.threadParent } : {}) })) as Record<string, unknown>;
     } catch (err) {
       const e = errorInfo(err);

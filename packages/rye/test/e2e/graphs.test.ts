@@ -18,7 +18,6 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Engine } from "../../src/engine/engine.ts";
-import * as toolModule from "../../src/execute/tool.ts";
 import { threads as threadsSdk } from "../../src/sdk/threads.ts";
 import { newThreadRecord, writeThread } from "../../src/threads/record.ts";
 import { RYE_BIN } from "../cli.ts";
@@ -350,10 +349,9 @@ describe("capabilities", () => {
     const engine = await Engine.open({ projectPath: bench.ws.projectDir, env: bench.env });
     const record = newThreadRecord({ thread_id: "caller-20260101t000000-000001", directive: "g/directives/summarize", status: "running", capabilities: ["rye.execute.tool.g.graphs.*", "rye.execute.tool.g.tools.seed"], limits: { spend: 1 } });
     await writeThread(bench.ws.projectDir, record);
-    // Where the agent runtime signs capability tokens (a branch being merged), the context carries the thread's chain.
-    const mint = (threadsSdk as unknown as { mintCapabilityToken?: (r: { caps: string[]; directiveId: string; threadId: string; expiresInSeconds: number }, env: NodeJS.ProcessEnv) => Promise<{ chain: string[] }> }).mintCapabilityToken;
-    const chain = mint ? (await mint({ caps: record.capabilities, directiveId: record.directive, threadId: record.thread_id, expiresInSeconds: 600 }, bench.env)).chain : undefined;
-    const parent = JSON.stringify({ thread_id: record.thread_id, project_path: bench.ws.projectDir, depth: record.depth, limits: record.limits, capabilities: record.capabilities, ...(chain ? { token_chain: chain } : {}) });
+    // The context the agent runtime hands over: the thread and its capability token chain (signed with the user's key).
+    const { chain } = await threadsSdk.mintCapabilityToken({ caps: record.capabilities, directiveId: record.directive, threadId: record.thread_id, expiresInSeconds: 600 }, bench.env);
+    const parent = JSON.stringify({ thread_id: record.thread_id, project_path: bench.ws.projectDir, depth: record.depth, limits: record.limits, capabilities: record.capabilities, token_chain: chain });
     const before = (await calls()).length;
     // As the agent runtime's dispatcher runs a graph for a thread: the caller's context handed over by the engine.
     const result = (await engine.execute({ item_type: "tool", item_id: "g/graphs/pipeline", parameters: { n: 3 }, thread_parent: parent })) as Record<string, any>;
@@ -366,18 +364,32 @@ describe("capabilities", () => {
     const status = await bench.rye(["graph", "status", result.data.run_id]);
     assert.deepEqual(status.json.caller, { thread_id: record.thread_id });
 
+    // A nested graph gets the caller's context too: the inner graph refuses the same node.
+    await bench.write("tool", "g/graphs/outer.yaml", `version: "1.0.0"
+tool_type: graph
+executor_id: rye/core/runtimes/state_graph
+category: g/graphs
+description: "runs the pipeline as one of its nodes"
+config: { start: inner }
+nodes:
+  inner:
+    action: { item_id: g/graphs/pipeline, params: { n: 3 } }
+    return: "\${result.result}"
+`);
+    const nested = (await engine.execute({ item_type: "tool", item_id: "g/graphs/outer", parameters: {}, thread_parent: parent })) as Record<string, any>;
+    assert.equal(nested.data.error.code, "STEP_FAILED");
+    assert.match(nested.data.error.message, /\[FORBIDDEN\].*rye\.execute\.tool\.g\.tools\.square/);
+    assert.deepEqual((await calls()).slice(before), ["seed:null", "seed:null"], "the inner graph ran seed, never square");
+
     // A forged context (no such running thread) refuses the whole run.
     const forged = JSON.stringify({ thread_id: "nope-20260101t000000-000000", project_path: bench.ws.projectDir, depth: 0, limits: {}, capabilities: ["rye.*"] });
     const refused = (await engine.execute({ item_type: "tool", item_id: "g/graphs/pipeline", parameters: { n: 3 }, thread_parent: forged })) as Record<string, any>;
     assert.equal(refused.status, "error");
     assert.equal(refused.data.error.code, "FORBIDDEN");
-    assert.deepEqual((await calls()).slice(before), ["seed:null"]);
+    assert.deepEqual((await calls()).slice(before), ["seed:null", "seed:null"]);
   });
 
-  // The agent runtime hands a thread's context to graph tools once its dispatcher/executor change lands (main branch):
-  // the executor then exports receivesThreadContext. Until then a thread's graph runs without its caller's context.
-  const wired = "receivesThreadContext" in toolModule;
-  test("through a real thread: a graph node outside the directive's permissions is refused", { skip: wired ? false : "the executor of this branch does not hand a thread's context to graph tools yet" }, async () => {
+  test("through a real thread: a graph node outside the directive's permissions is refused", async () => {
     await bench.write("directive", "g/directives/caller.md", directive({ name: "caller", category: "g/directives", permissions: "<execute><tool>g.graphs.pipeline</tool><tool>g.tools.seed</tool></execute>" }));
     bench.script({
       caller: (turn) =>
