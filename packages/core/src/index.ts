@@ -29,3 +29,4 @@ export * from "./skills/skill-folder.ts";
 export * from "./skills/manifest.ts";
 export * from "./review/review.ts";
 export * from "./security/gate.ts";
+export * from "./graphs/graph.ts";

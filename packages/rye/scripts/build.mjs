@@ -67,7 +67,7 @@ await build({
 });
 
 await mkdir(join(root, "dist", "runners"), { recursive: true });
-for (const file of ["node-runner.mjs", "python_function.py"]) await copyFile(join(root, "runners", file), join(root, "dist", "runners", file));
+for (const file of ["node-runner.mjs", "state-graph.mjs", "python_function.py"]) await copyFile(join(root, "runners", file), join(root, "dist", "runners", file));
 await mkdir(join(root, "dist", "search"), { recursive: true });
 await copyFile(join(root, "src", "search", "weights.default.yaml"), join(root, "dist", "search", "weights.default.yaml"));
 

@@ -13,6 +13,7 @@ import type { ParsedKnowledge } from "../parsers/knowledge.ts";
 import { parseKnowledge } from "../parsers/knowledge.ts";
 import type { ParsedTool } from "../parsers/tool.ts";
 import { parseTool } from "../parsers/tool.ts";
+import { checkGraph } from "../graphs/graph.ts";
 import { isSemver } from "../semver.ts";
 
 export interface ValidationIssue {
@@ -203,7 +204,12 @@ export function parseItem(rawContent: string, type: ItemType, options: ParseItem
       },
       // Metadata that could not be read (a schema that is not a literal, invalid JSON) would otherwise be
       // silently absent, e.g. a tool run without its parameter schema: an issue, not a warning.
-      issues: [...validateMetadata(type, meta, location), ...metadata.warnings.filter(isMetadataWarning).map((w) => ({ field: w.slice(0, w.indexOf(":")).replace(/^@/, ""), message: w }))],
+      issues: [
+        ...validateMetadata(type, meta, location),
+        ...metadata.warnings.filter(isMetadataWarning).map((w) => ({ field: w.slice(0, w.indexOf(":")).replace(/^@/, ""), message: w })),
+        // A state graph (docs/state-graphs.md) is checked as a graph too: every edge to a node, valid actions.
+        ...(metadata.tool_type === "graph" ? checkGraph(metadata, metadata.name).issues.map((message) => ({ field: "nodes", message })) : []),
+      ],
       warnings: metadata.warnings.filter((w) => !isMetadataWarning(w)),
     };
   }

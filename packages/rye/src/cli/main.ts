@@ -4,6 +4,7 @@ import { Command, CommanderError } from "commander";
 import packageJson from "../../package.json" with { type: "json" };
 import { registerBundle } from "./commands/bundle.ts";
 import { registerExecute } from "./commands/execute.ts";
+import { registerGraph } from "./commands/graph.ts";
 import { registerInit } from "./commands/init.ts";
 import { registerKeygen } from "./commands/keygen.ts";
 import { registerLoad } from "./commands/load.ts";
@@ -51,6 +52,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerInit(program, ctx);
   registerMcp(program, ctx);
   registerThreadCommands(program, ctx, [registerThreadRun]);
+  registerGraph(program, ctx);
   return program;
 }
 

@@ -11,7 +11,7 @@ import "@rye/core/node"; // node:crypto for Ed25519 and SHA-256, as in the CLI
 import { checkCapability, intersectCapabilities, searchFilter } from "@rye/core";
 
 /** The version of this entry's contract (semver; the major is the `v1` in the import path). */
-export const SDK_VERSION = "1.0.0";
+export const SDK_VERSION = "1.1.0";
 
 export { RyeError } from "@rye/core";
 export type { ErrorCode, ItemType } from "@rye/core";
@@ -40,5 +40,7 @@ export type { VerifiedItem } from "./runtime.ts";
 export { threads } from "./threads.ts";
 export type { ParentContext } from "./threads.ts";
 export { parse as parseYaml } from "yaml";
+// The state_graph runtime (docs/state-graphs.md): runners/state-graph.mjs hands a graph tool to the walker.
+export { graphs } from "../graphs/index.ts";
 /** Capability checks of `@rye/core` (fail-closed; see docs/agent-runtime.md §3). */
 export const capabilities = { checkCapability, searchFilter, intersectCapabilities };
