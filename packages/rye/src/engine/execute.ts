@@ -18,6 +18,8 @@ export interface ExecuteParams {
   thread_parent?: string;
   /** Set by the agent runtime only: the calling thread's generation (0 for a root thread), for the security gate. */
   thread_generation?: number;
+  /** Set in-process only (a prompt, MCP elicitation, the runtime after `rye thread approve`): a person approved this call. */
+  approved?: boolean;
 }
 
 export const KNOWLEDGE_INSTRUCTIONS = "Use this knowledge to inform your decisions.";
@@ -41,6 +43,7 @@ async function executeItemInner(ctx: EngineContext, params: ExecuteParams): Prom
       ...(params.signal ? { signal: params.signal } : {}),
       ...(params.thread_parent !== undefined ? { threadParent: params.thread_parent } : {}),
       ...(params.thread_generation !== undefined ? { generation: params.thread_generation } : {}),
+      ...(params.approved === true ? { approved: true } : {}),
     });
   }
   const started = performance.now();

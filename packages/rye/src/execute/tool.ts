@@ -28,6 +28,8 @@ export interface ToolExecuteOptions {
   threadParent?: string;
   /** The calling thread's generation (0: the user or a root thread), set by the agent runtime only: the gate is stricter below. */
   generation?: number;
+  /** A person approved this call (set in-process by a prompt, MCP elicitation or the runtime's approval), never by parameters. */
+  approved?: boolean;
 }
 
 /**
@@ -95,7 +97,7 @@ export async function executeTool(ctx: EngineContext, toolId: string, options: T
   const parameters = validateParameters(parameterSchema(root), options.parameters, toolId);
   const summary = lockElements(chain);
   // The security gate, before anything of the tool runs (docs/security.md).
-  const gate = await gateToolCall(ctx, { toolId: root.itemId, extras: root.tool.extras, parameters, ...(options.generation !== undefined ? { generation: options.generation } : {}) });
+  const gate = await gateToolCall(ctx, { toolId: root.itemId, extras: root.tool.extras, parameters, ...(options.generation !== undefined ? { generation: options.generation } : {}), ...(options.approved ? { approved: true } : {}) });
 
   const locked = await readLockfile(ctx.spaces, root.itemId, version);
   if (locked) checkLockfile(locked.lockfile, locked.path, summary);

@@ -10,6 +10,7 @@ import { allocateThreadId, newThreadId } from "../threads/ids.ts";
 import { getEntry, release, remaining, report, reserve } from "../threads/ledger.ts";
 import { finishThread, newThreadRecord, readThread, updateThread, writeThread } from "../threads/record.ts";
 import { readTranscript, TranscriptWriter } from "../threads/transcript.ts";
+import { awaitApproval, requestIdFor, writeApprovalRequest } from "../threads/approvals.ts";
 import { KeyStore } from "../keys/keystore.ts";
 import type { CapabilityToken } from "../threads/capability-token.ts";
 import { decodeToken, encodeToken, MAX_CHAIN_LENGTH, mintToken, verifyChain } from "../threads/capability-token.ts";
@@ -108,6 +109,9 @@ export const threads = {
   isCancelRequested,
   requestHandoff,
   isHandoffRequested,
+  requestIdFor,
+  writeApprovalRequest,
+  awaitApproval,
   reserve,
   report,
   release,

@@ -54,13 +54,15 @@ export function securitySettings(ctx: EngineContext): Promise<SecuritySettings> 
  * Decides one call and throws SECURITY_DENIED or APPROVAL_REQUIRED (with the outcome in `details`) when it may not
  * run; returns the outcome when it may. `generation`: 0 for the user and a root thread, 1 for its children, …
  */
-export async function gateToolCall(ctx: EngineContext, call: { toolId: string; extras: Record<string, unknown>; parameters: unknown; generation?: number }): Promise<GateOutcome> {
+export async function gateToolCall(ctx: EngineContext, call: { toolId: string; extras: Record<string, unknown>; parameters: unknown; generation?: number; approved?: boolean }): Promise<GateOutcome> {
   const { rules, policy } = await securitySettings(ctx);
   const { tier, declared } = declaredTier(call.extras);
   const outcome = decide(policy, { tier, declared, matches: inspectInputs(rules, call.parameters), ...(call.generation !== undefined ? { generation: call.generation } : {}) });
   if (outcome.decision === "deny") {
     throw new RyeError("SECURITY_DENIED", `The security gate refused ${call.toolId}: ${outcome.reason}`, { details: { tool: call.toolId, ...outcome } });
   }
+  // A person approved this very call (a prompt, MCP elicitation, `rye thread approve`): "approve" runs; "deny" never does.
+  if (outcome.decision === "approve" && call.approved === true) return { ...outcome, decision: "allow", reason: `${outcome.reason}; approved by a person` };
   if (outcome.decision === "approve") {
     throw new RyeError("APPROVAL_REQUIRED", `${call.toolId} needs a person's approval: ${outcome.reason}`, {
       hint: "No one can approve it from here: ask the user to run it, or raise auto_approve_up_to in .ai/config/security.yaml (signed).",

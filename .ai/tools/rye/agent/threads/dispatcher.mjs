@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:55:37Z:0a8d90bd8f3356c5e8fcbd7e2022d092a7f5c5e6a7e477446b03bdcc35cccd48:hqOTHTgHBMXwejyGAl1Eky-eacKjwNKUJEpcWZFjKtT1dHzNnKBVQqOjvy5k93Z8U7rqqK3TN7o_iGSsY76-AA==:d0cfc94e6739114a
+// rye:signed:2026-11-25T13:12:37Z:793d2f150c1d32a5b9a417039bf36b2bcba83498c7280b429a5fe2a718bcd1e6:SiqgggNhzRbFu7XFnAXSI37NGffOQuUW3ryMbyrVMgXC4lnuAvwGx-1zEHTrVZ288nL6GAn8Ca8_Q3pWJY5fDA==:d0cfc94e6739114a
 // @ts-check
 /**
  * The one path every tool call of the model takes: name → primary action, capability check (fail-closed,
@@ -52,10 +52,11 @@ function errorOf(err) {
  *   threadParent: () => string,
  *   authorize?: () => Promise<unknown>,
  *   generation?: number,
+ *   approve?: (call: ToolCall, details: Record<string, unknown>, message: string) => Promise<{ decision: string, reason?: string }>,
  *   signal?: AbortSignal,
  * }} deps
  */
-export function createDispatcher({ engine, harness, maxResultBytes, threadParent, authorize, generation, signal }) {
+export function createDispatcher({ engine, harness, maxResultBytes, threadParent, authorize, generation, approve, signal }) {
   /** @param {string} required @param {string} reason @returns {CallResult} */
   const deny = (required, reason) => ({
     content: JSON.stringify({ status: "denied", error: { code: "FORBIDDEN", message: `Permission denied: ${reason}`, required_capability: required } }),
@@ -117,16 +118,32 @@ export function createDispatcher({ engine, harness, maxResultBytes, threadParent
           // The executor hands the context on only to the runtime's own tools (thread_directive, orchestrator,
           // and tools run by the state_graph runtime); every other tool runs without it.
           const withContext = itemType === "tool";
-          const result = await engine.execute({
-            item_type: itemType,
-            item_id: itemId,
-            parameters,
-            dry_run: input.dry_run === true,
-            ...(signal ? { signal } : {}),
-            ...(withContext ? { thread_parent: threadParent() } : {}),
-            // The security gate is stricter for each generation below the root thread (docs/security.md).
-            ...(generation !== undefined ? { thread_generation: generation } : {}),
-          });
+          const run = (/** @type {boolean} */ approved) =>
+            engine.execute({
+              item_type: itemType,
+              item_id: itemId,
+              parameters,
+              dry_run: input.dry_run === true,
+              ...(signal ? { signal } : {}),
+              ...(withContext ? { thread_parent: threadParent() } : {}),
+              // The security gate is stricter for each generation below the root thread (docs/security.md).
+              ...(generation !== undefined ? { thread_generation: generation } : {}),
+              ...(approved ? { approved: true } : {}),
+            });
+          let result;
+          try {
+            result = await run(false);
+          } catch (err) {
+            // The gate wants a person: ask (the runtime waits for `rye thread approve|deny`), then run or refuse.
+            const e = /** @type {{ code?: string, message?: string, details?: Record<string, unknown> }} */ (err ?? {});
+            if (e.code !== "APPROVAL_REQUIRED" || !approve) throw err;
+            const answer = await approve(call, e.details ?? {}, e.message ?? "");
+            if (answer.decision !== "approve") {
+              const message = answer.decision === "deny" ? `A person denied this call${answer.reason ? `: ${answer.reason}` : ""}` : `No one approved this call within ${e.details?.approval_timeout_seconds ?? "the"} seconds`;
+              return { content: capText(errorOf({ code: "APPROVAL_REQUIRED", message: `${message} (${e.message})`, hint: "Do without this call, or ask the user to run it." }), maxResultBytes), isError: true };
+            }
+            result = await run(true);
+          }
           const failed = result?.status === "error";
           const data = /** @type {{ data?: { thread_id?: string } }} */ (result).data;
           return {

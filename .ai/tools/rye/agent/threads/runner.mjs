@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:57:16Z:8120f41b47bcfba94f426b999c7bb9f70c8d77d337735dbfead371ec937b03c5:sIt0P8cvtFqryIfgEcCkqJ3l-fYEWE_DVmL7Z1Lhvjs8KzXySKIEoXC1SD5k5t9Zw54b6r_Pf9IV7llH12pbAw==:d0cfc94e6739114a
+// rye:signed:2026-11-25T13:12:37Z:ec1b1abd0546a08d893d8500ce8a800dcd0a189a09168913361a20ce9c006633:NEl3XLWpm-xkdgTn0rXGUgAXwpYjiZYl7N-ft89z_h2O4rD9i1rDltg5YP7t47_5k_Vo6intDSWH5d-YXazqCQ==:d0cfc94e6739114a
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
@@ -216,6 +216,33 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
       generation,
       maxResultBytes: Number(obj(resilience.llm).tool_result_max_bytes ?? 32768),
       threadParent,
+      // A call the security gate says needs a person: the request is written, the thread waits for
+      // `rye thread approve|deny` (a decision signed with the user's key) or the policy's timeout.
+      approve: async (/** @type {any} */ call, /** @type {Record<string, any>} */ details, /** @type {string} */ message) => {
+        const requestId = rt.threads.requestIdFor(String(call.id));
+        const timeoutSeconds = Number(details.approval_timeout_seconds ?? 60);
+        const requestedAt = new Date();
+        await rt.threads.writeApprovalRequest(projectPath, {
+          request_id: requestId,
+          thread_id: id,
+          tool: String(details.tool ?? call.input?.item_id ?? call.name),
+          tier: String(details.tier ?? "?"),
+          effective_tier: String(details.effective_tier ?? "?"),
+          reason: message,
+          parameters: JSON.stringify(call.input?.parameters ?? {}).slice(0, 2000),
+          requested_at: requestedAt.toISOString(),
+          expires_at: new Date(requestedAt.getTime() + timeoutSeconds * 1000).toISOString(),
+        });
+        await emit("approval_requested", { request_id: requestId, call_id: call.id, tool: details.tool ?? null, effective_tier: details.effective_tier ?? null, reason: message, timeout_seconds: timeoutSeconds });
+        await rt.threads.updateThread(projectPath, id, (/** @type {any} */ r) => ({ ...r, awaiting_approval: { request_id: requestId, tool: details.tool ?? null, since: requestedAt.toISOString() } }));
+        const answer = await rt.threads.awaitApproval(projectPath, id, requestId, { timeoutMs: timeoutSeconds * 1000, signal: controller.signal, env });
+        await rt.threads.updateThread(projectPath, id, (/** @type {any} */ r) => {
+          const { awaiting_approval: _done, ...rest } = r;
+          return rest;
+        });
+        await emit("approval_decided", { request_id: requestId, decision: answer.decision, ...(answer.by ? { by: answer.by } : {}), ...(answer.reason ? { reason: answer.reason } : {}) });
+        return answer;
+      },
       signal: controller.signal,
     });
 

@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
 import { readCancelRequest, requestCancel, requestHandoff } from "../../threads/cancel.ts";
+import { decideApproval, pendingApprovals } from "../../threads/approvals.ts";
 import type { LedgerEntry } from "../../threads/ledger.ts";
 import { getEntry } from "../../threads/ledger.ts";
 import { threadFile } from "../../threads/paths.ts";
@@ -215,6 +216,46 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
         } finally {
           process.removeListener("SIGINT", stop);
         }
+      }),
+    );
+
+  for (const decision of ["approve", "deny"] as const) {
+    thread
+      .command(`${decision} <id>`)
+      .description(`${decision} a tool call thread <id> is waiting on (the security gate asked for a person; signed with your key)`)
+      .option("--request <request_id>", "which request, when the thread has several (see rye thread approvals <id>)")
+      .option("--reason <text>", "why (recorded in the transcript)")
+      .option("-p, --project <dir>", "project directory (default: current directory)")
+      .option("--json", "print JSON")
+      .action(async (id: string, opts: ProjectOpts & { request?: string; reason?: string }) =>
+        ctx.run(opts.json, async () => {
+          const project = projectOf(ctx, opts);
+          await readThread(project, id);
+          const decided = await decideApproval(project, id, decision, { env: ctx.env, ...(opts.request ? { requestId: opts.request } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
+          if (opts.json) return ctx.json({ thread_id: id, request_id: decided.request_id, decision: decided.decision, decided_at: decided.decided_at });
+          ctx.io.stdout(`${decision === "approve" ? "Approved" : "Denied"} ${decided.request_id} of thread ${id}.`);
+        }),
+      );
+  }
+
+  thread
+    .command("approvals <id>")
+    .description("the tool calls thread <id> is waiting on a person for")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (id: string, opts: ProjectOpts) =>
+      ctx.run(opts.json, async () => {
+        const project = projectOf(ctx, opts);
+        await readThread(project, id);
+        const pending = await pendingApprovals(project, id);
+        if (opts.json) return ctx.json({ thread_id: id, pending });
+        if (pending.length === 0) return ctx.io.stdout(`Thread ${id} is waiting on no approval.`);
+        for (const p of pending) {
+          ctx.io.stdout(`${p.request_id}  ${p.tool} (${p.effective_tier}) until ${p.expires_at}`);
+          ctx.io.stdout(`  ${p.reason}`);
+          ctx.io.stdout(`  parameters: ${p.parameters}`);
+        }
+        ctx.io.stdout(`Decide with: rye thread approve ${id} [--request <id>]  or  rye thread deny ${id}`);
       }),
     );
 
