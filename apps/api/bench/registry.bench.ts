@@ -121,21 +121,23 @@ async function run(name: string, path: () => string): Promise<{ rps: number; p50
 }
 
 /** One request at a time (no queueing): latency p50/p99 and the body's size. */
-async function latency(name: string, path: string, n = 40): Promise<{ p50: number; p99: number; bytes: number }> {
+async function latency(name: string, path: string, n = 40): Promise<{ p50: number; p99: number; bytes: number; first: number }> {
   const times: number[] = [];
   let bytes = 0;
+  let first = 0;
   for (let i = 0; i < n + 3; i++) {
     const t = performance.now();
     const res = await fetch(base + path);
     const body = new Uint8Array(await res.arrayBuffer());
     if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
+    if (i === 0) first = performance.now() - t;
     if (i >= 3) times.push(performance.now() - t); // the first three warm up
     bytes = body.length;
   }
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!;
-  const row = { p50: at(0.5), p99: at(0.99), bytes };
-  console.log(`${name.padEnd(44)} p50 ${row.p50.toFixed(1).padStart(7)} ms   p99 ${row.p99.toFixed(1).padStart(7)} ms   ${String(bytes).padStart(9)} bytes`);
+  const row = { p50: at(0.5), p99: at(0.99), bytes, first };
+  console.log(`${name.padEnd(44)} p50 ${row.p50.toFixed(1).padStart(7)} ms   p99 ${row.p99.toFixed(1).padStart(7)} ms   ${String(bytes).padStart(9)} bytes   first ${first.toFixed(0)} ms`);
   return row;
 }
 
