@@ -57,7 +57,7 @@ interface ManifestFacts {
  * version's content never changes and its file_sha256 names it, so the facts are remembered by that digest (a
  * bounded map, oldest out first) and the content is only fetched for versions not seen yet.
  */
-const MAX_REMEMBERED = 50_000;
+const MAX_REMEMBERED = 20_000;
 const remembered = new Map<string, ManifestFacts>();
 
 function manifestFacts(fileSha256: string, content: string): ManifestFacts {
