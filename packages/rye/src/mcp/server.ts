@@ -1,10 +1,14 @@
-/** `rye mcp`: the stdio MCP server with exactly four tools — search, load, execute, sign. */
+/**
+ * `rye mcp`: the stdio MCP server with exactly four tools — search, load, execute, sign — and the installed Agent
+ * Skills as resources (`skill://<name>/SKILL.md` and the skill's other files; see skill-resources.ts).
+ */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { toErrorEnvelope } from "@rye/core";
 import { Engine } from "../engine/engine.ts";
 import { executeInput, loadInput, searchInput, signInput } from "./schemas.ts";
+import { registerSkillResources } from "./skill-resources.ts";
 
 export const SERVER_INFO = { name: "rye", version: "0.1.0" };
 
@@ -83,6 +87,14 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
     },
     async (args) => guard(async () => (await engine(args.project_path)).sign(args)),
   );
+  // Resources are served by the low-level server so skill:// URIs are matched raw (McpServer would normalise
+  // `..` away before matching); the project is the server's working directory (resources take no arguments).
+  const resources = registerSkillResources(server.server, { projectPath: cwd, env });
+  const previous = server.server.onclose;
+  server.server.onclose = () => {
+    resources.close();
+    previous?.();
+  };
   return server;
 }
 
