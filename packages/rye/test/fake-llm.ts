@@ -82,7 +82,8 @@ export interface FakeLlm {
   /** Replies for the next requests, in order. */
   script(...replies: Reply[]): void;
   /** Used when the script is empty. */
-  reply: ((request: RecordedLlmRequest) => Reply) | undefined;
+  /** Used when the script is empty; may answer later (a promise), e.g. once the test has done something. */
+  reply: ((request: RecordedLlmRequest) => Reply | Promise<Reply>) | undefined;
   close(): Promise<void>;
 }
 
@@ -364,7 +365,7 @@ export async function startFakeLlm(protocol: Protocol, options: FakeLlmOptions =
     if (!parsed || !isObject(body)) return error(400, "The request body is not valid JSON.");
     const invalid = validate ? (protocol === "anthropic" ? anthropicInvalid(body, issued) : openaiInvalid(body)) : null;
     if (invalid) return error(400, invalid);
-    const reply = queue.shift() ?? state.reply?.(recorded);
+    const reply = queue.shift() ?? (await state.reply?.(recorded));
     if (!reply) return error(500, "the fake provider has no scripted reply left");
     if ("hang" in reply) return;
     if ("status" in reply) {

@@ -70,7 +70,7 @@ export function requestInfo(request: RecordedLlmRequest): { directive: string; t
   return { directive, turn, toolResults };
 }
 
-export type Script = Record<string, (turn: number, request: RecordedLlmRequest) => Reply>;
+export type Script = Record<string, (turn: number, request: RecordedLlmRequest) => Reply | Promise<Reply>>;
 
 export interface ThreadBench {
   ws: Workspace;

@@ -39,13 +39,17 @@ test("fs_write, fs_read, fs_list, fs_glob and fs_grep work inside the project an
     ["fs_list", { path: ".." }],
     ["fs_glob", { pattern: "../*" }],
   ] as const) {
-    const result = await run(id, params);
+    // Refused by the tool (outside the project), or before it runs by the security gate (a private key's path).
+    const result = await run(id, params).catch((e: { code: string; message: string }) => ({ status: "error", data: { code: e.code, message: e.message } }));
     assert.equal(result.status, "error", `${id} ${JSON.stringify(params)}`);
-    assert.match(JSON.stringify(result.data), /outside the project|may not contain/);
+    assert.match(JSON.stringify(result.data), /outside the project|may not contain|SECURITY_DENIED/);
   }
   await symlink(ws.root, join(ws.projectDir, "link"));
-  const viaLink = await run("fs_read", { path: "link/home/.ai/keys/private_key.pem" });
+  const viaLink = await run("fs_read", { path: "link/home/.ai/keys/private_key.pem" }).catch((e: { code: string }) => ({ status: "error", code: e.code }));
   assert.equal(viaLink.status, "error", "a symlink out of the project is refused");
+  const viaOtherLink = await run("fs_read", { path: "link/home/.ai/keys/public_key.pem" });
+  assert.equal(viaOtherLink.status, "error", "a symlink out of the project is refused by the tool itself too");
+  assert.match(JSON.stringify(viaOtherLink.data), /outside the project/);
   const unknown = await engine.execute({ item_type: "tool", item_id: "rye/file-system/fs_read", parameters: { path: "x", evil: true } }).catch((e) => e);
   assert.equal(unknown.code, "INPUT_INVALID", "additionalProperties are refused by the schema");
 });

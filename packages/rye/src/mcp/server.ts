@@ -5,7 +5,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { toErrorEnvelope } from "@rye/core";
+import { RyeError, toErrorEnvelope } from "@rye/core";
 import { Engine } from "../engine/engine.ts";
 import { executeInput, loadInput, searchInput, signInput } from "./schemas.ts";
 import { registerSkillResources } from "./skill-resources.ts";
@@ -26,6 +26,32 @@ function ok(value: unknown): CallToolResult {
 function failure(err: unknown): CallToolResult {
   const body = { status: "error", ...toErrorEnvelope(err) };
   return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
+}
+
+/**
+ * Asks the user, through the MCP client's elicitation, whether a call the security gate holds may run. A client
+ * without elicitation, a decline, a cancel or no answer within the policy's timeout all refuse it.
+ */
+async function askApproval(server: McpServer, err: RyeError, signal: AbortSignal): Promise<{ approved: true } | { approved: false; why: string; hint: string }> {
+  const details = (err.details ?? {}) as { tool?: string; effective_tier?: string; approval_timeout_seconds?: number; reason?: string };
+  if (!server.server.getClientCapabilities()?.elicitation) {
+    return { approved: false, why: "Approval needed, and this MCP client cannot ask the user (it does not support elicitation)", hint: "Tell the user what you wanted to run and why; they can run it themselves, or allow it in .ai/config/security.yaml (signed)." };
+  }
+  const seconds = details.approval_timeout_seconds ?? 60;
+  try {
+    const result = await server.server.elicitInput(
+      {
+        mode: "form",
+        message: `rye's security gate holds a call for your approval: ${err.message}`,
+        requestedSchema: { type: "object", properties: { approve: { type: "boolean", title: `Run ${details.tool ?? "this tool"}?`, description: `Effective tier ${details.effective_tier ?? "?"}; denied if you do not answer within ${seconds} s.` } }, required: ["approve"] },
+      },
+      { timeout: seconds * 1000, signal },
+    );
+    if (result.action === "accept" && result.content?.approve === true) return { approved: true };
+    return { approved: false, why: result.action === "accept" ? "The user did not approve the call" : `The user ${result.action === "decline" ? "declined" : "cancelled"} the approval`, hint: "Do without this call, or ask the user how to proceed." };
+  } catch {
+    return { approved: false, why: `No approval within ${seconds} s`, hint: "Ask the user again, or do without this call." };
+  }
 }
 
 export function createMcpServer(options: McpServerOptions = {}): McpServer {
@@ -68,15 +94,19 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       inputSchema: executeInput,
     },
     async (args, extra) =>
-      guard(async () =>
-        (await engine(args.project_path)).execute({
-          item_type: args.item_type,
-          item_id: args.item_id,
-          parameters: args.parameters ?? {},
-          ...(args.dry_run ? { dry_run: true } : {}),
-          signal: extra.signal,
-        }),
-      ),
+      guard(async () => {
+        const e = await engine(args.project_path);
+        const request = { item_type: args.item_type, item_id: args.item_id, parameters: args.parameters ?? {}, ...(args.dry_run ? { dry_run: true } : {}), signal: extra.signal };
+        try {
+          return await e.execute(request);
+        } catch (err) {
+          // The security gate wants a person: ask the user through the client (elicitation), then run or refuse.
+          if (!(err instanceof RyeError) || err.code !== "APPROVAL_REQUIRED") throw err;
+          const answer = await askApproval(server, err, extra.signal);
+          if (!answer.approved) throw new RyeError("APPROVAL_REQUIRED", `${answer.why}: ${err.message}`, { hint: answer.hint, details: err.details });
+          return e.execute({ ...request, approved: true });
+        }
+      }),
   );
   server.registerTool(
     "sign",

@@ -9,7 +9,9 @@ import assert from "node:assert/strict";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { spawn as spawnProcess } from "node:child_process";
 import { signItem } from "@rye/core";
+import { RYE_BIN } from "../cli.ts";
 import type { ThreadBench } from "../threads.ts";
 import { directive, threadBench } from "../threads.ts";
 
@@ -160,6 +162,46 @@ describe("approvals for background threads", () => {
       assert.equal((await bench.events(id)).find((e) => e.event_type === "approval_decided")!.payload.decision, "timeout");
     } finally {
       await rm(policyPath(), { force: true });
+    }
+  });
+});
+
+describe("the terminal prompt", () => {
+  /** `rye execute` on a real pseudo-terminal (util-linux `script`), fed `input` (null: nothing, stdin left open). */
+  const onTerminal = (args: string[], input: string | null, waitMs: number) =>
+    new Promise<{ code: number | null; output: string }>((resolvePromise) => {
+      const command = [process.execPath, RYE_BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+      const child = spawnProcess("script", ["-qec", command, "/dev/null"], { cwd: bench.ws.projectDir, env: bench.env, stdio: ["pipe", "pipe", "pipe"] });
+      let output = "";
+      child.stdout.on("data", (d) => (output += String(d)));
+      child.stderr.on("data", (d) => (output += String(d)));
+      if (input !== null) setTimeout(() => child.stdin.write(input), 1500);
+      const killer = setTimeout(() => child.kill("SIGKILL"), waitMs);
+      child.on("close", (code) => {
+        clearTimeout(killer);
+        child.stdin.destroy();
+        resolvePromise({ code, output });
+      });
+    });
+
+  test("rye execute asks on a terminal: yes runs it; no, or no answer in time, runs nothing", async () => {
+    const path = join(bench.ws.projectDir, ".ai/config/security.yaml");
+    await mkdir(join(bench.ws.projectDir, ".ai/config"), { recursive: true });
+    const policy = `version: "1.0.0"\ntool_type: config\nexecutor_id: null\ncategory: config\ndescription: "ask before writing"\nauto_approve_up_to: T1\napproval_timeout_seconds: 3\n`;
+    await writeFile(path, (await signItem(policy, "tool", bench.ws.key)).content);
+    const write = (file: string) => ["execute", "tool", "rye/file-system/fs_write", "--params", JSON.stringify({ path: file, content: "x", mode: "overwrite" })];
+    try {
+      const yes = await onTerminal(write("tty-yes.txt"), "y\r", 30_000);
+      assert.match(yes.output, /Run it\? \(3 s to answer\)/, yes.output);
+      assert.equal(await exists(join(bench.ws.projectDir, "tty-yes.txt")), true, yes.output);
+      const no = await onTerminal(write("tty-no.txt"), "n\r", 30_000);
+      assert.match(no.output, /Not approved at the prompt/, no.output);
+      assert.equal(await exists(join(bench.ws.projectDir, "tty-no.txt")), false);
+      const silent = await onTerminal(write("tty-silent.txt"), null, 30_000);
+      assert.match(silent.output, /no answer in time/, silent.output);
+      assert.equal(await exists(join(bench.ws.projectDir, "tty-silent.txt")), false);
+    } finally {
+      await rm(path, { force: true });
     }
   });
 });

@@ -7,6 +7,7 @@
  */
 import "@rye/core/node";
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -122,17 +123,23 @@ describe("resume", () => {
   });
 
   test("a running thread hands over when asked (rye thread handoff)", async () => {
+    let id = "";
+    // The second answer waits until the handoff was asked for, so the thread is mid-task when it is.
+    const handoffAsked = async () => {
+      for (let i = 0; i < 600 && !(id && existsSync(join(bench.ws.projectDir, ".ai", "threads", id, "handoff"))); i++) await new Promise((r) => setTimeout(r, 50));
+    };
     bench.script({
-      worker: (turn, request) => {
+      worker: async (turn, request) => {
         const text = messagesText(request.body);
         if (text.includes("summarised")) return { text: "continuation done", usage: { input: 10, output: 5 } };
         if (turn === 0) return { toolCalls: [call("cont/tools/fact", { n: 1 })], usage: { input: 10, output: 5 } };
+        await handoffAsked();
         return { toolCalls: [call("cont/tools/fact", { n: 2 })], usage: { input: 10, output: 5 } };
       },
       thread_summary: () => ({ text: "SUMMARY of a short thread", usage: { input: 10, output: 5 } }),
     });
     const started = await bench.rye(["thread", "run", "cont/long/worker", "--async"]);
-    const id = started.json.thread_id as string;
+    id = started.json.thread_id as string;
     const handoff = await bench.rye(["thread", "handoff", id]);
     assert.equal(handoff.json.status, "handoff_requested", handoff.stdout + handoff.stderr);
     const waited = await bench.rye(["thread", "wait", id, "--timeout", "60"]);

@@ -78,13 +78,23 @@ export function parseTo(value: string | undefined): "project" | "user" | undefin
   return value;
 }
 
-/** A yes/no question on an interactive terminal (stderr); "no" when there is none. */
-export async function ttyPrompt(question: string): Promise<boolean> {
+/** A yes/no question on an interactive terminal (stderr); "no" when there is none, or no answer within `timeoutMs`. */
+export async function ttyPrompt(question: string, options: { timeoutMs?: number } = {}): Promise<boolean> {
   if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+    const answer = await rl.question(`${question} [y/N] `, options.timeoutMs ? { signal: AbortSignal.timeout(options.timeoutMs) } : {});
+    return /^y(es)?$/i.test(answer.trim());
+  } catch (err) {
+    if ((err as Error).name === "AbortError") {
+      process.stderr.write("\n(no answer in time: no)\n");
+      return false;
+    }
+    throw err;
   } finally {
     rl.close();
   }
 }
+
+/** Whether a terminal is there to ask a person. */
+export const canPrompt = (): boolean => Boolean(process.stdin.isTTY && process.stderr.isTTY);

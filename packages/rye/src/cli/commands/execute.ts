@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import { Engine } from "../../engine/engine.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
-import { collect, parseItemType, parseParameters } from "./common.ts";
+import { RyeError } from "@rye/core";
+import { canPrompt, collect, parseItemType, parseParameters, ttyPrompt } from "./common.ts";
 
 export function registerExecute(program: Command, ctx: CliContext): void {
   program
@@ -21,13 +22,27 @@ export function registerExecute(program: Command, ctx: CliContext): void {
         const onSignal = () => controller.abort();
         process.once("SIGINT", onSignal);
         try {
-          const result = (await engine.execute({
+          const request = {
             item_type: parseItemType(type),
             item_id: itemId,
             parameters: parseParameters(opts.params, opts.param),
             ...(opts.dryRun ? { dry_run: true } : {}),
             signal: controller.signal,
-          })) as Record<string, unknown>;
+          };
+          let result: Record<string, unknown>;
+          try {
+            result = (await engine.execute(request)) as Record<string, unknown>;
+          } catch (err) {
+            // The security gate wants a person: on a terminal, ask (denied without an answer in time).
+            if (!(err instanceof RyeError) || err.code !== "APPROVAL_REQUIRED" || !canPrompt()) throw err;
+            const details = (err.details ?? {}) as { approval_timeout_seconds?: number };
+            const seconds = details.approval_timeout_seconds ?? 60;
+            ctx.io.stderr(err.message);
+            if (!(await ttyPrompt(`Run it? (${seconds} s to answer)`, { timeoutMs: seconds * 1000 }))) {
+              throw new RyeError("APPROVAL_REQUIRED", `Not approved at the prompt: ${err.message}`, { hint: "Nothing ran.", details: err.details });
+            }
+            result = (await engine.execute({ ...request, approved: true })) as Record<string, unknown>;
+          }
           if (!opts.json) for (const line of registryNoticeLines(result.registry_notice)) ctx.io.stderr(`notice: ${line}`);
           if (opts.json) ctx.json(result);
           else if (result.status === "validation_passed") ctx.io.stdout(`OK (dry run): ${itemId} is valid${Array.isArray(result.chain) ? `; chain ${(result.chain as { item_id: string }[]).map((c) => c.item_id).join(" → ")}` : ""}`);
