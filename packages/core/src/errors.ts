@@ -55,6 +55,8 @@ export const ERROR_CODES = {
   TIMEOUT: { status: 504, hint: "Raise the timeout or make the work smaller." },
   OUTPUT_TOO_LARGE: { status: 413, hint: "The process wrote more output than allowed; raise the cap or write less." },
   PROCESS_FAILED: { status: 500, hint: "Read stderr in the error details." },
+  RESOURCE_LIMIT: { status: 413, hint: "The tool ran into its CPU or memory limit: give it more (sandbox.memory_mb / cpu_seconds) or make the work smaller." },
+  ISOLATION_UNAVAILABLE: { status: 501, hint: "Isolation needs Linux with bubblewrap (apt install bubblewrap); or set sandbox.required: false to run without it." },
   // bundles and paths
   BUNDLE_INVALID: { status: 400, hint: "Rebuild the bundle with `rye bundle create`." },
   BUNDLE_FILES_MISSING: { status: 400, hint: "Restore the missing files or rebuild the bundle." },

@@ -105,6 +105,21 @@ export function inspectInputs(rules: readonly CompiledRule[], inputs: unknown): 
   return matches;
 }
 
+/** OS limits and isolation asked for a subprocess tool (applied by the client where the OS offers them). */
+export const sandboxSpecSchema = z.object({
+  /** false: no network at all. */
+  network: z.boolean().optional(),
+  /** "project": the project (and a private /tmp) writable, everything else read-only. */
+  filesystem: z.enum(["all", "project"]).optional(),
+  /** Address-space limit in MiB (Node.js tools need at least about 1024: V8 reserves address space up front). */
+  memory_mb: z.number().int().min(16).max(1_048_576).optional(),
+  /** CPU seconds (not wall time: that is the timeout). */
+  cpu_seconds: z.number().int().min(1).max(86_400).optional(),
+  /** When isolation (network/filesystem) cannot be had: refuse (true, the default) or run without it. */
+  required: z.boolean().optional(),
+});
+export type SandboxSpec = z.infer<typeof sandboxSpecSchema>;
+
 export const securityPolicySchema = z.object({
   /** Calls at or below this tier run without asking. */
   auto_approve_up_to: tierSchema.default("T3"),
@@ -114,7 +129,16 @@ export const securityPolicySchema = z.object({
   approval_timeout_seconds: z.number().int().min(1).max(3600).default(60),
   /** Each generation of sub-threads auto-approves this many tiers less than the one above it. */
   sub_thread_stricter_by: z.number().int().min(0).max(4).default(1),
+  /** Limits and isolation imposed on every subprocess tool whose call is at or above `from_tier`. */
+  sandbox: sandboxSpecSchema.extend({ from_tier: tierSchema }).optional(),
 });
+
+/** The sandbox the policy imposes on a call of this effective tier, if any. */
+export function policySandbox(policy: SecurityPolicy, effectiveTier: Tier): SandboxSpec | undefined {
+  if (!policy.sandbox || rank(effectiveTier) < rank(policy.sandbox.from_tier)) return undefined;
+  const { from_tier: _from, ...spec } = policy.sandbox;
+  return spec;
+}
 export type SecurityPolicy = z.infer<typeof securityPolicySchema>;
 
 export type GateDecision = "allow" | "approve" | "deny";

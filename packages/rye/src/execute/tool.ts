@@ -1,6 +1,7 @@
 /** Executing a tool: build and verify the chain, check the lockfile, template the config, run the primitive. */
 import { delimiter, dirname, join } from "node:path";
-import { RyeError } from "@rye/core";
+import { policySandbox, RyeError, sandboxSpecSchema } from "@rye/core";
+import type { SandboxSpec } from "@rye/core";
 import { LAYOUT } from "../package-layout.ts";
 import type { EngineContext } from "../engine/context.ts";
 import type { Chain, ChainElement } from "./chain.ts";
@@ -12,7 +13,8 @@ import { buildLockfile, checkLockfile, readLockfile, writeLockfile } from "./loc
 import { runHttpClient } from "./primitives/http-client.ts";
 import { runSubprocess } from "./primitives/subprocess.ts";
 import { validateParameters } from "./schema.ts";
-import { gateToolCall } from "../security/gate.ts";
+import { gateToolCall, securitySettings } from "../security/gate.ts";
+import { combineSandbox } from "./primitives/sandbox.ts";
 import { expandPlaceholders, templateArgv } from "./templating.ts";
 
 export const RUNNERS_DIR = LAYOUT.runnersDir;
@@ -66,7 +68,16 @@ export interface ToolExecuteResult {
   item_id: string;
   data?: unknown;
   chain: ChainSummary[];
-  metadata: { duration_ms: number; lockfile_used: boolean; lockfile_created: boolean; resolved_env_keys?: string[]; primitive: string; anchor?: { root: string; files_verified: number }; security?: { tier: string; effective_tier: string; decision: string } };
+  metadata: {
+    duration_ms: number;
+    lockfile_used: boolean;
+    lockfile_created: boolean;
+    resolved_env_keys?: string[];
+    primitive: string;
+    anchor?: { root: string; files_verified: number };
+    security?: { tier: string; effective_tier: string; decision: string };
+    sandbox?: { applied: { network: boolean | null; filesystem: string | null; memory_mb: number | null; cpu_seconds: number | null; via: string[] }; missing: string[] };
+  };
 }
 
 function lockElements(chain: Chain): ChainElementLock[] {
@@ -155,6 +166,8 @@ export async function executeTool(ctx: EngineContext, toolId: string, options: T
       throw new RyeError("VALIDATION_FAILED", `The chain of ${toolId} gives the subprocess primitive no command`);
     }
     const args = templateArgv(asArray(config.args), vars, templating);
+    // OS limits and isolation: what the tool's chain asks for, tightened by what the policy imposes at this tier.
+    const sandbox = combineSandbox(parseSandbox(config.sandbox, toolId), policySandbox((await securitySettings(ctx)).policy, gate.effective_tier));
     const result = await runSubprocess(
       {
         command: templated.command,
@@ -164,8 +177,9 @@ export async function executeTool(ctx: EngineContext, toolId: string, options: T
         ...(typeof templated.timeout === "number" ? { timeout: templated.timeout } : {}),
         ...(typeof templated.input_data === "string" ? { input_data: templated.input_data } : {}),
       },
-      { baseEnv: {}, ...(options.signal ? { signal: options.signal } : {}) },
+      { baseEnv: {}, ...(options.signal ? { signal: options.signal } : {}), ...(sandbox ? { sandbox: { spec: sandbox, projectPath: ctx.projectPath } } : {}) },
     );
+    if (result.sandbox) metadata.sandbox = result.sandbox;
     success = result.success;
     data = result.data ?? { stdout: result.stdout, stderr: result.stderr, return_code: result.exitCode };
     if (!result.success && result.data && typeof result.data === "object") data = { ...(result.data as object), stderr: result.stderr, return_code: result.exitCode };
@@ -185,6 +199,14 @@ export async function executeTool(ctx: EngineContext, toolId: string, options: T
   metadata.duration_ms = Math.round(performance.now() - started);
   metadata.resolved_env_keys = Object.keys(delta).filter((k) => !(k in ctx.env));
   return { status: success ? "success" : "error", type: "tool", item_id: root.itemId, data, chain: summary, metadata };
+}
+
+/** The `sandbox` of a tool's chain config, checked (a bad one is an error naming the tool, never ignored). */
+function parseSandbox(value: unknown, toolId: string): SandboxSpec | undefined {
+  if (value === undefined || value === null) return undefined;
+  const parsed = sandboxSpecSchema.safeParse(value);
+  if (!parsed.success) throw new RyeError("VALIDATION_FAILED", `The sandbox settings of ${toolId} are not valid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, { hint: "See docs/security.md (network, filesystem, memory_mb, cpu_seconds, required)." });
+  return parsed.data;
 }
 
 const LONE_PLACEHOLDER = /^\{[A-Za-z_][A-Za-z0-9_.]*\}$/;

@@ -9,6 +9,9 @@ import { RyeError } from "@rye/core";
 import { CappedOutput } from "./capped-output.ts";
 import { isWindows } from "../../fs/platform.ts";
 import { terminateProcessGroup, treeSpawnOptions } from "./process-group.ts";
+import type { SandboxSpec } from "@rye/core";
+import type { SandboxPlan } from "./sandbox.ts";
+import { limitHit, planSandbox } from "./sandbox.ts";
 
 export interface SubprocessConfig {
   command: string;
@@ -36,6 +39,8 @@ export interface SubprocessResult {
   durationMs: number;
   /** stdout parsed as JSON, else null. */
   data: unknown;
+  /** The limits and isolation that held for this run, and what was asked for and could not be had. */
+  sandbox?: { applied: SandboxPlan["applied"]; missing: string[] };
 }
 
 export interface SubprocessOptions {
@@ -43,6 +48,8 @@ export interface SubprocessOptions {
   /** Environment under `config.env`; default `process.env`. */
   baseEnv?: Record<string, string | undefined>;
   signal?: AbortSignal;
+  /** OS limits and isolation (sandbox.ts); `projectPath` is what stays writable with `filesystem: project`. */
+  sandbox?: { spec: SandboxSpec; projectPath: string };
 }
 
 export const DEFAULT_SUBPROCESS_LIMITS: SubprocessLimits = {
@@ -124,8 +131,9 @@ export async function runSubprocess(config: SubprocessConfig, options: Subproces
   if (parsed.cwd) await assertDirectory(parsed.cwd);
   options.signal?.throwIfAborted();
 
+  const plan = options.sandbox ? planSandbox(options.sandbox.spec, { command: parsed.command, args: parsed.args ?? [], cwd: parsed.cwd ?? process.cwd(), projectPath: options.sandbox.projectPath }) : null;
   const started = performance.now();
-  const child = spawn(parsed.command, parsed.args ?? [], {
+  const child = spawn(plan ? plan.command : parsed.command, plan ? plan.args : (parsed.args ?? []), {
     shell: false,
     ...treeSpawnOptions(),
     cwd: parsed.cwd,
@@ -182,7 +190,17 @@ export async function runSubprocess(config: SubprocessConfig, options: Subproces
 
   const stdoutText = stdout.text();
   const data = parseJson(stdoutText);
+  if (plan && ending.exitCode !== 0) {
+    const hit = limitHit(plan, { exitCode: ending.exitCode, signal: ending.signal, stderr: stderr.text() });
+    if (hit) {
+      const what = hit === "cpu" ? `its CPU limit of ${plan.applied.cpu_seconds} s` : `its memory limit of ${plan.applied.memory_mb} MiB`;
+      throw new RyeError("RESOURCE_LIMIT", `"${parsed.command}" was stopped by ${what}`, {
+        details: { limit: hit, applied: plan.applied, exitCode: ending.exitCode, signal: ending.signal, durationMs, stderr: stderr.tail() },
+      });
+    }
+  }
   return {
+    ...(plan ? { sandbox: { applied: plan.applied, missing: plan.missing } } : {}),
     success: ending.exitCode === 0 && !reportsFailure(data),
     exitCode: ending.exitCode,
     signal: ending.signal,
