@@ -1,13 +1,29 @@
 #!/usr/bin/env node
 // Calls one tool on an MCP server. Reads from stdin:
 //   { "server": { "command", "args"?, "env"?, "cwd"? } | { "url", "headers"? },
-//     "tool": "name", "arguments": {…}, "timeout_ms"? }
+//     "tool": "name", "arguments": {…}, "timeout_ms"?, "expect"?: { "schema_sha256" } }
+// With `expect`, the tool's current input schema must have that digest (SHA-256 of its canonical JSON: keys sorted,
+// no whitespace), or the call is refused with error type SchemaChanged before it is made.
 // and prints { "success": !isError, "content", "structuredContent" } on stdout (exit 1 when the tool reports isError).
 // Connection, protocol and input errors print { "success": false, "error": { "message", "type" } } and exit 1.
 // A stdio server gets the SDK's safe default environment (PATH, HOME, …) plus `server.env`, not all of ours.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createHash } from "node:crypto";
+
+/** Canonical JSON (keys sorted by UTF-16 code units, no whitespace): the bytes rye's stubs pin. */
+function canonicalJson(value) {
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(",")}]`;
+  const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+}
+const schemaDigest = (schema) => createHash("sha256").update(canonicalJson(schema ?? {})).digest("hex");
+
+class SchemaChanged extends Error {
+  name = "SchemaChanged";
+}
 
 const resultOut = process.stdout.write.bind(process.stdout);
 process.stdout.write = process.stderr.write.bind(process.stderr);
@@ -86,6 +102,14 @@ async function main() {
   const client = new Client({ name: "rye-mcp-call", version: "0.1.0" });
   await client.connect(createTransport(request.server), requestOptions);
   try {
+    const expected = isObject(request.expect) ? request.expect.schema_sha256 : undefined;
+    if (typeof expected === "string") {
+      const { tools } = await client.listTools(undefined, requestOptions);
+      const tool = tools.find((t) => t.name === request.tool);
+      if (!tool) throw new SchemaChanged(`The server no longer offers the tool ${JSON.stringify(request.tool)}: review it with rye mcp refresh <server>`);
+      const actual = schemaDigest(tool.inputSchema);
+      if (actual !== expected) throw new SchemaChanged(`The server changed the input schema of ${JSON.stringify(request.tool)} since its stub was signed (sha256 ${expected.slice(0, 12)}… → ${actual.slice(0, 12)}…): nothing was called; review the change with rye mcp refresh <server>`);
+    }
     const result = await client.callTool({ name: request.tool, arguments: request.arguments ?? {} }, undefined, requestOptions);
     return { success: !result.isError, content: result.content ?? [], structuredContent: result.structuredContent ?? null };
   } finally {

@@ -51,6 +51,7 @@ test("a fresh install (no trusted keys) can resolve and verify every shipped too
     "rye/file-system/fs_list",
     "rye/file-system/fs_read",
     "rye/file-system/fs_write",
+    "rye/mcp/manager",
     "rye/registry/registry",
     "rye/web/fetch",
   ]);

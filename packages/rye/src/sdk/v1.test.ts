@@ -17,6 +17,7 @@ const PINNED = [
   "importVerifiedModule",
   "listVerifiedItems",
   "manageItem",
+  "mcpServers",
   "normalizeRegistryUrl",
   "openEngine",
   "parseYaml",
@@ -38,7 +39,7 @@ const PINNED = [
 test("sdk/v1 exports exactly the pinned names, at a 1.x version", () => {
   assert.deepEqual(Object.keys(sdk).sort(), PINNED);
   assert.match(sdk.SDK_VERSION, /^1\.\d+\.\d+$/);
-  for (const name of PINNED.filter((n) => !["SDK_VERSION", "capabilities", "graphs", "threads"].includes(n))) assert.equal(typeof (sdk as Record<string, unknown>)[name], "function", name);
+  for (const name of PINNED.filter((n) => !["SDK_VERSION", "capabilities", "graphs", "mcpServers", "threads"].includes(n))) assert.equal(typeof (sdk as Record<string, unknown>)[name], "function", name);
   for (const name of ["checkCapability", "searchFilter", "intersectCapabilities"]) assert.equal(typeof (sdk.capabilities as Record<string, unknown>)[name], "function");
   for (const name of ["allocateThreadId", "writeThread", "updateThread", "finishThread", "TranscriptWriter", "reserve", "report", "release", "getEntry", "isCancelRequested", "readParentContext"]) {
     assert.equal(typeof (sdk.threads as Record<string, unknown>)[name], "function", `threads.${name}`);

@@ -11,7 +11,7 @@ import "@rye/core/node"; // node:crypto for Ed25519 and SHA-256, as in the CLI
 import { checkCapability, intersectCapabilities, searchFilter } from "@rye/core";
 
 /** The version of this entry's contract (semver; the major is the `v1` in the import path). */
-export const SDK_VERSION = "1.1.0";
+export const SDK_VERSION = "1.2.0";
 
 export { RyeError } from "@rye/core";
 export type { ErrorCode, ItemType } from "@rye/core";
@@ -42,5 +42,8 @@ export type { ParentContext } from "./threads.ts";
 export { parse as parseYaml } from "yaml";
 // The state_graph runtime (docs/state-graphs.md): runners/state-graph.mjs hands a graph tool to the walker.
 export { graphs } from "../graphs/index.ts";
+// MCP server management (docs/mcp-servers.md): what the system tool rye/mcp/manager reads (signing stays with the CLI).
+import { discoverTools, listServers, planStubs, readServer, readStubs, tierOf } from "../mcp-servers/manage.ts";
+export const mcpServers = { discoverTools, listServers, planStubs, readServer, readStubs, tierOf };
 /** Capability checks of `@rye/core` (fail-closed; see docs/agent-runtime.md §3). */
 export const capabilities = { checkCapability, searchFilter, intersectCapabilities };

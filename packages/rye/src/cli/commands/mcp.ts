@@ -1,14 +1,159 @@
 import type { Command } from "commander";
+import { RyeError } from "@rye/core";
 import { runMcpStdio } from "../../mcp/server.ts";
+import type { DiscoveredTool, Placement, ServerSpec, StubPlan } from "../../mcp-servers/manage.ts";
+import { assertServerName, discoverTools, listServers, planStubs, readServer, readStubs, removeServer, tierOf, writeStubs } from "../../mcp-servers/manage.ts";
+import { join, resolve } from "node:path";
+import { userAiDir } from "../../spaces/paths.ts";
 import type { CliContext } from "../context.ts";
+import { canPrompt, collect, ttyPrompt } from "./common.ts";
+
+interface SpaceOpts {
+  user?: boolean;
+  project?: string;
+  json?: boolean;
+  yes?: boolean;
+}
+
+function placement(ctx: CliContext, opts: SpaceOpts): Placement {
+  return { aiDir: opts.user ? userAiDir(ctx.env) : join(resolve(opts.project ?? ctx.cwd), ".ai") };
+}
+
+/** `KEY=value` pairs (values may be `${VAR}` references, kept as such in the stubs). */
+function pairs(list: string[] | undefined, what: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of list ?? []) {
+    const eq = item.indexOf("=");
+    if (eq <= 0) throw new RyeError("BAD_REQUEST", `--${what} ${JSON.stringify(item)} is not NAME=value`, { hint: `Example: --${what} ${what === "env" ? "API_TOKEN=${API_TOKEN}" : "Authorization=Bearer ${TOKEN}"}` });
+    out[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return out;
+}
+
+function describePlan(ctx: CliContext, name: string, plan: StubPlan): void {
+  const line = (sign: string, tool: DiscoveredTool | string, extra = "") => {
+    const t = typeof tool === "string" ? { name: tool, description: "" } : tool;
+    ctx.io.stdout(`  ${sign} ${t.name}${typeof tool === "string" ? "" : ` (${tierOf(tool)})`}${extra}${t.description ? ` — ${t.description.replace(/\s+/g, " ").slice(0, 100)}` : ""}`);
+  };
+  ctx.io.stdout(`MCP server ${name}: ${plan.added.length} new, ${plan.changed.length} changed, ${plan.removed.length} removed, ${plan.unchanged.length} unchanged`);
+  for (const t of plan.added) line("+", t);
+  for (const c of plan.changed) line("~", c.tool, ` input schema ${c.before.slice(0, 12)}… → ${c.after.slice(0, 12)}…`);
+  for (const t of plan.removed) line("-", t);
+}
+
+/** The person confirms (a terminal) or passed --yes; otherwise nothing is signed. */
+async function confirmed(ctx: CliContext, opts: SpaceOpts, question: string): Promise<boolean> {
+  if (opts.yes) return true;
+  if (!canPrompt()) throw new RyeError("BAD_REQUEST", "Signing stubs needs your confirmation", { hint: "Run it on a terminal, or pass --yes after reviewing the tools (rye mcp add|refresh … --dry-run)." });
+  return ttyPrompt(question);
+}
 
 export function registerMcp(program: Command, ctx: CliContext): void {
-  program
+  const mcp = program
     .command("mcp")
-    .description("run the MCP server on stdio (tools: search, load, execute, sign)")
+    .description("run the MCP server on stdio (tools: search, load, execute, sign); manage other MCP servers: add, list, refresh, remove")
     .action(async () => {
       await runMcpStdio({ env: ctx.env, cwd: ctx.cwd });
       // Keep the process alive until the client closes stdin.
       await new Promise<void>((resolve) => process.stdin.once("close", resolve));
     });
+
+  mcp
+    .command("add <name>")
+    .description("connect to an MCP server, show its tools, and write one signed stub per tool (.ai/tools/mcp/<name>/)")
+    .option("--command <program>", "a stdio server: the program to start")
+    .option("--arg <value>", "an argument of the program (repeatable)", collect)
+    .option("--env <NAME=value>", "an environment variable of the server (repeatable; ${VAR} references stay references)", collect)
+    .option("--url <url>", "a Streamable HTTP server")
+    .option("--header <Name=value>", "an HTTP header (repeatable; e.g. Authorization=Bearer ${TOKEN})", collect)
+    .option("--user", "write the stubs to the user space (default: the project)")
+    .option("--dry-run", "show the tools, write nothing")
+    .option("-y, --yes", "sign without asking (after reviewing with --dry-run)")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (name: string, opts: SpaceOpts & { command?: string; arg?: string[]; env?: string[]; url?: string; header?: string[]; dryRun?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        assertServerName(name);
+        if (Boolean(opts.command) === Boolean(opts.url)) throw new RyeError("BAD_REQUEST", "Give either --command (a stdio server) or --url (Streamable HTTP)", { hint: "rye mcp add files --command npx --arg -y --arg @modelcontextprotocol/server-filesystem --arg ." });
+        const p = placement(ctx, opts);
+        if (await readServer(p, name)) throw new RyeError("ITEM_EXISTS", `MCP server ${name} is already added`, { hint: `Review its changes with rye mcp refresh ${name}, or remove it first.` });
+        const spec: ServerSpec = opts.command
+          ? { name, transport: "stdio", command: opts.command, args: opts.arg ?? [], env: pairs(opts.env, "env") }
+          : { name, transport: "http", url: String(opts.url), headers: pairs(opts.header, "header") };
+        if (spec.transport === "http" && !/^https?:\/\//.test(spec.url)) throw new RyeError("BAD_REQUEST", "--url must be an http(s) URL");
+        const tools = await discoverTools(spec, ctx.env);
+        const plan = planStubs(new Map(), tools);
+        if (opts.dryRun) return opts.json ? ctx.json({ server: name, dry_run: true, tools: tools.map((t) => ({ name: t.name, tier: tierOf(t), description: t.description })) }) : describePlan(ctx, name, plan);
+        if (!opts.json) describePlan(ctx, name, plan);
+        if (!(await confirmed(ctx, opts, `Sign ${tools.length} stub${tools.length === 1 ? "" : "s"} with your key?`))) {
+          ctx.io.stderr("Nothing was written.");
+          return 1;
+        }
+        const written = await writeStubs(p, spec, tools, [], ctx.env);
+        if (opts.json) return ctx.json({ server: name, written, tools: tools.map((t) => t.name) });
+        ctx.io.stdout(`Wrote and signed ${written.length} stubs under ${p.aiDir}/tools/mcp/${name}/ — run them with rye execute tool mcp/${name}/<tool>.`);
+      }),
+    );
+
+  mcp
+    .command("list")
+    .description("the MCP servers added to this project (or the user space) and their stubs")
+    .option("--user", "the user space")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (opts: SpaceOpts) =>
+      ctx.run(opts.json, async () => {
+        const p = placement(ctx, opts);
+        const servers = [];
+        for (const spec of await listServers(p)) servers.push({ ...spec, stubs: [...(await readStubs(p, spec.name)).keys()] });
+        if (opts.json) return ctx.json({ servers });
+        if (servers.length === 0) return ctx.io.stdout("No MCP servers added here (rye mcp add <name> --command … | --url …).");
+        for (const s of servers) ctx.io.stdout(`${s.name}  ${s.transport === "stdio" ? `${s.command} ${s.args.join(" ")}` : s.url}  (${s.stubs.length} tools: ${s.stubs.join(", ")})`);
+      }),
+    );
+
+  mcp
+    .command("refresh <name>")
+    .description("reconnect, show what changed (new, changed, removed tools), and re-sign the stubs after confirmation")
+    .option("--user", "the user space")
+    .option("--dry-run", "show the changes, write nothing")
+    .option("-y, --yes", "sign without asking")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (name: string, opts: SpaceOpts & { dryRun?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        const p = placement(ctx, opts);
+        const spec = await readServer(p, assertServerName(name));
+        if (!spec) throw new RyeError("NOT_FOUND", `No MCP server ${name} here`, { hint: "rye mcp list shows the servers; add one with rye mcp add." });
+        const tools = await discoverTools(spec, ctx.env);
+        const plan = planStubs(await readStubs(p, name), tools);
+        const summary = { server: name, added: plan.added.map((t) => t.name), changed: plan.changed.map((c) => ({ tool: c.tool.name, before: c.before, after: c.after })), removed: plan.removed, unchanged: plan.unchanged };
+        const pending = plan.added.length + plan.changed.length + plan.removed.length;
+        if (!opts.json) describePlan(ctx, name, plan);
+        if (opts.dryRun || pending === 0) return opts.json ? ctx.json({ ...summary, written: [] }) : undefined;
+        if (!(await confirmed(ctx, opts, `Re-sign ${plan.added.length + plan.changed.length} stub(s) and delete ${plan.removed.length}?`))) {
+          ctx.io.stderr("Nothing was written: the changed tools stay refused until their stubs are re-signed.");
+          return 1;
+        }
+        const written = await writeStubs(p, spec, [...plan.added, ...plan.changed.map((c) => c.tool)], plan.removed, ctx.env);
+        if (opts.json) return ctx.json({ ...summary, written });
+        ctx.io.stdout(`Re-signed ${written.length} stub(s), deleted ${plan.removed.length}.`);
+      }),
+    );
+
+  mcp
+    .command("remove <name>")
+    .description("delete an MCP server's stubs and record")
+    .option("--user", "the user space")
+    .option("-p, --project <dir>", "project directory (default: current directory)")
+    .option("--json", "print JSON")
+    .action(async (name: string, opts: SpaceOpts) =>
+      ctx.run(opts.json, async () => {
+        const p = placement(ctx, opts);
+        if (!(await readServer(p, assertServerName(name)))) throw new RyeError("NOT_FOUND", `No MCP server ${name} here`, { hint: "rye mcp list shows the servers." });
+        const removed = await removeServer(p, name);
+        if (opts.json) return ctx.json({ server: name, removed_stubs: removed });
+        ctx.io.stdout(`Removed MCP server ${name} and its ${removed} stubs.`);
+      }),
+    );
 }
