@@ -68,6 +68,8 @@ export const ERROR_CODES = {
   CAP_TOKEN_AUDIENCE: { status: 403, hint: "The capability token was minted for another audience and is not valid here." },
   CAP_TOKEN_WIDENED: { status: 403, hint: "A token in the chain grants more than its parent: capabilities can only narrow from parent to child." },
   CAP_TOKEN_CHAIN: { status: 403, hint: "The token chain does not lead from a root token to this thread: child threads are started by the agent runtime only." },
+  // approval of held versions (registry setting RYE_REGISTRY_APPROVAL)
+  SELF_APPROVAL: { status: 403, hint: "Nobody approves a version they published: ask another owner or admin of the namespace, or a registry administrator." },
   // review
   RISK_FLAGGED: { status: 400, hint: "The static review flagged high-risk content: read the findings. Install anyway only if you trust it (--accept-risk)." },
 } as const satisfies Record<string, CodeSpec>;

@@ -111,6 +111,8 @@ export async function buildDiscoveryIndex(
   const items = await db.prisma.item.findMany({
     where: {
       type: "skill",
+      // An item with no approved version yet is in no index (services/approval.ts).
+      held: false,
       // Unlisted skills are reachable by name (their own index), never listed with others.
       visibility: scope.skill !== undefined ? { in: ["public", "unlisted"] } : "public",
       ...(scope.version === undefined ? { latestVersion: { not: null } } : {}),
@@ -123,7 +125,8 @@ export async function buildDiscoveryIndex(
   });
   if (items.length === 0) return scope.skill !== undefined ? null : { $schema: AGENT_SKILLS_SCHEMA, skills: [] };
   const versions = await db.prisma.itemVersion.findMany({
-    where: { OR: items.map((i) => ({ itemId: i.id, version: scope.version ?? i.latestVersion! })) },
+    // Only published versions: a pinned version held for approval is not found ("latest" never is one).
+    where: { status: "published", OR: items.map((i) => ({ itemId: i.id, version: scope.version ?? i.latestVersion! })) },
     select: { itemId: true, ...versionSelect },
   });
   const byItem = new Map(versions.map((v) => [v.itemId, v]));
