@@ -9,7 +9,12 @@
 import "@rye/core/node";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { serve } from "@hono/node-server";
@@ -20,6 +25,7 @@ import type { ApprovalMode } from "../config.ts";
 import { APPROVAL_SCHEMAS } from "../routes/openapi-approvals.ts";
 
 type Json = Record<string, any>;
+const RYE = fileURLToPath(new URL("../../../../packages/rye/bin/rye.mjs", import.meta.url));
 const sha = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");
 const enc = (text: string) => new TextEncoder().encode(text);
 
@@ -352,5 +358,64 @@ describe("RYE_REGISTRY_APPROVAL=all", () => {
     // The next version is held as well; the approved one stays latest meanwhile.
     assert.equal((await pushDirective(r, c.tokens.member, "acme/tools/deploy", "deploy", "1.1.0")).status, 202);
     assert.equal((await http(r, "GET", "/v1/pull/directive/acme/tools/deploy")).body.version, "1.0.0");
+  });
+});
+
+describe("the rye CLI against a registry with approval (flagged)", () => {
+  let r: Registry;
+  let c: Cast;
+  before(async () => {
+    r = await startRegistry("flagged");
+    c = await cast(r);
+  });
+  after(() => r.close());
+
+  function rye(args: string[], token: string, home: string): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [RYE, ...args, "--registry", r.url], { env: { ...process.env, USER_SPACE: home, RYE_NO_BROWSER: "1", RYE_TOKEN: token }, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      child.on("exit", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    });
+  }
+
+  test("rye push prints held for approval; rye registry pending / approve / reject", { timeout: 120_000 }, async () => {
+    const memberHome = await mkdtemp(join(tmpdir(), "rye-approval-mia-"));
+    const adminHome = await mkdtemp(join(tmpdir(), "rye-approval-adam-"));
+    const dir = join(memberHome, "skills", "fetcher");
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, "SKILL.md"), `---\nname: fetcher\ndescription: Fetches things. Use when asked to fetch.\nmetadata:\n  version: "1.0.0"\n---\n\n# fetcher\n\n${FLAGGED}\n`);
+    const pushed = await rye(["push", dir, "--namespace", "acme", "--yes"], c.tokens.member, memberHome);
+    assert.equal(pushed.code, 0, pushed.stderr + pushed.stdout);
+    assert.match(pushed.stdout, /acme\/fetcher@1\.0\.0 is held for approval \(flagged: high; review: high risk/);
+    assert.equal((await http(r, "GET", "/v1/skills/acme/fetcher")).status, 404);
+
+    const asJson = await rye(["registry", "pending", "acme", "--json"], c.tokens.admin, adminHome);
+    assert.equal(asJson.code, 0, asJson.stderr);
+    assert.deepEqual(JSON.parse(asJson.stdout).versions.map((v: Json) => `${v.item_id}@${v.version}`), ["acme/fetcher@1.0.0"]);
+    const listed = await rye(["registry", "pending"], c.tokens.admin, adminHome);
+    assert.match(listed.stdout, /skill acme\/fetcher@1\.0\.0 {2}by mia .*flagged: high {2}review: high .*you may approve/);
+
+    const denied = await rye(["registry", "approve", "skill", "acme/fetcher@1.0.0", "--json"], c.tokens.member, memberHome);
+    assert.notEqual(denied.code, 0);
+    assert.equal(JSON.parse(denied.stdout).error.code, "FORBIDDEN");
+    const approved = await rye(["registry", "approve", "skill", "acme/fetcher@1.0.0", "--reason", "checked"], c.tokens.admin, adminHome);
+    assert.equal(approved.code, 0, approved.stderr + approved.stdout);
+    assert.match(approved.stdout, /Approved skill acme\/fetcher@1\.0\.0: it is visible now \(latest\)/);
+    assert.equal((await http(r, "GET", "/v1/skills/acme/fetcher")).body.version, "1.0.0");
+
+    await writeFile(join(dir, "SKILL.md"), `---\nname: fetcher\ndescription: Fetches things. Use when asked to fetch.\nmetadata:\n  version: "1.1.0"\n---\n\n# fetcher\n\n${FLAGGED}\n`);
+    assert.equal((await rye(["push", dir, "--namespace", "acme", "--yes"], c.tokens.member, memberHome)).code, 0);
+    const noReason = await rye(["registry", "reject", "skill", "acme/fetcher@1.1.0"], c.tokens.admin, adminHome);
+    assert.notEqual(noReason.code, 0);
+    assert.match(noReason.stderr + noReason.stdout, /needs a reason/);
+    const rejected = await rye(["registry", "reject", "skill", "acme/fetcher@1.1.0", "--reason", "no remote installers"], c.tokens.admin, adminHome);
+    assert.equal(rejected.code, 0, rejected.stderr + rejected.stdout);
+    assert.match(rejected.stdout, /Rejected skill acme\/fetcher@1\.1\.0: it stays invisible/);
+    const gone = await rye(["registry", "pending", "acme"], c.tokens.admin, adminHome);
+    assert.match(gone.stdout, /No versions held for approval in acme/);
+    assert.equal((await http(r, "GET", "/v1/skills/acme/fetcher")).body.version, "1.0.0");
   });
 });
