@@ -324,6 +324,45 @@ describe("RYE_REGISTRY_APPROVAL=flagged", () => {
   });
 });
 
+describe("an organization's own approval setting (stricter only)", () => {
+  let r: Registry;
+  let c: Cast;
+  before(async () => {
+    r = await startRegistry("flagged");
+    c = await cast(r);
+  });
+  after(() => r.close());
+
+  test("owners make it stricter (all): benign pushes are held too; members cannot change it; off falls back to the registry's", async () => {
+    const read = await http(r, "GET", "/v1/orgs/acme/approval", { token: c.tokens.member });
+    assert.equal(read.status, 200, read.text);
+    assert.deepEqual(read.body, { org: "acme", mode: "off", registry_mode: "flagged", effective_mode: "flagged", risk: "high" });
+    assert.equal((await http(r, "GET", "/v1/orgs/acme/approval", { token: c.tokens.outsider })).status, 403);
+    // Managing organizations by token needs org:admin (reg.token gives items:* by default).
+    const adminToken = await r.reg.token(c.admin, { scopes: ["org:admin"] });
+    const ownerToken = await r.reg.token(c.owner, { scopes: ["org:admin"] });
+    const denied = await http(r, "PATCH", "/v1/orgs/acme/approval", { token: adminToken, json: { mode: "all" } });
+    assert.equal(denied.status, 403);
+    assert.equal(denied.body.error.code, "FORBIDDEN");
+    const set = await http(r, "PATCH", "/v1/orgs/acme/approval", { token: ownerToken, json: { mode: "all" } });
+    assert.equal(set.status, 200, set.text);
+    APPROVAL_SCHEMAS.OrgApprovalResponse.strict().parse(set.body);
+    assert.equal(set.body.effective_mode, "all");
+    const audit = await r.reg.db.prisma.auditEvent.findMany({ where: { action: "org.approval" } });
+    assert.deepEqual(audit.map((a) => [a.actorId, (a.details as Json).from, (a.details as Json).to]), [[c.owner.id, "off", "all"]]);
+
+    const held = await pushDirective(r, c.tokens.member, "acme/tools/benign", "benign", "1.0.0");
+    assert.equal(held.status, 202, held.text);
+    assert.equal(held.body.approval.reason, "all");
+    // Other namespaces keep the registry's setting.
+    assert.equal((await pushDirective(r, c.tokens.pat, "pat/tools/benign", "benign", "1.0.0")).status, 201);
+
+    assert.equal((await http(r, "PATCH", "/v1/orgs/acme/approval", { token: ownerToken, json: { mode: "off" } })).body.effective_mode, "flagged");
+    assert.equal((await pushDirective(r, c.tokens.member, "acme/tools/benign", "benign", "1.1.0")).status, 201);
+    assert.equal((await http(r, "PATCH", "/v1/orgs/acme/approval", { token: ownerToken, json: { mode: "sometimes" } })).status, 400);
+  });
+});
+
 describe("RYE_REGISTRY_APPROVAL=all", () => {
   let r: Registry;
   let c: Cast;

@@ -5,6 +5,7 @@
  *   POST /v1/reject/{item_type}/{item_id}   {version, reason}   keep it invisible for good (items:write)
  * A bearer token, or the website's session cookie + CSRF token (the approvals page). Who may decide is checked on
  * every call: an organization's owners and admins, registry admins; never the version's own publisher for approve.
+ *   GET|PATCH /v1/orgs/{name}/approval  {mode: off|flagged|all}    an organization's own, stricter setting (owners set it)
  */
 import type { Context } from "hono";
 import { Hono } from "hono";
@@ -13,7 +14,8 @@ import { RyeError } from "@rye/core";
 import type { AppEnv } from "../env.ts";
 import { limitBody } from "../middleware/body-limit.ts";
 import { requirePrincipalOrSession } from "../middleware/auth.ts";
-import { decideVersion, listHeldVersions } from "../services/approval.ts";
+import { decideVersion, listHeldVersions, orgApproval, setOrgApproval } from "../services/approval.ts";
+import { jsonBody, requireCaller } from "./accounts.ts";
 import type { AppDeps } from "../services/deps.ts";
 import type { ManageContext } from "../services/manage.ts";
 import { parseBody } from "./items.ts";
@@ -58,5 +60,25 @@ export function approvalRoutes(deps: AppDeps): Hono<AppEnv> {
       const ctx = await context(c, deps);
       const body = parseBody(rejectSchema, await c.req.json());
       return c.json(await decideVersion(ctx, ...params(c), "reject", { version: body.version, reason: body.reason }));
+    });
+}
+
+export const orgApprovalSchema = z.strictObject({ mode: z.enum(["off", "flagged", "all"]) });
+
+/**
+ * An organization's own approval setting (services/approval.ts): GET for its members, PATCH for its owners (bearer token
+ * with org:admin, or the session + CSRF token). It only ever makes the registry's setting stricter.
+ */
+export function orgApprovalRoutes(deps: AppDeps): Hono<AppEnv> {
+  return new Hono<AppEnv>()
+    .get("/v1/orgs/:name/approval", async (c) => {
+      // Reading needs no particular scope (any member, as GET /v1/orgs/{name} shows its members).
+      const { actor } = await requireCaller(c, deps.db);
+      return c.json(await orgApproval(deps.db, deps.config.approval, actor, c.req.param("name")));
+    })
+    .patch("/v1/orgs/:name/approval", jsonBody, async (c) => {
+      const { actor } = await requireCaller(c, deps.db, "org:admin");
+      const body = parseBody(orgApprovalSchema, await c.req.json());
+      return c.json(await setOrgApproval(deps.db, deps.config.approval, actor, c.req.param("name"), body.mode));
     });
 }

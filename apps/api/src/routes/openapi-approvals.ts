@@ -1,8 +1,8 @@
 /** OpenAPI description of the approval of held versions (routes/approvals.ts, services/approval.ts). */
 import { z } from "zod";
 import { isoTimestampSchema, itemTypeSchema, itemVisibilitySchema, versionStatusSchema } from "@rye/core";
-import type { decideVersion, listHeldVersions } from "../services/approval.ts";
-import { approveSchema, rejectSchema } from "./approvals.ts";
+import type { decideVersion, listHeldVersions, setOrgApproval } from "../services/approval.ts";
+import { approveSchema, orgApprovalSchema, rejectSchema } from "./approvals.ts";
 import type { Operation, SameKeys } from "./openapi.ts";
 
 /** What every push answers about approval (items and skills): spread into the push responses. */
@@ -61,10 +61,20 @@ const ApprovalsQuery = z.object({
   status: z.enum(["pending", "rejected"]).optional().meta({ description: "Default pending." }),
 });
 
+const approvalMode = z.enum(["off", "flagged", "all"]);
+const OrgApprovalRequest = orgApprovalSchema;
+const OrgApprovalResponse = z.object({
+  org: z.string(),
+  mode: approvalMode.meta({ description: "The organization's own setting (off: none, the registry's applies)." }),
+  registry_mode: approvalMode.meta({ description: "The registry's setting (RYE_REGISTRY_APPROVAL)." }),
+  effective_mode: approvalMode.meta({ description: "What applies to pushes into the organization: the stricter of the two." }),
+  risk: z.enum(["low", "medium", "high"]).meta({ description: "With flagged: the review risk from which versions are held (RYE_REGISTRY_APPROVAL_RISK)." }),
+});
+true satisfies SameKeys<z.output<typeof OrgApprovalResponse>, Awaited<ReturnType<typeof setOrgApproval>>>;
 true satisfies SameKeys<z.output<typeof DecisionResponse>, Awaited<ReturnType<typeof decideVersion>>>;
 true satisfies SameKeys<z.output<typeof HeldVersion>, Awaited<ReturnType<typeof listHeldVersions>>["versions"][number]>;
 
-export const APPROVAL_SCHEMAS = { ApproveRequest, RejectRequest, DecisionResponse, HeldVersion, ApprovalsResponse };
+export const APPROVAL_SCHEMAS = { ApproveRequest, RejectRequest, DecisionResponse, HeldVersion, ApprovalsResponse, OrgApprovalRequest, OrgApprovalResponse };
 
 const decide = (verb: "approve" | "reject", operationId: string, summary: string, body: string): Operation => ({
   method: "post",
@@ -99,5 +109,27 @@ export const APPROVAL_OPERATIONS: Operation[] = [
     errors: [400, 404],
   },
   decide("approve", "approveVersion", "Approve a held version: it becomes visible (and latest when it is the newest)", "ApproveRequest"),
+  {
+    method: "get",
+    path: "/v1/orgs/{name}/approval",
+    operationId: "getOrgApproval",
+    summary: "An organization's approval setting, the registry's and the one that applies (members)",
+    tag: "approval",
+    auth: "caller",
+    ok: { status: 200, description: "The settings", schema: "OrgApprovalResponse" },
+    errors: [[403, "FORBIDDEN: not a member of the organization"], 404],
+  },
+  {
+    method: "patch",
+    path: "/v1/orgs/{name}/approval",
+    operationId: "setOrgApproval",
+    summary: "Set an organization's own approval setting (owners; audited): it only makes the registry's stricter",
+    tag: "approval",
+    auth: "caller+csrf",
+    scopes: ["org:admin"],
+    body: "OrgApprovalRequest",
+    ok: { status: 200, description: "The settings", schema: "OrgApprovalResponse" },
+    errors: [400, [403, "FORBIDDEN: not an owner of the organization"], 404, 413],
+  },
   decide("reject", "rejectVersion", "Reject a held version with a reason: it stays invisible, its version number stays taken", "RejectRequest"),
 ];

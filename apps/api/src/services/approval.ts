@@ -19,7 +19,9 @@ import type { RegistryItemType, Risk } from "@rye/core";
 import { atLeast, parseItem, parseRegistryRef, parseSemver, parseSkillManifest, registryIdOf, RyeError, stripSignature } from "@rye/core";
 import type { Database, Prisma } from "@rye/db";
 import type { Principal } from "../auth/principal.ts";
-import type { RegistryConfig } from "../config.ts";
+import type { ApprovalMode, RegistryConfig } from "../config.ts";
+import { lookupName } from "../auth/usernames.ts";
+import type { Actor } from "./accounts.ts";
 import { namespaceAccess } from "./access.ts";
 import { recordAudit } from "./audit.ts";
 import { assertType } from "./items.ts";
@@ -31,6 +33,66 @@ import { tokenAllowsItem } from "./tokens.ts";
 import { latestOf } from "./versions.ts";
 
 export type VersionStatus = "published" | "pending" | "rejected";
+
+const STRICTNESS: readonly ApprovalMode[] = ["off", "flagged", "all"];
+
+/** The stricter of two approval modes. */
+export function stricter(a: ApprovalMode, b: ApprovalMode | null | undefined): ApprovalMode {
+  return b && STRICTNESS.indexOf(b) > STRICTNESS.indexOf(a) ? b : a;
+}
+
+/**
+ * The approval setting that applies to a push into `namespace`: the registry's, made stricter by the organization's
+ * own setting (PATCH /v1/orgs/{name}/approval) when it has one. An organization cannot loosen the registry's setting.
+ */
+export async function approvalFor(db: Database | Prisma.TransactionClient, registry: RegistryConfig["approval"], namespace: { orgId: string | null }): Promise<RegistryConfig["approval"]> {
+  if (!namespace.orgId) return registry;
+  const client = "prisma" in db ? db.prisma : db;
+  const org = await client.organization.findUnique({ where: { id: namespace.orgId }, select: { approvalMode: true } });
+  return { mode: stricter(registry.mode, org?.approvalMode), risk: registry.risk };
+}
+
+/** An organization's approval setting, its registry's and the one that applies (any member may read it). */
+export async function orgApproval(db: Database, registry: RegistryConfig["approval"], actor: Actor, orgName: string) {
+  const { org } = await orgWithRole(db, actor, orgName, ["owner", "admin", "member"]);
+  return approvalView(org.name, org.approvalMode, registry);
+}
+
+/**
+ * Sets an organization's own approval setting (owners only; audited as org.approval). `off` clears it: the registry's
+ * setting applies. It can only make the registry's setting stricter, never looser.
+ */
+export async function setOrgApproval(db: Database, registry: RegistryConfig["approval"], actor: Actor, orgName: string, mode: ApprovalMode) {
+  const { org } = await orgWithRole(db, actor, orgName, ["owner"]);
+  const stored = mode === "off" ? null : mode;
+  await db.prisma.$transaction(async (tx) => {
+    await tx.organization.update({ where: { id: org.id }, data: { approvalMode: stored } });
+    await recordAudit(tx, {
+      actorId: actor.userId,
+      action: "org.approval",
+      targetType: "organization",
+      targetId: org.id,
+      details: { org: org.name, from: org.approvalMode ?? "off", to: stored ?? "off" },
+      ip: actor.ip,
+      requestId: actor.requestId,
+    });
+  });
+  return approvalView(org.name, stored, registry);
+}
+
+function approvalView(org: string, own: ApprovalMode | null, registry: RegistryConfig["approval"]) {
+  return { org, mode: own ?? ("off" as const), registry_mode: registry.mode, effective_mode: stricter(registry.mode, own), risk: registry.risk };
+}
+
+async function orgWithRole(db: Database, actor: Actor, name: string, roles: readonly string[]) {
+  const key = lookupName(name);
+  const org = key ? await db.prisma.organization.findUnique({ where: { name: key } }) : null;
+  if (!org) throw new RyeError("NOT_FOUND", `No organization named ${name}`);
+  if (actor.token?.namespace && actor.token.namespace !== org.name) throw forbidden(`This token is restricted to the ${actor.token.namespace} namespace`, "Use a token that is not restricted to another namespace.");
+  const role = (await db.prisma.membership.findUnique({ where: { orgId_userId: { orgId: org.id, userId: actor.userId } }, select: { role: true } }))?.role ?? null;
+  if (!role || !roles.includes(role)) throw forbidden(`This needs the ${roles.join(" or ")} role in ${org.name}`, "Ask an owner of the organization.");
+  return { org, role };
+}
 
 /** Why a new version is held under `approval`, or null when it is published at once. */
 export function holdReason(approval: RegistryConfig["approval"], review: { risk: Risk } | null): string | null {

@@ -26,7 +26,7 @@ import { type Database, isUniqueViolation, type Prisma } from "@rye/db";
 import type { Principal } from "../auth/principal.ts";
 import type { RegistryConfig } from "../config.ts";
 import { requirePublishAccess } from "./access.ts";
-import { approvalAnswer, holdReason } from "./approval.ts";
+import { approvalAnswer, approvalFor, holdReason } from "./approval.ts";
 import { recordAudit } from "./audit.ts";
 import { appendLogEntry, publishLogPayload } from "./publish-log.ts";
 import { refreshSearchDocument } from "./search-document.ts";
@@ -106,7 +106,7 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
   const toolType = input.item_type === "tool" ? (parsed.summary.toolType ?? null) : null;
   // The static review at publish time (as for skills); under RYE_REGISTRY_APPROVAL it may hold the version.
   const review = reviewSummary(reviewFiles([{ path: `${ref.name}${extension}`, text: stripSignature(content, input.item_type) }]));
-  const heldReason = holdReason(ctx.approval ?? { mode: "off", risk: "high" }, review);
+  const heldReason = holdReason(await approvalFor(ctx.db, ctx.approval ?? { mode: "off", risk: "high" }, access.namespace), review);
 
   try {
     return await ctx.db.prisma.$transaction(async (tx) => {

@@ -25,7 +25,7 @@ import {
 } from "@rye/core";
 import { isUniqueViolation, type Prisma } from "@rye/db";
 import { requirePublishAccess } from "../access.ts";
-import { approvalAnswer, holdReason } from "../approval.ts";
+import { approvalAnswer, approvalFor, holdReason } from "../approval.ts";
 import { recordAudit } from "../audit.ts";
 import type { BlobStore } from "../blob-store.ts";
 import type { PushContext } from "../publish.ts";
@@ -117,7 +117,7 @@ export async function publishSkill(input: SkillPushInput, ctx: SkillPushContext)
   const description = manifest.skill.description.slice(0, 2000);
   const skillMdText = utf8Decode(files.find((f) => f.path === SKILL_FILE)!.bytes);
   const review = reviewSummary(reviewTextFiles(files));
-  const heldReason = holdReason(ctx.approval ?? { mode: "off", risk: "high" }, review);
+  const heldReason = holdReason(await approvalFor(ctx.db, ctx.approval ?? { mode: "off", risk: "high" }, access.namespace), review);
 
   try {
     return await ctx.db.prisma.$transaction(async (tx) => {
