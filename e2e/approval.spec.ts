@@ -87,3 +87,24 @@ test("an owner approves a held version from the approvals page, and rejects the 
   expect(denied.status).toBe(403);
   await visitor.close();
 });
+
+test("an owner makes the organization stricter on its settings page: every version is then held", async ({ page, context, api }) => {
+  const owner = await api.signUp();
+  const org = (await api.createOrg(owner)).toLowerCase();
+  await api.signInContext(context, owner);
+  await page.goto(`/settings/orgs/${org}`);
+  const section = page.getByRole("region", { name: "Approval" });
+  await expect(section).toContainText("registry: flagged");
+  await section.getByLabel("Approval of new versions").selectOption("all");
+  await section.getByRole("button", { name: "Save the approval setting" }).click();
+  await expect(section).toContainText(`Saved: all applies to ${org}.`);
+  await expect(section).toContainText("every one is held for approval");
+
+  const token = await api.createToken(owner);
+  const key = await api.registerKey(token);
+  const id = `${org}/notes/${uniqueName("plain").toLowerCase().replace(/[^a-z0-9_]/g, "_")}`;
+  const signed = (await signItem(itemSource.knowledge(id), "knowledge", key)).content;
+  const res = await api.call("POST", "/v1/push", { token, json: { item_type: "knowledge", item_id: id, content: signed, version: "1.0.0" } });
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  expect(res.body!.approval.reason).toBe("all");
+});
