@@ -7,6 +7,7 @@ import { rateLimit } from "./middleware/rate-limit.ts";
 import { requestContext } from "./middleware/request-context.ts";
 import { accountRoutes } from "./routes/accounts.ts";
 import { adminRoutes } from "./routes/admin.ts";
+import { approvalRoutes, orgApprovalRoutes } from "./routes/approvals.ts";
 import { bundleRoutes } from "./routes/bundles.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { itemRoutes } from "./routes/items.ts";
@@ -49,6 +50,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", searchRoutes(deps));
   app.route("/", statsRoutes(deps));
   app.route("/", manageRoutes(deps));
+  app.route("/", approvalRoutes(deps));
+  app.route("/", orgApprovalRoutes(deps));
   app.route("/", bundleRoutes(deps));
   app.route("/", skillRoutes(deps));
   app.route("/", skillWellKnownRoutes(deps));

@@ -18,7 +18,12 @@ const envSchema = z.object({
   RYE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   RYE_CHECKPOINT_INTERVAL_SECONDS: int(60),
   RYE_CHECKPOINT_EVERY_ENTRIES: int(100),
+  RYE_REGISTRY_APPROVAL: z.enum(["off", "flagged", "all"]).default("off"),
+  RYE_REGISTRY_APPROVAL_RISK: z.enum(["low", "medium", "high"]).default("high"),
 });
+
+/** Which new versions are held for approval (docs/registry-approval.md). */
+export type ApprovalMode = "off" | "flagged" | "all";
 
 export interface RegistryConfig {
   port: number;
@@ -36,6 +41,11 @@ export interface RegistryConfig {
   /** A grown publish log gets a new signed checkpoint once the last is this old, or this many entries behind. */
   checkpoints: { intervalMs: number; everyEntries: number };
   trustProxy: boolean;
+  /**
+   * Approval of new versions (RYE_REGISTRY_APPROVAL, RYE_REGISTRY_APPROVAL_RISK): `off` publishes every version at
+   * once; `flagged` holds versions whose publish-time review risk is at least `risk`; `all` holds every version.
+   */
+  approval: { mode: ApprovalMode; risk: "low" | "medium" | "high" };
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
   /** Upstream identity providers, local accounts switch, sign-in cookie secret. */
   upstream: UpstreamAuthConfig;
@@ -61,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     rateLimit: { windowSeconds: e.RYE_RATE_LIMIT_WINDOW_SECONDS, reads: e.RYE_RATE_LIMIT_READS, writes: e.RYE_RATE_LIMIT_WRITES },
     checkpoints: { intervalMs: e.RYE_CHECKPOINT_INTERVAL_SECONDS * 1000, everyEntries: e.RYE_CHECKPOINT_EVERY_ENTRIES },
     trustProxy: e.RYE_TRUST_PROXY === "true" || e.RYE_TRUST_PROXY === "1",
+    approval: { mode: e.RYE_REGISTRY_APPROVAL, risk: e.RYE_REGISTRY_APPROVAL_RISK },
     logLevel: e.RYE_LOG_LEVEL,
     upstream: loadUpstreamAuthConfig(env),
   };

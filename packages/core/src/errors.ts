@@ -73,6 +73,8 @@ export const ERROR_CODES = {
   // the security gate (docs/security.md)
   SECURITY_DENIED: { status: 403, hint: "The security policy refuses this call: read the matched rules. Run it yourself if you mean it, or change .ai/config/security.yaml (signed)." },
   APPROVAL_REQUIRED: { status: 403, hint: "This call needs a person's approval under the security policy: ask the user, or raise auto_approve_up_to in .ai/config/security.yaml (signed)." },
+  // approval of held versions (registry setting RYE_REGISTRY_APPROVAL)
+  SELF_APPROVAL: { status: 403, hint: "Nobody approves a version they published: ask another owner or admin of the namespace, or a registry administrator." },
   // review
   RISK_FLAGGED: { status: 400, hint: "The static review flagged high-risk content: read the findings. Install anyway only if you trust it (--accept-risk)." },
 } as const satisfies Record<string, CodeSpec>;

@@ -1,20 +1,20 @@
-// rye:signed:2026-11-25T12:55:37Z:834a6391708f8c1aa83d73e0a410643b2c483fb88bb8843257eb13a3055d6524:m0NJO_C4ggvY7NvgDP-_unodgoxx5gsVJ1zPtQmJwfEtrH0LcwhjPShSlW1MVIi63NeGD4EIR28le5u-688pAw==:d0cfc94e6739114a
-export const __version__ = "1.0.0";
+// rye:signed:2026-11-25T13:35:36Z:a030e2762ac4df8f38640b4c7c29da724f8ae584d88074c7478d7e87a013c365:hgJgMVBPKPyk6gELqhu5CEuKXzWu9DbpVDMkLCpUGYIGcvtDlqalPbo7gswkOPZ4EYrUA3u9O6aI3oJymUgSAw==:d0cfc94e6739114a
+export const __version__ = "1.1.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
 export const __tier__ = "T2";
 export const __category__ = "rye/registry";
 export const __tool_description__ =
-  "Registry operations with your stored rye credentials: search, pull, push, publish, unpublish, yank, unyank, deprecate, delete, whoami, bundle_push, bundle_pull (everything pulled is verified with the pinned registry key before it is written)";
+  "Registry operations with your stored rye credentials: search, pull, push, publish, unpublish, yank, unyank, deprecate, delete, whoami, bundle_push, bundle_pull, and pending / approve / reject for versions a registry holds for approval (everything pulled is verified with the pinned registry key before it is written)";
 export const CONFIG_SCHEMA = {
   type: "object",
   properties: {
     action: {
       type: "string",
-      enum: ["search", "pull", "push", "publish", "unpublish", "yank", "unyank", "deprecate", "delete", "whoami", "bundle_push", "bundle_pull"],
+      enum: ["search", "pull", "push", "publish", "unpublish", "yank", "unyank", "deprecate", "delete", "whoami", "bundle_push", "bundle_pull", "pending", "approve", "reject"],
       description: "What to do",
     },
-    item_type: { type: "string", enum: ["directive", "tool", "knowledge"], description: "Item type (search filter; pull: optional; push by id and the management actions: required)" },
+    item_type: { type: "string", enum: ["directive", "tool", "knowledge", "skill"], description: "Item type (search filter; pull: optional; push by id and the management and approval actions: required; skill: management and approval actions only)" },
     item_id: { type: "string", minLength: 1, maxLength: 300, description: "Registry item id namespace/category/name (pull also takes id@version); push: a local item id of the project or user space" },
     item_path: { type: "string", minLength: 1, maxLength: 1000, description: "push: the item file, relative to the project" },
     bundle_id: { type: "string", minLength: 1, maxLength: 300, description: "bundle_push / bundle_pull: namespace/name (bundle_pull also takes id@version)" },
@@ -23,9 +23,10 @@ export const CONFIG_SCHEMA = {
     category: { type: "string", maxLength: 256, description: "search: a category prefix" },
     limit: { type: "integer", minimum: 1, maximum: 100, default: 20, description: "search: the number of hits" },
     visibility: { type: "string", enum: ["public", "unlisted", "private"], description: "push / bundle_push: visibility of a new item or bundle" },
-    namespace: { type: "string", minLength: 1, maxLength: 39, description: "push: publish under this namespace (an organization) instead of your username" },
+    namespace: { type: "string", minLength: 1, maxLength: 39, description: "push: publish under this namespace (an organization) instead of your username; pending: only this namespace's held versions" },
+    rejected: { type: "boolean", default: false, description: "pending: list rejected versions instead" },
     changelog: { type: "string", maxLength: 5000, description: "push: what changed in this version" },
-    reason: { type: "string", maxLength: 1000, description: "yank: why" },
+    reason: { type: "string", maxLength: 1000, description: "yank, approve: why; reject: why (required)" },
     message: { type: "string", minLength: 1, maxLength: 1000, description: "deprecate: what to use instead" },
     undo: { type: "boolean", description: "deprecate: lift the deprecation" },
     to: { type: "string", enum: ["project", "user"], default: "project", description: "pull / bundle_pull: where to write" },
@@ -45,6 +46,8 @@ export const CONFIG_SCHEMA = {
     { "if": { properties: { action: { "enum": ["yank", "unyank"] } } }, "then": { anyOf: [{ required: ["version"] }, { required: ["item_id"], properties: { item_id: { pattern: "@" } } }] } },
     { "if": { properties: { action: { "const": "deprecate" } } }, "then": { anyOf: [{ required: ["message"] }, { required: ["undo"], properties: { undo: { "const": true } } }] } },
     { "if": { properties: { action: { "enum": ["bundle_push", "bundle_pull"] } } }, "then": { required: ["bundle_id"] } },
+    { "if": { properties: { action: { "enum": ["approve", "reject"] } } }, "then": { required: ["item_type", "item_id"], anyOf: [{ required: ["version"] }, { properties: { item_id: { pattern: "@" } } }] } },
+    { "if": { properties: { action: { "const": "reject" } } }, "then": { required: ["reason"] } },
   ],
 };
 
@@ -65,7 +68,7 @@ function loadClient(context) {
     const sdk = await context.loadSdk(SDK_MAJOR);
     return {
       core: { RyeError: sdk.RyeError },
-      publish: { splitVersion: sdk.splitVersion, pullItemToFile: sdk.pullItemToFile, pushItem: sdk.pushItem, manageItem: sdk.manageItem },
+      publish: { splitVersion: sdk.splitVersion, pullItemToFile: sdk.pullItemToFile, pushItem: sdk.pushItem, manageItem: sdk.manageItem, listHeld: sdk.listHeld, decideHeld: sdk.decideHeld },
       bundles: { pushBundle: sdk.pushBundle, pullBundle: sdk.pullBundle, splitBundleRef: sdk.splitBundleRef },
       search: { searchOneRegistry: sdk.searchOneRegistry, searchRegistries: sdk.searchRegistries },
       session: { accessTokenFor: sdk.accessTokenFor },
@@ -166,6 +169,22 @@ async function run(client, params, context) {
           ...(params.action === "delete" && params.force ? { force: true } : {}),
           ...(registryUrl ? { registryUrl } : {}),
         },
+        ctx,
+      );
+      return { status: "ok", action: params.action, ...result };
+    }
+    case "pending": {
+      if (!client.publish.listHeld) throw new RyeError("UNAVAILABLE", "This rye client has no approval support (ryeos/sdk/v1 ≥ 1.3.0 needed)");
+      const result = await client.publish.listHeld({ ...(params.namespace ? { namespace: params.namespace } : {}), ...(params.rejected ? { rejected: true } : {}), ...(registryUrl ? { registryUrl } : {}) }, ctx);
+      return { status: "ok", action: "pending", ...result };
+    }
+    case "approve":
+    case "reject": {
+      if (!client.publish.decideHeld) throw new RyeError("UNAVAILABLE", "This rye client has no approval support (ryeos/sdk/v1 ≥ 1.3.0 needed)");
+      const { id, version } = idAndVersion(client, params.item_id, params.version);
+      if (!version) throw new RyeError("BAD_REQUEST", `${params.action} needs a version`, { hint: "Pass version, or item_id as id@version." });
+      const result = await client.publish.decideHeld(
+        { decision: params.action, type: params.item_type, id, version, ...(params.reason ? { reason: params.reason } : {}), ...(registryUrl ? { registryUrl } : {}) },
         ctx,
       );
       return { status: "ok", action: params.action, ...result };

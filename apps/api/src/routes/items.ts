@@ -70,20 +70,24 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
           maxItemBytes: deps.config.limits.maxItemBytes,
           ip: c.get("clientIp"),
           requestId: c.get("requestId"),
+          approval: deps.config.approval,
         },
       );
-      return c.json(result, 201);
+      // 202: stored, but held for approval (RYE_REGISTRY_APPROVAL) and invisible until approved.
+      return c.json(result, result.status === "held" ? 202 : 201);
     })
     .get("/v1/pull/:item_type/:item_id{.+}", async (c) => {
       // Private items: members read them with a token, or signed in on the website (the browser verifies pulls).
-      const { type, ref, item } = await findReadableItem(deps.db, await optionalPrincipalOrSession(c, deps.db), c.req.param("item_type"), c.req.param("item_id"));
+      const { type, ref, item, seesHeld } = await findReadableItem(deps.db, await optionalPrincipalOrSession(c, deps.db), c.req.param("item_type"), c.req.param("item_id"));
       const requested = c.req.query("version");
       // latest_version is maintained on publish, yank and delete (highest non-yanked, stable first).
       const version = requested ?? item.latestVersion;
       if (!version) throw new RyeError("ITEM_NOT_FOUND", `${type} ${ref.id} has no installable version (all are yanked)`, { hint: "Pull an explicit version with ?version=." });
-      const row = await deps.db.prisma.itemVersion.findUnique({ where: { itemId_version: { itemId: item.id, version } }, include: { publisher: { select: { username: true } } } });
+      const found = await deps.db.prisma.itemVersion.findUnique({ where: { itemId_version: { itemId: item.id, version } }, include: { publisher: { select: { username: true } } } });
+      // A version held for approval (pending or rejected) exists only for those who review it.
+      const row = found && (found.status === "published" || (await seesHeld())) ? found : null;
       if (!row) {
-        const versions = await deps.db.prisma.itemVersion.findMany({ where: { itemId: item.id }, select: { version: true }, orderBy: { createdAt: "desc" }, take: 50 });
+        const versions = await deps.db.prisma.itemVersion.findMany({ where: { itemId: item.id, ...((await seesHeld()) ? {} : { status: "published" }) }, select: { version: true }, orderBy: { createdAt: "desc" }, take: 50 });
         throw new RyeError("ITEM_NOT_FOUND", `${type} ${ref.id}@${version} not found`, { details: { versions: versions.map((v) => v.version) } });
       }
 
@@ -92,13 +96,13 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       c.header("Vary", "Authorization");
       c.header(
         "Cache-Control",
-        item.visibility !== "public" ? "private, no-cache" : requested ? "public, max-age=31536000, immutable" : "public, max-age=60, must-revalidate",
+        item.visibility !== "public" || row.status !== "published" ? "private, no-cache" : requested ? "public, max-age=31536000, immutable" : "public, max-age=60, must-revalidate",
       );
       if (c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(etag)) return c.body(null, 304);
       // A pull is a download unless the caller says it only shows the item (the website's pages and its
       // in-browser verification send `X-Rye-Purpose: view`): page views must neither inflate the count
       // nor block a deletion ("never downloaded"). Opting out is harmless, so the header needs no trust.
-      const counted = c.req.header("x-rye-purpose")?.toLowerCase() !== "view";
+      const counted = c.req.header("x-rye-purpose")?.toLowerCase() !== "view" && row.status === "published";
       // Raw SQL: a Prisma update would also bump updated_at, and downloads must not reorder "recently updated".
       if (counted) void deps.db.raw.query("UPDATE items SET download_count = download_count + 1 WHERE id = $1::uuid", [item.id]).catch(() => undefined);
       const attestation = row.attestation as Record<string, unknown>;
@@ -123,6 +127,8 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
         deprecated: item.deprecated,
         deprecation_message: item.deprecationMessage,
         visibility: item.visibility,
+        // "published"; "pending" / "rejected" only for the namespace's owners/admins and registry admins.
+        status: row.status,
         created_at: row.createdAt.toISOString(),
       });
     });

@@ -54,7 +54,7 @@ export function namespaceRoutes(deps: AppDeps): Hono<AppEnv> {
         role = membership?.role ?? null;
       }
     }
-    const itemCount = await db.prisma.item.count({ where: { namespaceId: ns.id, ...(role ? {} : { visibility: "public" }) } });
+    const itemCount = await db.prisma.item.count({ where: { namespaceId: ns.id, held: false, ...(role ? {} : { visibility: "public" }) } });
     let members: NamespaceView["members"] = null;
     if (ns.organization && role) {
       const rows = await db.prisma.membership.findMany({

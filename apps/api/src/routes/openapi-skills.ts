@@ -1,6 +1,7 @@
 /** OpenAPI description of the Agent Skills routes (routes/skills.ts and routes/skills-well-known.ts). */
 import { z } from "zod";
-import { isoTimestampSchema, itemVisibilitySchema, publishAttestationSchema, sha256HexSchema, signedAttestationSchema } from "@rye/core";
+import { isoTimestampSchema, itemVisibilitySchema, publishAttestationSchema, sha256HexSchema, signedAttestationSchema, versionStatusSchema } from "@rye/core";
+import { ApprovalAnswer } from "./openapi-approvals.ts";
 import type { Operation } from "./openapi.ts";
 import { skillPushRequestSchema } from "./skills.ts";
 
@@ -9,7 +10,7 @@ const blob = z.object({ sha256: sha256HexSchema, size: z.number().int() });
 const artifactLink = z.object({ url: z.string(), digest, size: z.number().int() });
 
 const SkillPushResponse = z.object({
-  status: z.literal("published"),
+  ...ApprovalAnswer,
   item_type: z.literal("skill"),
   item_id: z.string().meta({ description: "namespace/name" }),
   namespace: z.string(),
@@ -49,6 +50,7 @@ const SkillPullResponse = z.object({
   deprecated: z.boolean(),
   deprecation_message: z.string().nullable(),
   visibility: itemVisibilitySchema,
+  status: versionStatusSchema.meta({ description: "published; pending or rejected only for those who review held versions." }),
   created_at: isoTimestampSchema,
 });
 
@@ -96,7 +98,7 @@ const indexReply = { status: 200, description: "The index (Cache-Control: public
 const wellKnown = (path: string, operationId: string, summary: string): Operation => ({ method: "get", path, operationId, summary, tag: "skills", auth: "none", ok: indexReply, errors: [404], etag: true });
 
 export const SKILL_OPERATIONS: Operation[] = [
-  { method: "post", path: "/v1/skills/push", operationId: "pushSkill", summary: "Publish a version of an Agent Skill (its signed manifest and files)", tag: "skills", auth: "required", scopes: ["items:write"], body: "SkillPushRequest", ok: { status: 201, description: "Published", schema: "SkillPushResponse" }, errors: [400, 401, 403, 404, 409, 413] },
+  { method: "post", path: "/v1/skills/push", operationId: "pushSkill", summary: "Publish a version of an Agent Skill (its signed manifest and files)", tag: "skills", auth: "required", scopes: ["items:write"], body: "SkillPushRequest", ok: { status: 201, description: "Published", schema: "SkillPushResponse" }, also: [{ status: 202, description: "Stored but held for approval (status held): invisible until approved", schema: "SkillPushResponse" }], errors: [400, 401, 403, 404, 409, 413] },
   { method: "get", path: "/v1/skills/{namespace}/{skill_name}", operationId: "pullSkill", summary: "A skill version: registry-signed manifest, attestation, files and artifact links", tag: "skills", auth: "optional-caller", query: SkillPullQuery, ok: { status: 200, description: "The skill", schema: "SkillPullResponse" }, errors: [400, 404], etag: true },
   wellKnown("/.well-known/agent-skills/index.json", "agentSkillsIndex", "Agent Skills discovery: every public skill"),
   wellKnown("/{namespace}/.well-known/agent-skills/index.json", "namespaceAgentSkillsIndex", "Agent Skills discovery: one namespace's public skills"),

@@ -41,6 +41,7 @@ import { bundlePushRequestSchema } from "./bundles.ts";
 import { pushRequestSchema } from "./items.ts";
 import { logEntriesQuerySchema } from "./log.ts";
 import { SKILL_OPERATIONS, SKILL_SCHEMAS } from "./openapi-skills.ts";
+import { APPROVAL_OPERATIONS, APPROVAL_SCHEMAS, ApprovalAnswer } from "./openapi-approvals.ts";
 import { ACCOUNT_HEADERS, ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS } from "./openapi-accounts.ts";
 import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
 
@@ -74,7 +75,7 @@ const KeysResponse = keysResponseSchema;
 const SignatureInfo = pulledSignatureSchema;
 const ItemCoordinates = itemCoordinates;
 const PushResponse = z.object({
-  status: z.literal("published"),
+  ...ApprovalAnswer,
   ...ItemCoordinates,
   signature: SignatureInfo,
   signed_content: z.string().meta({ description: "The item re-signed by the registry (|rye-registry@<publisher>)." }),
@@ -204,6 +205,7 @@ export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = {
   BundlePullResponse,
   LogEntriesResponse,
   ...SKILL_SCHEMAS,
+  ...APPROVAL_SCHEMAS,
   ...OAUTH_SCHEMAS,
   ...ACCOUNT_SCHEMAS,
 };
@@ -341,7 +343,7 @@ const OPERATIONS: Operation[] = [
     errors: [],
   },
   { method: "get", path: "/v1/keys", operationId: "listKeys", summary: "Every registry key with validity, rotation statements and revocations", tag: "keys", auth: "none", ok: { status: 200, description: "Keys", schema: "KeysResponse" }, errors: [] },
-  { method: "post", path: "/v1/push", operationId: "pushItem", summary: "Publish a version of an item (the website publishes with its session cookie and CSRF token)", tag: "items", auth: "caller+csrf", scopes: ["items:write"], body: "PushRequest", ok: { status: 201, description: "Published", schema: "PushResponse" }, errors: [400, 401, 403, 404, 409, 413] },
+  { method: "post", path: "/v1/push", operationId: "pushItem", summary: "Publish a version of an item (the website publishes with its session cookie and CSRF token)", tag: "items", auth: "caller+csrf", scopes: ["items:write"], body: "PushRequest", ok: { status: 201, description: "Published", schema: "PushResponse" }, also: [{ status: 202, description: "Stored but held for approval (status held): invisible until approved", schema: "PushResponse" }], errors: [400, 401, 403, 404, 409, 413] },
   { method: "get", path: "/v1/pull/{item_type}/{item_id}", operationId: "pullItem", summary: "Download a version of an item", tag: "items", auth: "optional-caller", query: PullQuery, ok: { status: 200, description: "The item, signed by the registry", schema: "PullResponse" }, errors: [400, 404], etag: true },
   { method: "get", path: "/v1/search", operationId: "search", summary: "Search items (private items of the caller's namespaces included)", tag: "items", auth: "optional-caller", query: SearchQuery, ok: { status: 200, description: "A page of results", schema: "SearchResponse" }, errors: [400] },
   {
@@ -369,6 +371,7 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/v1/log/checkpoint", operationId: "getLogCheckpoint", summary: "The latest signed checkpoint of the log head", tag: "log", auth: "none", ok: { status: 200, description: "Checkpoint", schema: "SignedCheckpoint" }, errors: [] },
   { method: "get", path: "/v1/openapi.json", operationId: "getOpenApi", summary: "This document", tag: "meta", auth: "none", ok: { status: 200, description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } }, errors: [] },
   ...SKILL_OPERATIONS,
+  ...APPROVAL_OPERATIONS,
   ...OAUTH_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
 ];

@@ -60,10 +60,12 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
     })
     .get("/v1/items/:item_type/:item_id{.+}", async (c) => {
       // Members see private items with a token or their website session (item and manage pages).
-      const { type, ref, item } = await findReadableItem(deps.db, await optionalPrincipalOrSession(c, deps.db), c.req.param("item_type"), c.req.param("item_id"));
+      const { type, ref, item, seesHeld } = await findReadableItem(deps.db, await optionalPrincipalOrSession(c, deps.db), c.req.param("item_type"), c.req.param("item_id"));
+      // Versions held for approval are listed (with their status) only for the namespace's owners/admins and registry admins.
+      const reviewer = await seesHeld();
       const versions = await deps.db.prisma.itemVersion.findMany({
-        where: { itemId: item.id },
-        select: { version: true, createdAt: true, yanked: true, yankedReason: true, contentHash: true, sizeBytes: true, logIndex: true, publisher: { select: { username: true } } },
+        where: { itemId: item.id, ...(reviewer ? {} : { status: "published" }) },
+        select: { version: true, createdAt: true, yanked: true, yankedReason: true, contentHash: true, sizeBytes: true, logIndex: true, status: true, heldReason: true, publisher: { select: { username: true } } },
       });
       versions.sort((a, b) => compareSemver(b.version, a.version));
       c.header("Cache-Control", "private, no-cache");
@@ -94,6 +96,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
           size_bytes: v.sizeBytes,
           publisher: v.publisher.username,
           log_index: v.logIndex === null ? null : Number(v.logIndex),
+          ...(reviewer ? { status: v.status, held_reason: v.heldReason } : {}),
         })),
       });
     });

@@ -6,7 +6,8 @@
  *   GET|HEAD /<namespace>/.well-known/agent-skills/<name>/<version>/SKILL.md | <name>-<version>.tar.gz | .zip
  * Indexes: `application/json`, ETag, `Cache-Control: public, max-age=60`. Artifacts are immutable per version
  * (`max-age=31536000, immutable`). Public answers carry `Access-Control-Allow-Origin: *`. Private skills are in
- * no index, and their artifacts are 404 to anyone who may not read them (and never cached by shared caches).
+ * no index, and their artifacts are 404 to anyone who may not read them (and never cached by shared caches). Versions
+ * held for approval (services/approval.ts) are in no index either; their artifacts exist only for their reviewers.
  */
 import type { Context } from "hono";
 import { Hono } from "hono";
@@ -86,7 +87,7 @@ export function skillWellKnownRoutes(deps: AppDeps, options: { blobs?: BlobStore
       c.header("X-Content-Type-Options", "nosniff");
       c.header("Content-Security-Policy", "default-src 'none'; sandbox");
       if (file !== "SKILL.md") c.header("Content-Disposition", `attachment; filename="${file}"`);
-      if (item.visibility === "public" || item.visibility === "unlisted") {
+      if ((item.visibility === "public" || item.visibility === "unlisted") && row.status === "published") {
         cors(c);
         c.header("Cache-Control", IMMUTABLE);
       } else {
@@ -96,7 +97,7 @@ export function skillWellKnownRoutes(deps: AppDeps, options: { blobs?: BlobStore
       if (notModified(c, etag)) return c.body(null, 304);
       const bytes = await requiredBlob(blobs, pick.sha256);
       // An artifact fetched is a download, as a pull is (HEAD and 304 are not); raw SQL keeps updated_at.
-      if (c.req.method === "GET") void deps.db.raw.query("UPDATE items SET download_count = download_count + 1 WHERE id = $1::uuid", [item.id]).catch(() => undefined);
+      if (c.req.method === "GET" && row.status === "published") void deps.db.raw.query("UPDATE items SET download_count = download_count + 1 WHERE id = $1::uuid", [item.id]).catch(() => undefined);
       return c.body(new Uint8Array(bytes), 200, { "Content-Type": pick.type, "Content-Length": String(bytes.length) });
     });
 }

@@ -59,15 +59,17 @@ export function skillRoutes(deps: AppDeps, options: { blobs?: BlobStore } = {}):
           registryUrl: deps.config.publicUrl,
           ip: c.get("clientIp"),
           requestId: c.get("requestId"),
+          approval: deps.config.approval,
         },
       );
-      return c.json(result, 201);
+      return c.json(result, result.status === "held" ? 202 : 201);
     })
     .get("/v1/skills/:namespace/:skill_name", async (c) => {
       const principal = await optionalPrincipalOrSession(c, deps.db);
       const { ref, item, row, pinned } = await findReadableSkillVersion(deps.db, principal, c.req.param("namespace"), c.req.param("skill_name"), c.req.query("version") || undefined);
       const withFiles = c.req.query("files") === "1" || c.req.query("files") === "true";
-      if (setCacheHeaders(c, `"${row.fileSha256}${withFiles ? "-files" : ""}"`, item.visibility, pinned)) return c.body(null, 304);
+      // A held version (seen by its reviewers only) is never cached by shared caches.
+      if (setCacheHeaders(c, `"${row.fileSha256}${withFiles ? "-files" : ""}"`, row.status === "published" ? item.visibility : "private", pinned)) return c.body(null, 304);
       const manifest = storedManifest(row.content);
       const artifacts = artifactsOf(row.skillArtifacts);
       const paths = artifactPaths(item.namespace.name, item.name, row.version);
@@ -76,7 +78,7 @@ export function skillRoutes(deps: AppDeps, options: { blobs?: BlobStore } = {}):
         const bytes = withFiles ? await requiredBlob(blobs, entry.sha256) : null;
         files.push({ path, sha256: entry.sha256, size: entry.size, executable: entry.executable === true, ...(bytes ? { content_base64: Buffer.from(bytes).toString("base64") } : {}) });
       }
-      if (c.req.header("x-rye-purpose")?.toLowerCase() !== "view") {
+      if (c.req.header("x-rye-purpose")?.toLowerCase() !== "view" && row.status === "published") {
         void deps.db.raw.query("UPDATE items SET download_count = download_count + 1 WHERE id = $1::uuid", [item.id]).catch(() => undefined);
       }
       const signature = extractSignature(row.content, "tool");
@@ -106,6 +108,7 @@ export function skillRoutes(deps: AppDeps, options: { blobs?: BlobStore } = {}):
         deprecated: item.deprecated,
         deprecation_message: item.deprecationMessage,
         visibility: item.visibility,
+        status: row.status,
         created_at: row.createdAt.toISOString(),
       });
     });

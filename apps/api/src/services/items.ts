@@ -3,6 +3,7 @@ import { isRegistryItemType, parseRegistryRef, RyeError } from "@rye/core";
 import type { Database } from "@rye/db";
 import type { Principal } from "../auth/principal.ts";
 import { canRead } from "./access.ts";
+import { heldViewer } from "./approval.ts";
 
 /** A registry item type (directive, tool, knowledge or skill). */
 export function assertType(value: string): RegistryItemType {
@@ -10,7 +11,11 @@ export function assertType(value: string): RegistryItemType {
   return value;
 }
 
-/** The item behind `type` + `namespace/category/name` (`namespace/name` for skills), or ITEM_NOT_FOUND — also for private items the caller may not see. */
+/**
+ * The item behind `type` + `namespace/category/name` (`namespace/name` for skills), or ITEM_NOT_FOUND — also for
+ * private items the caller may not see, and for items with no approved version yet (held) unless the caller sees held
+ * versions (`seesHeld`: the namespace's owners/admins and registry admins; services/approval.ts).
+ */
 export async function findReadableItem(db: Database, principal: Principal | null, typeParam: string, id: string) {
   const type = assertType(typeParam);
   const ref = parseRegistryRef(type, id);
@@ -18,8 +23,9 @@ export async function findReadableItem(db: Database, principal: Principal | null
     where: { type, category: ref.category, name: ref.name, namespace: { name: ref.namespace } },
     include: { namespace: true },
   });
-  if (!item || !(await canRead(db, principal, item, item.namespace.name))) {
-    throw new RyeError("ITEM_NOT_FOUND", `${type} ${ref.id} not found`, { hint: "Check the id, or sign in if it is private." });
-  }
-  return { type, ref, item };
+  const notFound = () => new RyeError("ITEM_NOT_FOUND", `${type} ${ref.id} not found`, { hint: "Check the id, or sign in if it is private." });
+  if (!item || !(await canRead(db, principal, item, item.namespace.name))) throw notFound();
+  const seesHeld = heldViewer(db, principal, item.namespace.name);
+  if (item.held && !(await seesHeld())) throw notFound();
+  return { type, ref, item, seesHeld };
 }

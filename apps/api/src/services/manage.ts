@@ -93,8 +93,11 @@ function logEntry(tx: Tx, ctx: ManageContext, t: Target, kind: "yank" | "unyank"
 
 /** Recomputes `latest_version` (highest non-yanked) and, when it changed, the search document from its content. */
 async function refreshLatest(tx: Tx, itemId: string): Promise<string | null> {
-  const item = await tx.item.findUniqueOrThrow({ where: { id: itemId }, select: { latestVersion: true, versions: { select: { version: true, yanked: true } } } });
+  const item = await tx.item.findUniqueOrThrow({ where: { id: itemId }, select: { latestVersion: true, held: true, versions: { select: { version: true, yanked: true, status: true } } } });
   const latest = latestOf(item.versions);
+  // Held: no version is published any more (e.g. the published ones were deleted and only held ones remain).
+  const held = !item.versions.some((v) => v.status === "published");
+  if (held !== item.held) await tx.item.update({ where: { id: itemId }, data: { held } });
   if (latest === item.latestVersion) return latest;
   await tx.item.update({ where: { id: itemId }, data: { latestVersion: latest } });
   if (latest) {
@@ -135,6 +138,12 @@ export async function setYanked(ctx: ManageContext, typeParam: string, id: strin
   assertVersion(version);
   return mutate(ctx, t, async (tx) => {
     const row = await findVersion(tx, t, version);
+    if (row.status !== "published") {
+      throw new RyeError("CONFLICT", `${t.ref.id}@${version} is ${row.status === "pending" ? "held for approval" : "rejected"}, not published`, {
+        hint: row.status === "pending" ? "Approve or reject it (POST /v1/approve|reject/{item_type}/{item_id})." : "A rejected version stays invisible; nothing to yank.",
+        details: { status: row.status },
+      });
+    }
     if (row.yanked === yanked) {
       throw new RyeError("CONFLICT", `${t.ref.id}@${version} is ${yanked ? "already" : "not"} yanked`, {
         hint: yanked ? "Nothing to do; unyank with POST /v1/unyank/{item_type}/{item_id}." : "Nothing to do.",

@@ -87,7 +87,7 @@ export async function createOrg(db: Database, actor: Actor, input: { name: strin
 export async function describeOrg(db: Database, viewer: Actor | null, name: string) {
   const org = await findOrg(db, name);
   const role = viewer ? await roleIn(db.prisma, org.id, viewer.userId) : null;
-  const itemCount = await db.prisma.item.count({ where: { namespace: { orgId: org.id }, ...(role ? {} : { visibility: "public" }) } });
+  const itemCount = await db.prisma.item.count({ where: { namespace: { orgId: org.id }, held: false, ...(role ? {} : { visibility: "public" }) } });
   const view = { name: org.name, display_name: org.displayName, item_count: itemCount, created_at: org.createdAt.toISOString() };
   if (!role) return view;
   const members = await db.prisma.membership.findMany({ where: { orgId: org.id }, include: { user: { select: { username: true } } }, orderBy: { createdAt: "asc" } });

@@ -12,6 +12,8 @@ import {
   parseItem,
   parseRegistryItemId,
   publicKeyFromPem,
+  reviewFiles,
+  reviewSummary,
   RyeError,
   sha256Hex,
   signDocument,
@@ -22,7 +24,9 @@ import {
 } from "@rye/core";
 import { type Database, isUniqueViolation, type Prisma } from "@rye/db";
 import type { Principal } from "../auth/principal.ts";
+import type { RegistryConfig } from "../config.ts";
 import { requirePublishAccess } from "./access.ts";
+import { approvalAnswer, approvalFor, holdReason } from "./approval.ts";
 import { recordAudit } from "./audit.ts";
 import { appendLogEntry, publishLogPayload } from "./publish-log.ts";
 import { refreshSearchDocument } from "./search-document.ts";
@@ -47,6 +51,8 @@ export interface PushContext {
   maxItemBytes: number;
   ip: string | null;
   requestId: string;
+  /** The registry's approval setting (default off: every version is published at once). */
+  approval?: RegistryConfig["approval"] | undefined;
 }
 
 const TOOL_EXTENSION_RE = /^\.(py|ya?ml|m?js|cjs|m?ts|sh)$/;
@@ -98,6 +104,9 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
   const contentHash = computeContentHash(signed.content, input.item_type);
   const description = (input.metadata?.description ?? parsed.summary.description ?? "").slice(0, 2000);
   const toolType = input.item_type === "tool" ? (parsed.summary.toolType ?? null) : null;
+  // The static review at publish time (as for skills); under RYE_REGISTRY_APPROVAL it may hold the version.
+  const review = reviewSummary(reviewFiles([{ path: `${ref.name}${extension}`, text: stripSignature(content, input.item_type) }]));
+  const heldReason = holdReason(await approvalFor(ctx.db, ctx.approval ?? { mode: "off", risk: "high" }, access.namespace), review);
 
   try {
     return await ctx.db.prisma.$transaction(async (tx) => {
@@ -110,14 +119,17 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
       await tx.$executeRaw`SELECT 1 FROM items WHERE type = ${input.item_type}::item_type AND namespace_id = ${access.namespace.id}::uuid AND category = ${ref.category} AND name = ${ref.name} FOR UPDATE`;
       const item = await tx.item.findUniqueOrThrow({
         where: { type_namespaceId_category_name: { type: input.item_type, namespaceId: access.namespace.id, category: ref.category, name: ref.name } },
-        include: { versions: { select: { version: true, yanked: true } } },
+        include: { versions: { select: { version: true, yanked: true, status: true } } },
       });
       if (item.versions.some((v) => v.version === input.version)) throw versionExists(ref.id, input.version);
+      // A new item whose first version is held stays hidden until a version of it is approved.
+      const held = heldReason !== null && !item.versions.some((v) => v.status === "published");
       const publishedAt = new Date();
       const entry = await appendLogEntry(
         tx,
         "publish",
-        publishLogPayload(item.visibility, {
+        // A held version is logged like a private one (a digest): the public log must not reveal it before approval.
+        publishLogPayload(heldReason !== null ? "private" : item.visibility, {
           kind: "item",
           item_type: input.item_type,
           id: ref.id,
@@ -155,13 +167,16 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
           attestation: attestation as unknown as Prisma.InputJsonValue,
           attestationSignature: signedAttestation.signature,
           logIndex: BigInt(entry.index),
+          review: review as unknown as Prisma.InputJsonValue,
+          status: heldReason !== null ? "pending" : "published",
+          heldReason,
           createdAt: publishedAt,
         },
       });
-      const latest = latestOf([...item.versions, { version: input.version, yanked: false }]);
+      const latest = latestOf([...item.versions, { version: input.version, yanked: false, status: heldReason !== null ? "pending" : "published" }]);
       await tx.item.update({
         where: { id: item.id },
-        data: { latestVersion: latest, ...(latest === input.version ? { description, toolType, fileExtension: input.item_type === "tool" ? extension : null } : {}) },
+        data: { latestVersion: latest, held, ...(latest === input.version ? { description, toolType, fileExtension: input.item_type === "tool" ? extension : null } : {}) },
       });
       if (latest === input.version) await refreshSearchDocument(tx, item.id, signed.content);
       await recordAudit(tx, {
@@ -169,12 +184,12 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
         action: "item.publish",
         targetType: "item",
         targetId: `${input.item_type}/${ref.id}@${input.version}`,
-        details: { log_index: entry.index, author_fingerprint: author?.fingerprint ?? null },
+        details: { log_index: entry.index, author_fingerprint: author?.fingerprint ?? null, ...(heldReason !== null ? { held: heldReason } : {}) },
         ip: ctx.ip,
         requestId: ctx.requestId,
       });
       return {
-        status: "published" as const,
+        ...approvalAnswer(heldReason, review),
         item_type: input.item_type,
         item_id: ref.id,
         namespace: ref.namespace,

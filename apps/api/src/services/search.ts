@@ -189,6 +189,8 @@ function whereClause(p: Params, f: Filters, userId: string | null, match: Match)
   const where = [
     `(i.visibility = 'public' OR (i.visibility = 'private' AND ${uid} IS NOT NULL AND (n.user_id = ${uid}
        OR EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = n.org_id AND m.user_id = ${uid}))))`,
+    // An item none of whose versions is approved yet is in no search (services/approval.ts).
+    "NOT i.held",
   ];
   if (f.itemType) where.push(`i.type = ${p.add(f.itemType)}::item_type`);
   if (f.namespace) where.push(`n.name = ${p.add(f.namespace)}::text`);

@@ -1,7 +1,7 @@
 /**
  * GET /v1/stats: counts over public items only (the same answer for every caller, so it can be cached
  * and shared): items per type, namespaces with at least one public item, and the downloads of public
- * items. Private and unlisted items never count, whoever asks. One aggregate query (a sequential scan
+ * items. Private and unlisted items, and items with no approved version yet (held), never count, whoever asks. One aggregate query (a sequential scan
  * of `items`: 100 000 items take tens of milliseconds), cached in-process for `STATS_TTL_MS`, computed
  * once for concurrent callers.
  */
@@ -27,7 +27,7 @@ export async function computeStats(db: Database, now: Date = new Date()): Promis
            count(*) FILTER (WHERE type = 'skill') AS skill,
            count(DISTINCT namespace_id) AS namespaces,
            COALESCE(sum(download_count), 0)::int8 AS downloads
-    FROM items WHERE visibility = 'public'`);
+    FROM items WHERE visibility = 'public' AND NOT held`);
   const row = rows[0];
   const directive = Number(row?.directive ?? 0);
   const tool = Number(row?.tool ?? 0);

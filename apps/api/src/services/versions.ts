@@ -6,7 +6,7 @@ export function semverColumns(version: string): { major: number; minor: number; 
   return { major: v.major, minor: v.minor, patch: v.patch, prerelease: v.prerelease.join(".") };
 }
 
-/** The version "latest" resolves to: the highest non-yanked version, stable releases first. */
-export function latestOf(versions: { version: string; yanked: boolean }[]): string | null {
-  return maxSemver(versions.filter((v) => !v.yanked).map((v) => v.version)) ?? null;
+/** The version "latest" resolves to: the highest non-yanked published version (never one held for approval), stable releases first. */
+export function latestOf(versions: { version: string; yanked: boolean; status?: string }[]): string | null {
+  return maxSemver(versions.filter((v) => !v.yanked && (v.status === undefined || v.status === "published")).map((v) => v.version)) ?? null;
 }

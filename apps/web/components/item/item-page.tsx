@@ -237,6 +237,11 @@ export async function ItemPage({ type, ...props }: ItemRouteProps & { type: Item
             {details.deprecation_message ?? "Its publisher no longer recommends it."}
           </Banner>
         ) : null}
+        {row?.status === "pending" || row?.status === "rejected" ? (
+          <Banner tone="amber" title={`Version ${version} ${row.status === "pending" ? "is held for approval" : "was rejected"}`}>
+            Nobody but the namespace&apos;s owners and admins and the registry&apos;s administrators can see it. See <Link href="/settings/approvals">Approvals</Link>.
+          </Banner>
+        ) : null}
         {row?.yanked ? (
           <Banner tone="red" title={`Version ${version} was yanked`}>
             {row.yanked_reason ? `Reason: ${row.yanked_reason}. ` : ""}It is no longer installed by default; it stays pullable by its exact version.

@@ -39,7 +39,12 @@ export function VersionsList({ type, details, current }: { type: ItemType; detai
                   </td>
                   <td className="px-3 py-2">{v.publisher}</td>
                   <td className="px-3 py-2">
-                    {v.yanked ? (
+                    {v.status === "pending" || v.status === "rejected" ? (
+                      // Only the namespace's owners/admins and registry admins are sent held versions.
+                      <span className="inline-block rounded border border-amber-700 px-1.5 text-xs font-medium text-amber-900 dark:border-amber-400 dark:text-amber-200">
+                        {v.status === "pending" ? "Held for approval" : "Rejected"}
+                      </span>
+                    ) : v.yanked ? (
                       <span className="inline-block rounded border border-red-700 px-1.5 text-xs font-medium text-red-800 dark:border-red-400 dark:text-red-300">
                         Yanked{v.yanked_reason ? `: ${v.yanked_reason}` : ""}
                       </span>

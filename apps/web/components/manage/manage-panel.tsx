@@ -259,14 +259,24 @@ export function ManagePanel({ item, transferTargets, csrfToken }: { item: ItemDe
                       <span className="block text-neutral-600 dark:text-neutral-400">by {v.publisher}</span>
                     </td>
                     <td className="py-2 pr-3">
-                      {v.yanked ? <span>yanked{v.yanked_reason ? `: ${v.yanked_reason}` : ""}</span> : v.version === item.latest_version ? "latest" : "available"}
+                      {v.status === "pending" ? (
+                        <Link href="/settings/approvals" className="underline">held for approval</Link>
+                      ) : v.status === "rejected" ? (
+                        "rejected"
+                      ) : v.yanked ? (
+                        <span>yanked{v.yanked_reason ? `: ${v.yanked_reason}` : ""}</span>
+                      ) : v.version === item.latest_version ? (
+                        "latest"
+                      ) : (
+                        "available"
+                      )}
                       <span className="block text-xs text-neutral-600 dark:text-neutral-400">
                         {deletable ? `deletable until ${until.toISOString().slice(0, 16).replace("T", " ")} UTC` : "no longer deletable"}
                       </span>
                     </td>
                     <td className="py-2">
                       <div className="flex flex-wrap gap-2">
-                        {v.yanked ? (
+                        {v.status === "pending" || v.status === "rejected" ? null : v.yanked ? (
                           <button
                             type="button"
                             className={buttonSecondary}

@@ -9,6 +9,7 @@ const SECTIONS = [
   { href: "/settings/tokens", label: "Tokens" },
   { href: "/settings/keys", label: "Keys" },
   { href: "/settings/orgs", label: "Organizations" },
+  { href: "/settings/approvals", label: "Approvals" },
 ] as const;
 
 /** The settings sections; the current one is marked for assistive technology (aria-current). */

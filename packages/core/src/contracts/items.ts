@@ -16,6 +16,13 @@ export const itemCoordinates = {
   version: z.string(),
 };
 
+/**
+ * A version's approval state (registry setting RYE_REGISTRY_APPROVAL): `pending` and `rejected` versions are shown
+ * only to the namespace's owners/admins and registry admins; everyone else sees published versions only.
+ */
+export const versionStatusSchema = z.enum(["published", "pending", "rejected"]);
+export type VersionStatus = z.infer<typeof versionStatusSchema>;
+
 export const itemVersionSchema = z.object({
   version: z.string(),
   created_at: isoTimestampSchema,
@@ -25,6 +32,8 @@ export const itemVersionSchema = z.object({
   size_bytes: z.number().int(),
   publisher: z.string(),
   log_index: z.number().int().nullable(),
+  status: versionStatusSchema.optional().meta({ description: "For the namespace's owners/admins and registry admins, who also see held versions." }),
+  held_reason: z.string().nullable().optional().meta({ description: 'Why the version was held ("all", "flagged: high"); with status.' }),
 });
 export type ItemVersion = z.infer<typeof itemVersionSchema>;
 
@@ -66,6 +75,7 @@ export const pullResponseSchema = z.object({
   deprecated: z.boolean(),
   deprecation_message: z.string().nullable(),
   visibility: itemVisibilitySchema,
+  status: versionStatusSchema.optional().meta({ description: "published; pending or rejected only for those who review held versions." }),
   created_at: isoTimestampSchema,
 });
 export type PullResponse = z.infer<typeof pullResponseSchema>;

@@ -196,6 +196,18 @@ export interface PushResult {
   key_created: boolean;
   key_registration: "registered" | "already_registered";
   log_index: number | null;
+  /** True when the registry holds the version for approval (RYE_REGISTRY_APPROVAL): invisible until approved. */
+  held: boolean;
+  /** The registry's approval answer for a held version (status pending, reason, review), else null. */
+  approval: PushApproval | null;
+}
+
+/** What a registry that holds new versions for approval answers on push (status "held", HTTP 202). */
+export interface PushApproval {
+  status: "pending";
+  reason: string;
+  review: { risk: string; findings: number } | null;
+  message: string;
 }
 
 interface PushResponse {
@@ -203,6 +215,14 @@ interface PushResponse {
   version: string;
   signed_content: string;
   log_index?: number | null;
+  status?: string;
+  approval?: PushApproval | null;
+}
+
+/** The approval part of a push answer (registries without approval answer status "published" and no approval). */
+export function pushApprovalOf(answer: { status?: string; approval?: PushApproval | null }): { held: boolean; approval: PushApproval | null } {
+  const held = answer.status === "held";
+  return { held, approval: held ? (answer.approval ?? { status: "pending", reason: "", review: null, message: "held for approval" }) : null };
 }
 
 export async function pushItem(options: PushOptions, ctx: PublishContext): Promise<PushResult> {
@@ -286,6 +306,7 @@ export async function pushItem(options: PushOptions, ctx: PublishContext): Promi
     key_created: created,
     key_registration: registration,
     log_index: pushed.log_index ?? null,
+    ...pushApprovalOf(pushed),
   };
 }
 
@@ -342,5 +363,65 @@ export async function manageItem(options: ManageOptions, ctx: PublishContext): P
     }
   }
   const result = answer<Record<string, unknown>>(await registryFetch(registryUrl, path, { ...request, env: ctx.env }), registryUrl);
+  return { registry: registryUrl, ...result };
+}
+
+/* ------------------------------------------------------------------ approval of held versions */
+
+/** One version held for approval, as GET /v1/approvals lists it. */
+export interface HeldVersion {
+  item_type: RegistryItemType;
+  item_id: string;
+  namespace: string;
+  version: string;
+  status: "pending" | "rejected" | "published";
+  held_reason: string | null;
+  review: { risk?: string; findings?: unknown[] } | null;
+  publisher: string;
+  created_at: string;
+  can_approve: boolean;
+  decided_by: string | null;
+  decided_at: string | null;
+  reason: string | null;
+}
+
+/**
+ * The versions held for approval that the signed-in user reviews (GET /v1/approvals): one namespace's, or every
+ * namespace's they are an owner/admin of (all of them for a registry admin); `rejected` lists the rejected ones.
+ */
+export async function listHeld(options: { namespace?: string | undefined; rejected?: boolean | undefined; registryUrl?: string | undefined }, ctx: PublishContext) {
+  const registryUrl = await registryFor(options.namespace, options.registryUrl, ctx);
+  const token = await requireToken(registryUrl, ctx.env);
+  const query = new URLSearchParams();
+  if (options.namespace) query.set("namespace", options.namespace);
+  if (options.rejected) query.set("status", "rejected");
+  const result = answer<{ mode: string; risk: string; status: string; versions: HeldVersion[]; truncated: boolean }>(
+    await registryFetch(registryUrl, `/v1/approvals${query.size ? `?${query}` : ""}`, { token, env: ctx.env }),
+    registryUrl,
+  );
+  return { registry: registryUrl, ...result };
+}
+
+/** Approves or rejects (a reason required) one held version: POST /v1/approve|reject/{type}/{id}. */
+export async function decideHeld(
+  options: { decision: "approve" | "reject"; type: RegistryItemType; id: string; version: string; reason?: string | undefined; registryUrl?: string | undefined },
+  ctx: PublishContext,
+): Promise<Record<string, unknown>> {
+  if (options.type === "skill") {
+    if (options.id.split("/").length !== 2) throw new RyeError("INVALID_ITEM_ID", `Not a skill id: ${JSON.stringify(options.id)}`, { hint: "Skill ids are <namespace>/<name>." });
+  } else splitRegistryId(options.id);
+  if (options.decision === "reject" && !options.reason) {
+    throw new RyeError("BAD_REQUEST", "A rejection needs a reason", { hint: `Example: rye registry reject ${options.type} ${options.id}@${options.version} --reason "why"` });
+  }
+  const registryUrl = await registryFor(options.id, options.registryUrl, ctx);
+  const token = await requireToken(registryUrl, ctx.env);
+  const result = answer<Record<string, unknown>>(
+    await registryFetch(registryUrl, `/v1/${options.decision}/${options.type}/${encodeId(options.id)}`, {
+      token,
+      env: ctx.env,
+      json: { version: options.version, ...(options.reason ? { reason: options.reason } : {}) },
+    }),
+    registryUrl,
+  );
   return { registry: registryUrl, ...result };
 }

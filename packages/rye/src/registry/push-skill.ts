@@ -12,8 +12,8 @@ import { KeyStore } from "../keys/keystore.ts";
 import { readSkillFolder } from "../skills/folder.ts";
 import { readJson, registryFetch } from "./http.ts";
 import { whoAmI } from "./login.ts";
-import type { PublishContext, Visibility } from "./publish.ts";
-import { ensureKeyRegistered, verifyWithPinnedKey } from "./publish.ts";
+import type { PublishContext, PushApproval, Visibility } from "./publish.ts";
+import { ensureKeyRegistered, pushApprovalOf, verifyWithPinnedKey } from "./publish.ts";
 import { resolveRegistryFor } from "./registries.ts";
 import { normalizeRegistryUrl } from "./registry-url.ts";
 import { accessTokenFor } from "./session.ts";
@@ -40,6 +40,9 @@ export interface PushSkillResult {
   key_created: boolean;
   key_registration: "registered" | "already_registered";
   log_index: number | null;
+  /** True when the registry holds the version for approval: invisible until approved. */
+  held: boolean;
+  approval: PushApproval | null;
 }
 
 interface SkillPushAnswer {
@@ -47,6 +50,8 @@ interface SkillPushAnswer {
   version: string;
   signed_manifest: string;
   log_index?: number | null;
+  status?: string;
+  approval?: PushApproval | null;
 }
 
 /** The folder's signed manifest when it verifies with `key` against the files, else null. */
@@ -110,5 +115,6 @@ export async function pushSkill(options: PushSkillOptions, ctx: PublishContext):
     key_created: created,
     key_registration: registration,
     log_index: pushed.log_index ?? null,
+    ...pushApprovalOf(pushed),
   };
 }

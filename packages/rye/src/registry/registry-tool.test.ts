@@ -118,6 +118,19 @@ test("bundle_push and bundle_pull", async () => {
   assert.equal(missing.data.error.type, "ITEM_NOT_FOUND");
 });
 
+test("pending, approve and reject reach the registry's approval routes", async () => {
+  const ws = await workspace();
+  const pending = await execute(ws, { action: "pending" });
+  assert.equal(pending.status, "success", JSON.stringify(pending.data));
+  assert.deepEqual([pending.data.mode, pending.data.versions], ["off", []]);
+  // alice's own namespace is personal: registry administrators approve there, so the registry refuses her.
+  const denied = await execute(ws, { action: "approve", item_type: "knowledge", item_id: "alice/notes/greetings@1.0.0" });
+  assert.equal(denied.status, "error");
+  assert.equal(denied.data.error.type, "FORBIDDEN");
+  const anonymous = await execute(await workspace({ anonymous: true }), { action: "pending" });
+  assert.equal(anonymous.data.error.type, "UNAUTHORIZED");
+});
+
 test("parameters are validated before anything runs", async () => {
   const ws = await workspace();
   const invalid = async (parameters: Record<string, unknown>) => {
@@ -133,6 +146,7 @@ test("parameters are validated before anything runs", async () => {
   assert.match(await invalid({}), /action is required/);
   assert.match(await invalid({ action: "search" }), /query is required/);
   assert.match(await invalid({ action: "yank", item_type: "knowledge", item_id: "alice/notes/greetings" }), /version is required/);
+  assert.match(await invalid({ action: "reject", item_type: "skill", item_id: "alice/notes@1.0.0" }), /reason is required/);
   assert.match(await invalid({ action: "pull", item_id: "alice/notes/greetings", to: "elsewhere" }), /to must be equal to one of the allowed values/);
   assert.match(await invalid({ action: "bundle_pull" }), /bundle_id is required/);
   await invalid({ action: "whoami", command: "rm -rf /" });

@@ -11,14 +11,14 @@ import "@rye/core/node"; // node:crypto for Ed25519 and SHA-256, as in the CLI
 import { checkCapability, intersectCapabilities, searchFilter } from "@rye/core";
 
 /** The version of this entry's contract (semver; the major is the `v1` in the import path). */
-export const SDK_VERSION = "1.2.0";
+export const SDK_VERSION = "1.3.0";
 
 export { RyeError } from "@rye/core";
 export type { ErrorCode, ItemType } from "@rye/core";
 
 // Registry client: items
-export { manageItem, pushItem, splitVersion } from "../registry/publish.ts";
-export type { ManageAction, ManageOptions, PublishContext, PushOptions, PushResult, Visibility } from "../registry/publish.ts";
+export { decideHeld, listHeld, manageItem, pushItem, splitVersion } from "../registry/publish.ts";
+export type { HeldVersion, ManageAction, ManageOptions, PublishContext, PushApproval, PushOptions, PushResult, Visibility } from "../registry/publish.ts";
 // `rye pull`: the one verified pull path, written and pinned in .ai/rye.lock.
 export { pullCommand as pullItemToFile } from "../registry/pull-command.ts";
 export type { PullCommandOptions as PullOptions, PullCommandResult as PullResult } from "../registry/pull-command.ts";

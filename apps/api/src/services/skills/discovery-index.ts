@@ -157,7 +157,8 @@ async function latestRows(db: Database, scope: { namespace?: string; skill?: str
     JOIN namespaces n ON n.id = i.namespace_id
     JOIN item_versions v ON v.item_id = i.id AND v.version = i.latest_version
     JOIN users u ON u.id = v.publisher_id
-    WHERE i.type = 'skill'::item_type AND ${visibility} ${inNamespace} ${named}
+    -- Held items (no approved version yet) and versions held for approval are in no index (services/approval.ts).
+    WHERE i.type = 'skill'::item_type AND NOT i.held AND v.status = 'published'::version_status AND ${visibility} ${inNamespace} ${named}
     ORDER BY i.created_at ASC, i.id ASC
     LIMIT ${maxEntries}`;
   return rows.map((r) => ({ ...r, reviewFindings: r.reviewFindings === null ? null : Number(r.reviewFindings) }));
@@ -171,7 +172,9 @@ async function pinnedRows(db: Database, scope: { namespace?: string; skill?: str
       visibility: scope.skill !== undefined ? { in: ["public", "unlisted"] } : "public",
       ...(scope.namespace !== undefined ? { namespace: { name: scope.namespace.toLowerCase() } } : {}),
       ...(scope.skill !== undefined ? { name: scope.skill } : {}),
-      versions: { some: { version: scope.version } },
+      held: false,
+      // A pinned version held for approval (or rejected) is not found.
+      versions: { some: { version: scope.version, status: "published" } },
     },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     take: MAX_INDEX_ENTRIES,
@@ -183,7 +186,7 @@ async function pinnedRows(db: Database, scope: { namespace?: string; skill?: str
       deprecationMessage: true,
       namespace: { select: { name: true } },
       versions: {
-        where: { version: scope.version },
+        where: { version: scope.version, status: "published" },
         select: { id: true, version: true, fileSha256: true, authorFingerprint: true, skillArtifacts: true, review: true, logIndex: true, publisher: { select: { username: true } } },
       },
     },

@@ -25,6 +25,7 @@ import {
 } from "@rye/core";
 import { isUniqueViolation, type Prisma } from "@rye/db";
 import { requirePublishAccess } from "../access.ts";
+import { approvalAnswer, approvalFor, holdReason } from "../approval.ts";
 import { recordAudit } from "../audit.ts";
 import type { BlobStore } from "../blob-store.ts";
 import type { PushContext } from "../publish.ts";
@@ -115,6 +116,8 @@ export async function publishSkill(input: SkillPushInput, ctx: SkillPushContext)
   const contentHash = computeContentHash(signed.content, "tool");
   const description = manifest.skill.description.slice(0, 2000);
   const skillMdText = utf8Decode(files.find((f) => f.path === SKILL_FILE)!.bytes);
+  const review = reviewSummary(reviewTextFiles(files));
+  const heldReason = holdReason(await approvalFor(ctx.db, ctx.approval ?? { mode: "off", risk: "high" }, access.namespace), review);
 
   try {
     return await ctx.db.prisma.$transaction(async (tx) => {
@@ -125,14 +128,15 @@ export async function publishSkill(input: SkillPushInput, ctx: SkillPushContext)
       await tx.$executeRaw`SELECT 1 FROM items WHERE type = 'skill'::item_type AND namespace_id = ${access.namespace.id}::uuid AND category = '' AND name = ${name} FOR UPDATE`;
       const item = await tx.item.findUniqueOrThrow({
         where: { type_namespaceId_category_name: { type: "skill", namespaceId: access.namespace.id, category: "", name } },
-        include: { versions: { select: { version: true, yanked: true } } },
+        include: { versions: { select: { version: true, yanked: true, status: true } } },
       });
       if (item.versions.some((v) => v.version === version)) throw versionExists(id, version);
+      const held = heldReason !== null && !item.versions.some((v) => v.status === "published");
       const publishedAt = new Date();
       const entry = await appendLogEntry(
         tx,
         "publish",
-        publishLogPayload(item.visibility, { kind: "item", item_type: "skill", id, version, file_sha256: fileSha256, content_hash: contentHash, publisher: ctx.principal.username }),
+        publishLogPayload(heldReason !== null ? "private" : item.visibility, { kind: "item", item_type: "skill", id, version, file_sha256: fileSha256, content_hash: contentHash, publisher: ctx.principal.username }),
       );
       const attestation: PublishAttestation = {
         _type: ATTESTATION_TYPE,
@@ -164,24 +168,26 @@ export async function publishSkill(input: SkillPushInput, ctx: SkillPushContext)
           attestationSignature: signedAttestation.signature,
           logIndex: BigInt(entry.index),
           skillArtifacts: artifacts as unknown as Prisma.InputJsonValue,
-          review: reviewSummary(reviewTextFiles(files)) as unknown as Prisma.InputJsonValue,
+          review: review as unknown as Prisma.InputJsonValue,
+          status: heldReason !== null ? "pending" : "published",
+          heldReason,
           createdAt: publishedAt,
         },
       });
-      const latest = latestOf([...item.versions, { version, yanked: false }]);
-      await tx.item.update({ where: { id: item.id }, data: { latestVersion: latest, ...(latest === version ? { description } : {}) } });
+      const latest = latestOf([...item.versions, { version, yanked: false, status: heldReason !== null ? "pending" : "published" }]);
+      await tx.item.update({ where: { id: item.id }, data: { latestVersion: latest, held, ...(latest === version ? { description } : {}) } });
       if (latest === version) await refreshSearchDocument(tx, item.id, skillMdText);
       await recordAudit(tx, {
         actorId: ctx.principal.userId,
         action: "item.publish",
         targetType: "item",
         targetId: `skill/${id}@${version}`,
-        details: { log_index: entry.index, author_fingerprint: author.fingerprint },
+        details: { log_index: entry.index, author_fingerprint: author.fingerprint, ...(heldReason !== null ? { held: heldReason } : {}) },
         ip: ctx.ip,
         requestId: ctx.requestId,
       });
       return {
-        status: "published" as const,
+        ...approvalAnswer(heldReason, review),
         item_type: "skill" as const,
         item_id: id,
         namespace: access.namespace.name,

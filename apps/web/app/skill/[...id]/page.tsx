@@ -45,6 +45,8 @@ interface SkillView {
   deprecated: boolean;
   deprecation_message: string | null;
   visibility: "public" | "unlisted" | "private";
+  /** pending / rejected: shown only to the namespace's owners/admins and registry admins. */
+  status?: "published" | "pending" | "rejected";
   created_at: string;
 }
 
@@ -111,6 +113,12 @@ export default async function SkillPage(props: Props) {
       <p className="mt-2 text-sm text-slate-600 dark:text-slate-300">
         Version {skill.version} · published by {skill.author} · {skill.visibility}
       </p>
+      {skill.status === "pending" || skill.status === "rejected" ? (
+        <p role="status" className="mt-4 rounded-md bg-amber-50 p-3 text-amber-900 dark:bg-amber-950 dark:text-amber-100">
+          Version {skill.version} {skill.status === "pending" ? "is held for approval" : "was rejected"}: nobody but the namespace&apos;s owners and admins and the
+          registry&apos;s administrators can see it. <Link href="/settings/approvals" className="underline">Approvals</Link>
+        </p>
+      ) : null}
       {skill.yanked ? (
         <p role="status" className="mt-4 rounded-md bg-red-50 p-3 text-red-900 dark:bg-red-950 dark:text-red-100">
           Version {skill.version} was yanked{skill.yanked_reason ? `: ${skill.yanked_reason}` : ""}.

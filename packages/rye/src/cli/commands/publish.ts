@@ -6,7 +6,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
-import type { ManageAction, PublishContext } from "../../registry/publish.ts";
+import type { ManageAction, PublishContext, PushApproval } from "../../registry/publish.ts";
 import { manageItem, pushItem, splitVersion } from "../../registry/publish.ts";
 import { pullCommand } from "../../registry/pull-command.ts";
 import { pushSkill } from "../../registry/push-skill.ts";
@@ -18,6 +18,12 @@ import { parseItemType, parseRegistryItemType, parseTo, parseVisibility, ttyProm
 export interface PublishCliOptions {
   /** Asks a yes/no question; defaults to a prompt on an interactive terminal, else "no". */
   prompt?: (question: string) => Promise<boolean>;
+}
+
+/** What `rye push` prints when the registry holds the version for approval. */
+export function heldNotice(type: string, id: string, version: string, approval: PushApproval | null): string {
+  const why = approval?.reason ? ` (${approval.reason}${approval.review ? `; review: ${approval.review.risk} risk, ${approval.review.findings} finding${approval.review.findings === 1 ? "" : "s"}` : ""})` : "";
+  return `${id}@${version} is held for approval${why}: it is invisible until an owner or admin of the namespace (or a registry admin) approves it. See: rye registry pending; rye registry approve ${type} ${id}@${version}`;
 }
 
 export function registerPublish(program: Command, ctx: CliContext, options: PublishCliOptions = {}): void {
@@ -62,6 +68,7 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
           if (opts.json) return ctx.json(skill);
           if (skill.key_registration === "registered") ctx.io.stderr(`Registered your public key ${skill.author_fingerprint} with ${skill.registry}.`);
           ctx.io.stdout(`Pushed skill ${skill.item_id}@${skill.version} (${skill.files} file${skill.files === 1 ? "" : "s"}) to ${skill.registry}; the registry signed its manifest (${skill.registry_fingerprint}).`);
+          if (skill.held) ctx.io.stdout(heldNotice("skill", skill.item_id, skill.version, skill.approval));
           return;
         }
         const isFile = await stat(file).then((s) => s.isFile(), () => false);
@@ -84,6 +91,7 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
         if (opts.json) return ctx.json(result);
         if (result.key_registration === "registered") ctx.io.stderr(`Registered your public key ${result.author_fingerprint} with ${result.registry}.`);
         ctx.io.stdout(`Pushed ${result.item_type} ${result.item_id}@${result.version} to ${result.registry}; ${result.path} now carries the registry signature (${result.registry_fingerprint}).`);
+        if (result.held) ctx.io.stdout(heldNotice(result.item_type, result.item_id, result.version, result.approval));
       }),
     );
 

@@ -1,10 +1,16 @@
-/** `rye registry add|list|remove|reset-key|keys`: configured registries and their pinned signing keys. */
+/**
+ * `rye registry add|list|remove|reset-key|keys`: configured registries and their pinned signing keys.
+ * `rye registry pending|approve|reject`: versions a registry holds for approval (RYE_REGISTRY_APPROVAL).
+ */
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
+import { resolve } from "node:path";
 import { readRegistryPins, registryKeyFor, resetRegistryPin } from "../../registry/key-pinning.ts";
+import { decideHeld, listHeld, splitVersion } from "../../registry/publish.ts";
 import { addRegistry, findRegistry, loadRegistries, projectRegistriesPath, removeRegistry, routeRegistry } from "../../registry/registries.ts";
 import { normalizeRegistryUrl } from "../../registry/registry-url.ts";
 import type { CliContext } from "../context.ts";
+import { parseRegistryItemType } from "./common.ts";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -125,4 +131,58 @@ export function registerRegistry(program: Command, ctx: CliContext): void {
         }
       }),
     );
+
+  const publishContext = () => ({ projectPath: resolve(ctx.cwd), env: ctx.env, info: (text: string) => ctx.io.stderr(text) });
+
+  registry
+    .command("pending [namespace]")
+    .description("list versions held for approval in the namespaces you review (owner/admin of an organization; every namespace for a registry admin)")
+    .option("--rejected", "list rejected versions instead")
+    .option("--registry <url>", "registry URL")
+    .option("--json", "print JSON")
+    .action(async (namespace: string | undefined, opts: { rejected?: boolean; registry?: string; json?: boolean }) =>
+      ctx.run(opts.json, async () => {
+        const result = await listHeld({ namespace, rejected: opts.rejected, registryUrl: opts.registry }, publishContext());
+        if (opts.json) return ctx.json(result);
+        const what = opts.rejected ? "rejected" : "held for approval";
+        if (result.versions.length === 0) {
+          ctx.io.stdout(`No versions ${what}${namespace ? ` in ${namespace}` : ""} at ${result.registry} (approval: ${result.mode}${result.mode === "flagged" ? `, from ${result.risk} risk` : ""}).`);
+          return;
+        }
+        for (const v of result.versions) {
+          const review = v.review?.risk ? `review: ${v.review.risk}${Array.isArray(v.review.findings) ? ` (${v.review.findings.length} finding${v.review.findings.length === 1 ? "" : "s"})` : ""}` : "no review";
+          const decided = v.decided_by ? `  ${v.status} by ${v.decided_by}${v.reason ? `: ${v.reason}` : ""}` : "";
+          const may = v.status === "pending" ? (v.can_approve ? "  you may approve" : "  awaiting another reviewer") : "";
+          ctx.io.stdout(`${v.item_type} ${v.item_id}@${v.version}  by ${v.publisher}  ${v.created_at}  ${v.held_reason ?? ""}  ${review}${decided}${may}`);
+        }
+        if (result.truncated) ctx.io.stdout("(more not shown: narrow with a namespace)");
+      }),
+    );
+
+  for (const decision of ["approve", "reject"] as const) {
+    registry
+      .command(`${decision} <type> <item_id>`)
+      .description(
+        decision === "approve"
+          ? "approve a held version (<item_id>@<version>): it becomes visible, and latest when it is the newest"
+          : "reject a held version (<item_id>@<version>) with --reason: it stays invisible and its version number stays taken",
+      )
+      .option("--reason <text>", decision === "approve" ? "why (recorded in the audit log)" : "why (required; recorded in the audit log)")
+      .option("--registry <url>", "registry URL")
+      .option("--json", "print JSON")
+      .action(async (typeArg: string, ref: string, opts: { reason?: string; registry?: string; json?: boolean }) =>
+        ctx.run(opts.json, async () => {
+          const type = parseRegistryItemType(typeArg);
+          const { id, version } = splitVersion(ref);
+          if (!version) throw new RyeError("BAD_REQUEST", `${decision} needs a version: <item_id>@<version>`, { hint: "rye registry pending lists the held versions." });
+          const result = await decideHeld({ decision, type, id, version, reason: opts.reason, registryUrl: opts.registry }, publishContext());
+          if (opts.json) return ctx.json(result);
+          ctx.io.stdout(
+            decision === "approve"
+              ? `Approved ${type} ${id}@${version}: it is visible now${result.latest_version === version ? " (latest)" : ""}. (${String(result.registry)})`
+              : `Rejected ${type} ${id}@${version}: it stays invisible. (${String(result.registry)})`,
+          );
+        }),
+      );
+  }
 }

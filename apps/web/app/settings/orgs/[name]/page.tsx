@@ -5,6 +5,7 @@ import { SuccessBox } from "@/components/auth/form-bits";
 import { ConfirmAction } from "@/components/settings/confirm-action";
 import { InviteForm } from "@/components/settings/invite-form";
 import { MemberRole } from "@/components/settings/member-role";
+import { OrgApproval } from "@/components/settings/org-approval";
 import { Time } from "@/components/settings/time";
 import { TokenCreateForm } from "@/components/settings/token-create-form";
 import { TokenList } from "@/components/settings/token-list";
@@ -49,6 +50,10 @@ export default async function OrgSettingsPage({ params, searchParams }: Params &
         api<{ tokens: TokenInfo[] }>(`/v1/orgs/${encodeURIComponent(org.name)}/tokens`, { session: true }),
       ])
     : [null, null];
+  const approval = await apiOrNull<{ mode: "off" | "flagged" | "all"; registry_mode: string; effective_mode: string; risk: string }>(
+    `/v1/orgs/${encodeURIComponent(org.name)}/approval`,
+    { session: true },
+  );
   const joined = (await searchParams).joined === "1";
   // Owners set any role; admins cannot make or touch owners (the API has the last word).
   const assignable: OrgRole[] = org.role === "owner" ? ROLES : ["member", "admin"];
@@ -183,6 +188,22 @@ export default async function OrgSettingsPage({ params, searchParams }: Params &
       ) : (
         <p className={help}>Owners and admins of {org.name} manage its members, invitations and CI tokens.</p>
       )}
+      {approval ? (
+        <section aria-labelledby="approval-heading" className="space-y-3">
+          <h2 id="approval-heading" className="text-lg font-semibold">
+            Approval
+          </h2>
+          <p className={help}>
+            New versions pushed to {org.name}: {approval.effective_mode === "off" ? "published at once" : approval.effective_mode === "all" ? "every one is held for approval" : `held for approval when the review finds ${approval.risk} risk`}{" "}
+            (registry: {approval.registry_mode}; {org.name}: {approval.mode}). Held versions are invisible until an owner or admin approves them on the{" "}
+            <Link href="/settings/approvals" className={link}>
+              Approvals
+            </Link>{" "}
+            page. The organization&apos;s setting can only make the registry&apos;s stricter.
+          </p>
+          {org.role === "owner" ? <OrgApproval org={org.name} mode={approval.mode} /> : null}
+        </section>
+      ) : null}
     </div>
   );
 }
