@@ -82,10 +82,11 @@ export interface VerifyOutcome {
 
 const short = (hex: string) => `${hex.slice(0, 16)}…`;
 
-class CheckFailed extends Error {}
+/** A check that failed, with its one-sentence reason (also used by lib/skill-verify.ts). */
+export class CheckFailed extends Error {}
 
 /** The registry key with this fingerprint, if the registry publishes it and has not revoked it. */
-function registryKey(keys: KeysAnswer, fingerprint: string): { key: PublicKey; active: boolean } {
+export function registryKey(keys: KeysAnswer, fingerprint: string): { key: PublicKey; active: boolean } {
   const entry = (keys.keys ?? []).find((k) => k.fingerprint === fingerprint);
   if (!entry) throw new CheckFailed(`Signed with key ${fingerprint}, which this registry does not publish at /v1/keys`);
   if (entry.revoked_at) throw new CheckFailed(`Signed with registry key ${fingerprint}, revoked on ${entry.revoked_at.slice(0, 10)}`);

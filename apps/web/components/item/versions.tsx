@@ -1,11 +1,11 @@
 /** Every version of an item with dates, publishers and yanked markers, links to view or compare them. */
 import Link from "next/link";
-import type { ItemDetails, ItemType } from "@rye/core";
+import type { ItemDetails, RegistryItemType } from "@rye/core";
 import { itemHref } from "./data";
 
 const formatDate = (iso: string) => new Date(iso).toISOString().slice(0, 10);
 
-export function VersionsList({ type, details, current }: { type: ItemType; details: ItemDetails; current: string }) {
+export function VersionsList({ type, details, current }: { type: RegistryItemType; details: ItemDetails; current: string }) {
   const versions = details.versions;
   return (
     <div className="space-y-3">
@@ -76,7 +76,7 @@ export function VersionsList({ type, details, current }: { type: ItemType; detai
 }
 
 /** A plain GET form (works without JavaScript): the page turns ?from=&to= into ?diff=from...to. */
-function CompareForm({ type, details, current }: { type: ItemType; details: ItemDetails; current: string }) {
+function CompareForm({ type, details, current }: { type: RegistryItemType; details: ItemDetails; current: string }) {
   const versions = details.versions.map((v) => v.version);
   const index = versions.indexOf(current);
   const defaultFrom = versions[index + 1] ?? versions[1] ?? versions[0]!;

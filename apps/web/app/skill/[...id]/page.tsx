@@ -1,15 +1,25 @@
 /**
  * /skill/{namespace}/{name}[?version=]: an Agent Skill. Its SKILL.md rendered (the file the registry serves at the
- * discovery path), the frontmatter with `allowed-tools` up front, the files, the publish-time review's findings,
- * the registry's signature and the install commands for the `skills` CLI and rye (GET /v1/skills/{ns}/{name}).
+ * discovery path), the frontmatter with `allowed-tools` up front, the file tree with scripts marked (`?file=path`
+ * shows one file as highlighted text), its versions and the per-file changes between two (`?diff=a...b`; the
+ * compare form's `?from=a&to=b` redirects there), the publish-time review's findings, the registry's signature,
+ * a verification of the manifest and every file in the visitor's browser, and the install commands for the
+ * `skills` CLI and rye (GET /v1/skills/{ns}/{name}, versions from GET /v1/items/skill/{ns}/{name}).
  * Private skills are shown to members only (the session is forwarded); others get the same 404 as a missing one.
  */
 import type { Metadata } from "next";
 import Link from "next/link";
-import { notFound } from "next/navigation";
-import { allowedTools, parseSkillMd, skillNameProblem } from "@rye/core";
+import { notFound, redirect } from "next/navigation";
+import { cache } from "react";
+import { allowedTools, type ItemDetails, itemDetailsSchema, parseSkillMd, skillNameProblem } from "@rye/core";
 import { CopyButton } from "@/components/copy-button";
-import { apiBaseUrl, apiOrNull, publicBaseUrl, visitorHeaders } from "@/lib/api";
+import { itemHref } from "@/components/item/data";
+import { VersionsList } from "@/components/item/versions";
+import { SkillDiff, type SkillFileEntry, SkillFileTree, SkillFileView } from "@/components/skill/skill-files";
+import { SkillVerifyPanel } from "@/components/skill/skill-verify-panel";
+import { ApiError, apiBaseUrl, apiOrNull, publicBaseUrl, visitorHeaders } from "@/lib/api";
+import { apiParsedOrNull } from "@/lib/contracts";
+import { parseDiffRange } from "@/lib/diff";
 import { MarkdownView } from "@/lib/markdown";
 
 export const dynamic = "force-dynamic";
@@ -34,7 +44,7 @@ interface SkillView {
   name: string;
   version: string;
   description: string;
-  files: { path: string; sha256: string; size: number; executable: boolean }[];
+  files: SkillFileEntry[];
   author: string;
   author_key: { fingerprint: string; verified: boolean } | null;
   attestation: { key_fingerprint: string | null };
@@ -53,19 +63,42 @@ interface SkillView {
 const NAMESPACE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const VERSION = /^[0-9A-Za-z.+-]{1,64}$/;
 
-async function load(props: Props): Promise<{ skill: SkillView; skillMd: string | null } | null> {
+const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
+
+/** One version of a skill (`version` undefined: the latest), with the files' bytes when `files`. */
+const getSkill = cache(async (ns: string, name: string, version: string | undefined, files: boolean): Promise<SkillView | null> => {
+  const query = new URLSearchParams();
+  if (version) query.set("version", version);
+  if (files) query.set("files", "1");
+  const search = query.toString();
+  try {
+    return await apiOrNull<SkillView>(`/v1/skills/${ns}/${name}${search ? `?${search}` : ""}`, { session: true });
+  } catch (err) {
+    // 400: a version the registry cannot even look up, which is "not found" for a page.
+    if (err instanceof ApiError && err.status === 400) return null;
+    throw err;
+  }
+});
+
+/** The skill's metadata and versions (the generic item details, highest version first). */
+const getSkillDetails = cache(async (id: string): Promise<ItemDetails | null> => apiParsedOrNull(itemDetailsSchema, `/v1/items/skill/${id}`, { session: true }).catch(() => null));
+
+async function load(props: Props): Promise<{ skill: SkillView; skillMd: string | null; ns: string; name: string; version: string | undefined } | null> {
   const { id } = await props.params;
   const search = await props.searchParams;
   const parts = id.map((p) => decodeURIComponent(p));
   if (parts.length !== 2 || !NAMESPACE.test(parts[0]!) || skillNameProblem(parts[1]!) !== null) return null;
-  const version = typeof search.version === "string" && VERSION.test(search.version) ? search.version : undefined;
+  const requested = first(search.version);
+  const version = typeof requested === "string" && VERSION.test(requested) ? requested : undefined;
+  if (requested !== undefined && !version) return null;
   const [ns, name] = parts as [string, string];
-  const skill = await apiOrNull<SkillView>(`/v1/skills/${ns}/${name}${version ? `?version=${encodeURIComponent(version)}` : ""}`, { session: true });
+  // The files' bytes only when the page shows one of them.
+  const skill = await getSkill(ns, name, version, first(search.file) !== undefined);
   if (!skill) return null;
   // SKILL.md as agents get it (discovery path), with the visitor's session for private skills.
   const res = await fetch(`${apiBaseUrl()}/${ns}/.well-known/agent-skills/${name}/${encodeURIComponent(skill.version)}/SKILL.md`, { headers: await visitorHeaders({ cookie: true }), cache: "no-store" });
   const skillMd = res.ok ? await res.text() : null;
-  return { skill, skillMd };
+  return { skill, skillMd, ns, name, version };
 }
 
 export async function generateMetadata(props: Props): Promise<Metadata> {
@@ -91,10 +124,40 @@ function Command({ text, label }: { text: string; label: string }) {
   );
 }
 
+/** The changes between two versions, file by file (each version's files with their bytes). */
+async function ChangesView({ ns, name, details, range }: { ns: string; name: string; details: ItemDetails | null; range: { from: string; to: string } | null }) {
+  if (!range) return <p className="text-sm">Choose two versions to compare in the versions list.</p>;
+  const known = new Set((details?.versions ?? []).map((v) => v.version));
+  const missing = [range.from, range.to].filter((v) => !known.has(v));
+  if (missing.length) {
+    return (
+      <p role="note" className="rounded-md bg-amber-50 p-3 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100">
+        Cannot compare these versions: {missing.join(" and ")} {missing.length === 1 ? "is not a version" : "are not versions"} of {ns}/{name}.
+      </p>
+    );
+  }
+  const [a, b] = await Promise.all([getSkill(ns, name, range.from, true), getSkill(ns, name, range.to, true)]);
+  if (!a || !b) return <p className="text-sm">One of the versions could not be read.</p>;
+  return <SkillDiff from={range.from} to={range.to} before={a.files} after={b.files} />;
+}
+
 export default async function SkillPage(props: Props) {
+  const search = await props.searchParams;
+  const from = first(search.from);
+  const to = first(search.to);
+  if (from && to) {
+    const { id } = await props.params;
+    redirect(itemHref("skill", id.map((p) => decodeURIComponent(p)).join("/"), { diff: `${from}...${to}` }));
+  }
   const loaded = await load(props);
   if (!loaded) notFound();
-  const { skill, skillMd } = loaded;
+  const { skill, skillMd, ns, name } = loaded;
+  const details = await getSkillDetails(skill.item_id);
+  const diffParam = first(search.diff);
+  const range = parseDiffRange(diffParam);
+  const selectedPath = first(search.file) ?? null;
+  const selected = selectedPath ? (skill.files.find((f) => f.path === selectedPath) ?? null) : null;
+  const versionQuery = loaded.version;
   const parsed = skillMd ? parseSkillMd(skillMd) : null;
   const front = parsed?.frontmatter ?? null;
   const tools = front ? allowedTools(front) : [];
@@ -171,6 +234,43 @@ export default async function SkillPage(props: Props) {
             </h2>
             {parsed ? <MarkdownView source={parsed.body} className="mt-3" /> : <p className="mt-2">SKILL.md could not be loaded.</p>}
           </section>
+
+          <section aria-labelledby="files" className="mt-6">
+            <h2 id="files" className="text-lg font-semibold">
+              Files ({skill.files.length})
+            </h2>
+            <p className="mt-1 text-sm text-neutral-700 dark:text-neutral-300">Scripts are marked: an agent using this skill may run them. Choose a file to read it.</p>
+            <div className="mt-3">
+              <SkillFileTree id={skill.item_id} version={versionQuery} files={skill.files} selected={selected?.path ?? null} />
+            </div>
+            {selectedPath !== null ? (
+              <div id="file-view" className="mt-4">
+                {selected ? <SkillFileView file={selected} version={skill.version} /> : <p className="text-sm">This version has no file {selectedPath}.</p>}
+              </div>
+            ) : null}
+          </section>
+
+          {diffParam !== undefined ? (
+            <section aria-labelledby="changes" className="mt-6">
+              <h2 id="changes" className="text-lg font-semibold">
+                {range ? `Changes from ${range.from} to ${range.to}` : "Changes"}
+              </h2>
+              <div className="mt-3">
+                <ChangesView ns={ns} name={name} details={details} range={range} />
+              </div>
+            </section>
+          ) : null}
+
+          {details && details.versions.length > 0 ? (
+            <section aria-labelledby="versions" className="mt-6">
+              <h2 id="versions" className="text-lg font-semibold">
+                Versions ({details.versions.length})
+              </h2>
+              <div className="mt-3">
+                <VersionsList type="skill" details={details} current={skill.version} />
+              </div>
+            </section>
+          ) : null}
         </div>
 
         <aside className="min-w-0 space-y-6">
@@ -212,23 +312,6 @@ export default async function SkillPage(props: Props) {
             )}
           </section>
 
-          <section aria-labelledby="files">
-            <h2 id="files" className="text-lg font-semibold">
-              Files
-            </h2>
-            <ul className="mt-2 space-y-1 text-sm">
-              {skill.files.map((f) => (
-                <li key={f.path} className="flex justify-between gap-2">
-                  <code className="min-w-0 truncate font-mono">
-                    {f.path}
-                    {f.executable ? " (executable)" : ""}
-                  </code>
-                  <span className="shrink-0 text-slate-600 dark:text-slate-300">{f.size} B</span>
-                </li>
-              ))}
-            </ul>
-          </section>
-
           <section aria-labelledby="provenance">
             <h2 id="provenance" className="text-lg font-semibold">
               Signatures
@@ -242,6 +325,8 @@ export default async function SkillPage(props: Props) {
               <dd>{skill.log_index ?? "—"}</dd>
             </dl>
           </section>
+
+          <SkillVerifyPanel namespace={skill.namespace} name={skill.name} version={skill.version} paths={skill.files.map((f) => f.path).sort()} />
         </aside>
       </div>
     </div>
