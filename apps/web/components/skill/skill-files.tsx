@@ -117,7 +117,7 @@ function TreeLevel({ node, href, selected }: { node: TreeNode; href: (path: stri
           <li key={child.path}>
             <span className="font-mono font-medium">
               <span aria-hidden="true">▸ </span>
-              {child.name}/
+              <span>{child.name}/</span>
             </span>
             <div className="ml-4 mt-1 border-l border-neutral-200 pl-2 dark:border-neutral-700">
               <TreeLevel node={child} href={href} selected={selected} />
