@@ -228,6 +228,17 @@ export default async function SkillPage(props: Props) {
             ) : null}
           </section>
 
+          {diffParam !== undefined ? (
+            <section aria-labelledby="changes" className="mt-6">
+              <h2 id="changes" className="text-lg font-semibold">
+                {range ? `Changes from ${range.from} to ${range.to}` : "Changes"}
+              </h2>
+              <div className="mt-3">
+                <ChangesView ns={ns} name={name} details={details} range={range} />
+              </div>
+            </section>
+          ) : null}
+
           <section aria-labelledby="skill-md" className="mt-6">
             <h2 id="skill-md" className="text-lg font-semibold">
               SKILL.md
@@ -249,17 +260,6 @@ export default async function SkillPage(props: Props) {
               </div>
             ) : null}
           </section>
-
-          {diffParam !== undefined ? (
-            <section aria-labelledby="changes" className="mt-6">
-              <h2 id="changes" className="text-lg font-semibold">
-                {range ? `Changes from ${range.from} to ${range.to}` : "Changes"}
-              </h2>
-              <div className="mt-3">
-                <ChangesView ns={ns} name={name} details={details} range={range} />
-              </div>
-            </section>
-          ) : null}
 
           {details && details.versions.length > 0 ? (
             <section aria-labelledby="versions" className="mt-6">
