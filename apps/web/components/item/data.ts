@@ -69,7 +69,7 @@ export const getPulled = cache(async (type: ItemType, id: string, version: strin
 
 /** parseItem over a served file; null when the file cannot be read as its type at all. */
 export function parsePulled(pull: Pick<PullResponse, "item_type" | "content" | "name" | "file_extension">): ParsedItem | null {
-  // A skill's served content is its signed manifest, not an item file; the skill page verifies skills itself, lib/skill-verify.ts).
+  // A skill's served content is its signed manifest, not an item file; the skill page verifies skills itself (lib/skill-verify.ts).
   if (pull.item_type === "skill") return null;
   try {
     return parseItem(pull.content, pull.item_type, { path: `${pull.name}${pull.file_extension}` });

@@ -56,7 +56,11 @@ describe("threads", () => {
       child: (turn) => (turn === 0 ? { toolCalls: [bashCall("echo child-ran"), write("child.txt"), spawn("grandchild")], usage: { input: 10, output: 5 } } : { text: "child done", usage: { input: 10, output: 5 } }),
       grandchild: (turn) => (turn === 0 ? { toolCalls: [write("grandchild.txt")], usage: { input: 10, output: 5 } } : { text: "grandchild done", usage: { input: 10, output: 5 } }),
     });
-    const run = await bench.rye(["thread", "run", "gate/tree/root"]);
+    // Nobody answers the children's approval requests here: they time out after 2 s.
+    const policyPath = join(bench.ws.projectDir, ".ai/config/security.yaml");
+    await mkdir(join(bench.ws.projectDir, ".ai/config"), { recursive: true });
+    await writeFile(policyPath, (await signItem(`version: "1.0.0"\ntool_type: config\nexecutor_id: null\ncategory: config\ndescription: "short approvals"\napproval_timeout_seconds: 2\n`, "tool", bench.ws.key)).content);
+    const run = await bench.rye(["thread", "run", "gate/tree/root"]).finally(() => rm(policyPath, { force: true }));
     assert.equal(run.json.status, "completed", run.stdout + run.stderr);
     // The results in the order of the calls (calls of one reply run in parallel, so their results arrive in any order).
     const results = async (id: string) => {
@@ -70,10 +74,16 @@ describe("threads", () => {
     assert.equal(rootShell!.error, false, rootShell!.output);
     assert.match(rootShell!.output, /root-ran/);
     assert.equal(code(rootPipe!), "SECURITY_DENIED", "curl | sh is refused even for the root thread");
+    // Every decision of the gate is in the transcript (docs/security.md).
+    const decisions = (await bench.events(run.json.thread_id)).filter((e) => e.event_type === "security_decision").map((e) => e.payload);
+    assert.ok(decisions.some((d) => d.tool === "rye/bash/bash" && d.decision === "allow" && d.tier === "T3"), JSON.stringify(decisions));
+    assert.ok(decisions.some((d) => d.decision === "deny" && d.effective_tier === "T4" && d.rules.includes("pipe-to-shell")), JSON.stringify(decisions));
 
     const childId = (await bench.events(run.json.thread_id)).find((e) => e.event_type === "child_thread_started")!.payload.child_thread_id as string;
     const [childShell, childWrite] = await results(childId);
     assert.equal(code(childShell!), "APPROVAL_REQUIRED", "a child thread must ask for a shell command (T3)");
+    assert.match(childShell!.output, /No one approved this call within 2 seconds/);
+    assert.ok((await bench.events(childId)).some((e) => e.event_type === "security_decision" && e.payload.decision === "approval_refused"));
     assert.doesNotMatch(childShell!.output, /child-ran/);
     assert.equal(childWrite!.error, false, `a child may write a file (T2): ${childWrite!.output}`);
 

@@ -88,7 +88,8 @@ async function checkRun(bench: ThreadBench, provider: "anthropic" | "openai", re
   assert.deepEqual(kinds, [
     "thread_started",
     "cognition_in",
-    ...["rye_search", "rye_load", "rye_execute"].flatMap(() => ["cognition_out", "tool_call_start", "tool_call_result"]),
+    // An executed tool passed the security gate: its decision is recorded before the result.
+    ...["rye_search", "rye_load", "rye_execute"].flatMap((tool) => ["cognition_out", "tool_call_start", ...(tool === "rye_execute" ? ["security_decision"] : []), "tool_call_result"]),
     "cognition_out",
     "thread_completed",
   ]);

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T13:12:37Z:793d2f150c1d32a5b9a417039bf36b2bcba83498c7280b429a5fe2a718bcd1e6:SiqgggNhzRbFu7XFnAXSI37NGffOQuUW3ryMbyrVMgXC4lnuAvwGx-1zEHTrVZ288nL6GAn8Ca8_Q3pWJY5fDA==:d0cfc94e6739114a
+// rye:signed:2026-11-25T13:57:53Z:234e5082fb1924dee89ed082d4507bc9550fdb0d1d7f9456e86523b3e6688339:cqwXyAqOURHWyqpM4amBQOuY2ugqiXadrxdqpt7YlJs_L9N9tpAsTKu7ywxhXD1A--U7ad00ANJMRF6P2ig9BA==:d0cfc94e6739114a
 // @ts-check
 /**
  * The one path every tool call of the model takes: name → primary action, capability check (fail-closed,
@@ -41,7 +41,9 @@ export function capText(value, max) {
 /** The error of a thrown value, as the model should see it. @param {unknown} err */
 function errorOf(err) {
   const e = /** @type {{ code?: string, message?: string, hint?: string, details?: unknown }} */ (err ?? {});
-  return { status: "error", error: { code: e.code ?? "INTERNAL", message: e.message ?? String(err), ...(e.hint ? { hint: e.hint } : {}) } };
+  // The security gate's details (tier, matched rules) tell the model what it may not do and why.
+  const gate = e.code === "SECURITY_DENIED" || e.code === "APPROVAL_REQUIRED";
+  return { status: "error", error: { code: e.code ?? "INTERNAL", message: e.message ?? String(err), ...(e.hint ? { hint: e.hint } : {}), ...(gate && e.details ? { details: e.details } : {}) } };
 }
 
 /**
@@ -140,7 +142,7 @@ export function createDispatcher({ engine, harness, maxResultBytes, threadParent
             const answer = await approve(call, e.details ?? {}, e.message ?? "");
             if (answer.decision !== "approve") {
               const message = answer.decision === "deny" ? `A person denied this call${answer.reason ? `: ${answer.reason}` : ""}` : `No one approved this call within ${e.details?.approval_timeout_seconds ?? "the"} seconds`;
-              return { content: capText(errorOf({ code: "APPROVAL_REQUIRED", message: `${message} (${e.message})`, hint: "Do without this call, or ask the user to run it." }), maxResultBytes), isError: true };
+              return { content: capText(errorOf({ code: "APPROVAL_REQUIRED", message: `${message} (${e.message})`, hint: "Do without this call, or ask the user to run it.", details: { ...(e.details ?? {}), decision: answer.decision } }), maxResultBytes), isError: true };
             }
             result = await run(true);
           }

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T13:12:37Z:ec1b1abd0546a08d893d8500ce8a800dcd0a189a09168913361a20ce9c006633:NEl3XLWpm-xkdgTn0rXGUgAXwpYjiZYl7N-ft89z_h2O4rD9i1rDltg5YP7t47_5k_Vo6intDSWH5d-YXazqCQ==:d0cfc94e6739114a
+// rye:signed:2026-11-25T13:55:10Z:c387a31770e48dcf53dd203d12043f8c80eef074f4c02de2e32d922df6cb1210:nPeHlK2_wz9YQcQ0eYZ0r5AkzykODLki-RpYfEbx58Jhq8IrDH4y7bhJ6Z-l94IUF86_Sw0BJhdko6fPlEdwAQ==:d0cfc94e6739114a
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
@@ -39,6 +39,33 @@ function sleep(ms, signal) {
       resolve(undefined);
     }, { once: true });
   });
+}
+
+/**
+ * The security gate's decision on an executed tool call (docs/security.md), from its result: the metadata of a call
+ * that ran, or the error of one the gate refused. null for anything else (search, load, a capability denial).
+ * @param {{ data?: unknown, content: string, isError: boolean }} result
+ */
+function securityDecision(result) {
+  const ran = obj(obj(obj(result.data).metadata).security);
+  if (typeof ran.decision === "string") return { tool: String(obj(result.data).item_id ?? ""), tier: ran.tier, effective_tier: ran.effective_tier, decision: ran.decision };
+  if (!result.isError) return null;
+  let error = {};
+  try {
+    error = obj(obj(JSON.parse(result.content)).error);
+  } catch {
+    return null;
+  }
+  const e = /** @type {Record<string, any>} */ (error);
+  if (e.code !== "SECURITY_DENIED" && e.code !== "APPROVAL_REQUIRED") return null;
+  const details = obj(e.details);
+  return {
+    tool: details.tool ?? null,
+    tier: details.tier ?? null,
+    effective_tier: details.effective_tier ?? null,
+    decision: e.code === "SECURITY_DENIED" ? "deny" : "approval_refused",
+    ...(Array.isArray(details.matches) ? { rules: details.matches.map((/** @type {any} */ m) => m.rule) } : {}),
+  };
 }
 
 /** @param {unknown} v @returns {Record<string, any>} */
@@ -477,6 +504,8 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
             const startedCall = Date.now();
             const result = await dispatcher.dispatch(call);
             if (result.denied) await emit("tool_call_denied", { tool: call.name, call_id: call.id, required_capability: result.denied.required, reason: result.denied.reason });
+            const decision = securityDecision(result);
+            if (decision) await emit("security_decision", { call_id: call.id, ...decision });
             if (result.childThreadId) await emit("child_thread_started", { child_thread_id: result.childThreadId });
             await emit("tool_call_result", { call_id: call.id, output: result.content, error: result.isError, duration_ms: Date.now() - startedCall });
             results[index] = result;
