@@ -8,6 +8,8 @@
  */
 import "@rye/core/node";
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { RecordedLlmRequest } from "../fake-llm.ts";
 import type { ThreadBench } from "../threads.ts";
@@ -124,8 +126,13 @@ describe("stopping threads", () => {
 
   test("kill ends the process and releases the budget; a crashed thread is marked orphaned by a waiter", async () => {
     bench.script({ sleepy: () => ({ hang: true }) });
+    // Running, with its budget reserved (the record says running a moment before the reservation is made).
+    const reserved = async (id: string) => {
+      const ledger = await readFile(join(bench.ws.projectDir, ".ai", "threads", "ledger.json"), "utf8").then((t) => JSON.parse(t) as { entries: Record<string, unknown> }, () => ({ entries: {} }));
+      return id in ledger.entries;
+    };
     const running = async (id: string) => {
-      for (let i = 0; i < 100 && (await bench.record(id)).status !== "running"; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 200 && ((await bench.record(id)).status !== "running" || !(await reserved(id))); i++) await new Promise((r) => setTimeout(r, 100));
     };
     const a = await bench.rye(["thread", "run", "orch/stop/sleepy", "--async"]);
     await running(a.json.thread_id);
