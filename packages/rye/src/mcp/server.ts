@@ -9,6 +9,7 @@ import { RyeError, toErrorEnvelope } from "@rye/core";
 import { Engine } from "../engine/engine.ts";
 import { executeInput, loadInput, searchInput, signInput } from "./schemas.ts";
 import { registerSkillResources } from "./skill-resources.ts";
+import { registerDirectivePrompts } from "./prompts.ts";
 
 export const SERVER_INFO = { name: "rye", version: "0.1.0" };
 
@@ -120,6 +121,8 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   // Resources are served by the low-level server so skill:// URIs are matched raw (McpServer would normalise
   // `..` away before matching); the project is the server's working directory (resources take no arguments).
   const resources = registerSkillResources(server.server, { projectPath: cwd, env });
+  // Directives as prompts (slash commands in clients), for the server's project.
+  registerDirectivePrompts(server.server, () => engine(undefined));
   const previous = server.server.onclose;
   server.server.onclose = () => {
     resources.close();
