@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { canonicalJson, RyeError, sha256Hex, signItem } from "@rye/core";
 import { writeFileAtomic } from "../fs/atomic.ts";
+import { expandEnvVars as expand } from "../execute/templating.ts";
 import { KeyStore } from "../keys/keystore.ts";
 
 export const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -41,11 +42,6 @@ export const schemaDigest = (schema: unknown): string => sha256Hex(canonicalJson
 export function assertServerName(name: string): string {
   if (!SERVER_NAME.test(name)) throw new RyeError("BAD_REQUEST", `Not a server name: ${JSON.stringify(name)}`, { hint: "Use lower-case letters, digits, '-' and '_' (at most 64), e.g. github or local-files." });
   return name;
-}
-
-/** `${VAR}` / `${VAR:-default}` in a value, expanded from `env` for connecting now (the stub keeps the reference). */
-function expand(value: string, env: NodeJS.ProcessEnv): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, fallback?: string) => env[name] ?? fallback ?? "");
 }
 
 /** Connects, lists every tool (following pagination, at most 1 000), and disconnects. */

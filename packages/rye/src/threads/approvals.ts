@@ -7,11 +7,12 @@
  */
 import { watch } from "node:fs";
 import { mkdir, readdir, readFile } from "node:fs/promises";
-import { hostname, userInfo } from "node:os";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { canonicalJson, fromBase64Url, getEd25519, RyeError, toBase64Url, utf8Encode } from "@rye/core";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { KeyStore } from "../keys/keystore.ts";
+import { currentUser } from "./cancel.ts";
 import { threadDir } from "./paths.ts";
 
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
@@ -100,14 +101,8 @@ export async function decideApproval(
     if (!options.requestId && pending.length > 1) throw new RyeError("BAD_REQUEST", `Thread ${threadId} has ${pending.length} pending approvals`, { hint: `Name one with --request: ${pending.map((p) => p.request_id).join(", ")}` });
     throw new RyeError("NOT_FOUND", `Thread ${threadId} has no pending approval${options.requestId ? ` ${options.requestId}` : ""}`, { hint: "It was decided already, timed out, or never asked: see `rye thread approvals`." });
   }
-  let user: string | null = null;
-  try {
-    user = userInfo().username;
-  } catch {
-    user = null;
-  }
   const { key } = await new KeyStore(options.env ? { env: options.env } : {}).loadOrCreate();
-  const unsigned: ApprovalDecision = { thread_id: threadId, request_id: request.request_id, decision, decided_at: new Date().toISOString(), by: { user, host: hostname() }, ...(options.reason ? { reason: options.reason } : {}) };
+  const unsigned: ApprovalDecision = { thread_id: threadId, request_id: request.request_id, decision, decided_at: new Date().toISOString(), by: { user: currentUser(), host: hostname() }, ...(options.reason ? { reason: options.reason } : {}) };
   const signature = toBase64Url(await (await getEd25519()).sign(key.seed, payloadOf(unsigned)));
   const decided = { ...unsigned, signature };
   await writeFileAtomic(decisionPath(projectPath, threadId, request.request_id), `${JSON.stringify(decided, null, 2)}\n`);

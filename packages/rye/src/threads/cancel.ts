@@ -15,7 +15,8 @@ export interface CancelRequest {
   reason?: string;
 }
 
-function currentUser(): string | null {
+/** The OS user running this process, or null where it cannot be read. */
+export function currentUser(): string | null {
   try {
     return userInfo().username;
   } catch {
@@ -23,8 +24,8 @@ function currentUser(): string | null {
   }
 }
 
-/** Writes the cancel marker of thread `id` (ITEM_NOT_FOUND when the thread has no directory); returns what it wrote. */
-export async function requestCancel(projectPath: string, id: string, options: { reason?: string } = {}): Promise<CancelRequest> {
+/** Writes a request marker of thread `id` (ITEM_NOT_FOUND when the thread has no directory); returns what it wrote. */
+async function writeMarker(projectPath: string, id: string, file: "cancel" | "handoff", options: { reason?: string }): Promise<CancelRequest> {
   const dir = threadDir(projectPath, id);
   const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
   if (!exists) throw new RyeError("ITEM_NOT_FOUND", `No thread ${id} in ${dir}`, { hint: "List the threads with `rye thread list --all`." });
@@ -33,19 +34,29 @@ export async function requestCancel(projectPath: string, id: string, options: { 
     by: { pid: process.pid, host: hostname(), user: currentUser() },
     ...(options.reason ? { reason: options.reason } : {}),
   };
-  await writeFileAtomic(threadFile(projectPath, id, "cancel"), `${JSON.stringify(request, null, 2)}\n`);
+  await writeFileAtomic(threadFile(projectPath, id, file), `${JSON.stringify(request, null, 2)}\n`);
   return request;
 }
 
-/** True once a cancellation was requested for thread `id` (one stat; the id is validated first). */
-export async function isCancelRequested(projectPath: string, id: string): Promise<boolean> {
+/** Whether a request marker of thread `id` is there (one stat; the id is validated first). */
+async function hasMarker(projectPath: string, id: string, file: "cancel" | "handoff"): Promise<boolean> {
   try {
-    await stat(threadFile(projectPath, id, "cancel"));
+    await stat(threadFile(projectPath, id, file));
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
     throw err;
   }
+}
+
+/** Writes the cancel marker of thread `id` (ITEM_NOT_FOUND when the thread has no directory); returns what it wrote. */
+export function requestCancel(projectPath: string, id: string, options: { reason?: string } = {}): Promise<CancelRequest> {
+  return writeMarker(projectPath, id, "cancel", options);
+}
+
+/** True once a cancellation was requested for thread `id`. */
+export function isCancelRequested(projectPath: string, id: string): Promise<boolean> {
+  return hasMarker(projectPath, id, "cancel");
 }
 
 /** The cancel request of thread `id`, or undefined when there is none (a marker that is not JSON counts as a request). */
@@ -68,22 +79,11 @@ export async function readCancelRequest(projectPath: string, id: string): Promis
  * Asks running thread `id` to hand over to a continuation thread after its current turn (`handoff_thread`):
  * writes `.ai/threads/<id>/handoff` like a cancel request. ITEM_NOT_FOUND when the thread has no directory.
  */
-export async function requestHandoff(projectPath: string, id: string, options: { reason?: string } = {}): Promise<CancelRequest> {
-  const dir = threadDir(projectPath, id);
-  const exists = await stat(dir).then((s) => s.isDirectory(), () => false);
-  if (!exists) throw new RyeError("ITEM_NOT_FOUND", `No thread ${id} in ${dir}`, { hint: "List the threads with `rye thread list --all`." });
-  const request: CancelRequest = { requested_at: new Date().toISOString(), by: { pid: process.pid, host: hostname(), user: currentUser() }, ...(options.reason ? { reason: options.reason } : {}) };
-  await writeFileAtomic(threadFile(projectPath, id, "handoff"), `${JSON.stringify(request, null, 2)}\n`);
-  return request;
+export function requestHandoff(projectPath: string, id: string, options: { reason?: string } = {}): Promise<CancelRequest> {
+  return writeMarker(projectPath, id, "handoff", options);
 }
 
-/** True once a handoff was requested for thread `id` (one stat). */
-export async function isHandoffRequested(projectPath: string, id: string): Promise<boolean> {
-  try {
-    await stat(threadFile(projectPath, id, "handoff"));
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw err;
-  }
+/** True once a handoff was requested for thread `id`. */
+export function isHandoffRequested(projectPath: string, id: string): Promise<boolean> {
+  return hasMarker(projectPath, id, "handoff");
 }
