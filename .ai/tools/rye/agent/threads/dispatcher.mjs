@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T13:57:53Z:234e5082fb1924dee89ed082d4507bc9550fdb0d1d7f9456e86523b3e6688339:cqwXyAqOURHWyqpM4amBQOuY2ugqiXadrxdqpt7YlJs_L9N9tpAsTKu7ywxhXD1A--U7ad00ANJMRF6P2ig9BA==:d0cfc94e6739114a
+// rye:signed:2026-11-25T14:46:00Z:4594a36b451dd986776a05254eaa78301e3cd7799338c4af468049854d052401:pssyBNC_hIC94fvRI_-SCNnuRkjUzcRMBxo4l75BZs5nJ5mc3Di8vDt_I7n-Bt8tT7nhctKRUV-1CrfFsZZ0Ag==:d0cfc94e6739114a
 // @ts-check
 /**
  * The one path every tool call of the model takes: name → primary action, capability check (fail-closed,
@@ -19,8 +19,6 @@ export const __category__ = "rye/agent/threads";
 export const __tool_description__ = "Agent runtime: dispatch of the model's tool calls through the capability check to the engine";
 
 export const THREAD_TOOL_ID = "rye/agent/threads/thread_directive";
-/** Tools that learn the calling thread from the dispatcher: a child thread, and the orchestrator (it limits a thread to its descendants). */
-export const ORCHESTRATOR_TOOL_ID = "rye/agent/threads/orchestrator";
 const ITEM_TYPES = new Set(["directive", "tool", "knowledge"]);
 
 /**
