@@ -26,6 +26,17 @@ async function tableExists(db: SqlSession, table: string): Promise<boolean> {
   return rows[0]?.found != null;
 }
 
+/**
+ * A pool for a scratch database. `pool.end()` resolves before its connections have finished closing,
+ * so the `DROP DATABASE … WITH (FORCE)` that follows can terminate one of them; without a listener
+ * that late error would surface as an uncaught exception.
+ */
+function scratchPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on("error", () => {});
+  return pool;
+}
+
 /** The behaviour every backend must show; `db` is an empty database. */
 async function checkRunner(db: SqlSession): Promise<void> {
   const dir = copyOfMigrations();
@@ -78,7 +89,7 @@ describe("migration runner", () => {
 
   test("PostgreSQL: applies, is idempotent, rolls back failures, refuses edited migrations", { skip: skipWithoutPostgres() }, async () => {
     const scratch = await createScratchPostgresDatabase();
-    const pool = new pg.Pool({ connectionString: scratch.url, max: 1 });
+    const pool = scratchPool(scratch.url);
     try {
       await withPgSession(pool, checkRunner);
     } finally {
@@ -90,7 +101,7 @@ describe("migration runner", () => {
   test("PostgreSQL: concurrent runners apply each migration once", { skip: skipWithoutPostgres() }, async () => {
     const scratch = await createScratchPostgresDatabase();
     // Separate pools stand for separate API processes starting at the same moment.
-    const pools = Array.from({ length: 4 }, () => new pg.Pool({ connectionString: scratch.url, max: 1 }));
+    const pools = Array.from({ length: 4 }, () => scratchPool(scratch.url));
     try {
       const results = await Promise.all(pools.map((pool) => withPgSession(pool, (session) => migrate(session))));
       assert.deepEqual(results.flatMap((r) => r.applied).sort(), migrationNames);

@@ -100,6 +100,8 @@ export function pgEngineTarget(databaseUrl: string): EngineTarget {
         const shadowUrl = new URL(databaseUrl);
         shadowUrl.pathname = `/${name}`;
         const shadowPool = new pg.Pool({ connectionString: shadowUrl.toString(), max: 2 });
+        // end() resolves before its connections have closed; the forced drop may terminate one of them.
+        shadowPool.on("error", () => {});
         const adapter = patchPgAdapter(await new PrismaPg(shadowPool).connect(), shadowPool);
         adapter.dispose = async () => {
           await shadowPool.end();
