@@ -9,6 +9,7 @@ import { accountRoutes } from "./routes/accounts.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { approvalRoutes, orgApprovalRoutes } from "./routes/approvals.ts";
 import { bundleRoutes } from "./routes/bundles.ts";
+import { changesRoutes } from "./routes/changes.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { itemRoutes } from "./routes/items.ts";
 import { oauthRoutes } from "./oauth/index.ts";
@@ -28,6 +29,7 @@ import { statsRoutes } from "./routes/stats.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
 import { upstreamAuthRoutes } from "./routes/upstream-auth.ts";
 import { userKeyRoutes } from "./routes/user-keys.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
 import type { AppDeps } from "./services/deps.ts";
 
 export type { AppDeps } from "./services/deps.ts";
@@ -56,6 +58,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", skillRoutes(deps));
   app.route("/", skillWellKnownRoutes(deps));
   app.route("/", logRoutes(deps, { checkpoints: deps.config.checkpoints }));
+  app.route("/", changesRoutes(deps, { checkpoints: deps.config.checkpoints }));
   app.route("/", openapiRoutes(deps));
   app.route("/", upstreamAuthRoutes(deps, deps.config.upstream));
   app.route("/", accountRoutes(deps, { throttle: loginThrottle }));
@@ -63,6 +66,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", userKeyRoutes(deps));
   app.route("/", orgRoutes(deps));
   app.route("/", namespaceRoutes(deps));
+  app.route("/", webhookRoutes(deps));
   if (deps.adminSecret) app.route("/", adminRoutes(deps, deps.adminSecret));
   app.notFound((c) => c.json(new RyeError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`).toEnvelope(), 404));
   app.onError(errorHandler(deps.logger));

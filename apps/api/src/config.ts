@@ -20,6 +20,11 @@ const envSchema = z.object({
   RYE_CHECKPOINT_EVERY_ENTRIES: int(100),
   RYE_REGISTRY_APPROVAL: z.enum(["off", "flagged", "all"]).default("off"),
   RYE_REGISTRY_APPROVAL_RISK: z.enum(["low", "medium", "high"]).default("high"),
+  RYE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(["true", "false", "1", "0"]).default("false"),
+  RYE_WEBHOOK_TIMEOUT_MS: int(10_000),
+  RYE_WEBHOOK_MAX_ATTEMPTS: int(8).refine((n) => n <= 20, "at most 20 attempts"),
+  RYE_WEBHOOK_RETRY_BASE_MS: int(30_000),
+  RYE_WEBHOOK_POLL_MS: int(1000),
 });
 
 /** Which new versions are held for approval (docs/registry-approval.md). */
@@ -47,6 +52,12 @@ export interface RegistryConfig {
    */
   approval: { mode: ApprovalMode; risk: "low" | "medium" | "high" };
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /**
+   * Webhook deliveries (docs/webhooks.md): URLs on private networks only when allowed (development, tests); each
+   * attempt's deadline; attempts before a delivery is marked failed; the first retry's delay (doubling, at most
+   * an hour); how often a process looks for due deliveries.
+   */
+  webhooks: { allowPrivateNetworks: boolean; timeoutMs: number; maxAttempts: number; retryBaseMs: number; pollMs: number };
   /** Upstream identity providers, local accounts switch, sign-in cookie secret. */
   upstream: UpstreamAuthConfig;
 }
@@ -73,6 +84,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     trustProxy: e.RYE_TRUST_PROXY === "true" || e.RYE_TRUST_PROXY === "1",
     approval: { mode: e.RYE_REGISTRY_APPROVAL, risk: e.RYE_REGISTRY_APPROVAL_RISK },
     logLevel: e.RYE_LOG_LEVEL,
+    webhooks: {
+      allowPrivateNetworks: e.RYE_WEBHOOK_ALLOW_PRIVATE_NETWORKS === "true" || e.RYE_WEBHOOK_ALLOW_PRIVATE_NETWORKS === "1",
+      timeoutMs: e.RYE_WEBHOOK_TIMEOUT_MS,
+      maxAttempts: e.RYE_WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: e.RYE_WEBHOOK_RETRY_BASE_MS,
+      pollMs: e.RYE_WEBHOOK_POLL_MS,
+    },
     upstream: loadUpstreamAuthConfig(env),
   };
 }

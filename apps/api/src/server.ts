@@ -19,6 +19,7 @@ import { openRegistry } from "./registry.ts";
 import { newAdminSecret, removeAdminFile, writeAdminFile } from "./services/admin-endpoint.ts";
 import type { AppDeps } from "./services/deps.ts";
 import { seedSystemBundle } from "./seed.ts";
+import { webhookDispatcherFor } from "./services/webhooks/dispatcher.ts";
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -55,13 +56,17 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
   await writeAdminFile(config.dataDir, { url: `http://127.0.0.1:${port}`, secret: deps.adminSecret! }).catch((err: Error) =>
     logger.log("warn", "could not write the admin endpoint file; the operator CLI will need the server stopped", { error: err.message }),
   );
+  const webhooks = webhookDispatcherFor(deps);
+  webhooks.start();
   logger.log("info", "rye registry listening", { url: `http://localhost:${port}`, database: deps.db.kind, registry_key: deps.keyring.current().publicKey.fingerprint, ...extra });
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
-    }).then(() => removeAdminFile(config.dataDir).then(() => deps.db.close())));
+    })
+      .then(() => webhooks.stop())
+      .then(() => removeAdminFile(config.dataDir).then(() => deps.db.close())));
   const shutdown = () => void close().finally(() => process.exit(0));
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);

@@ -21,11 +21,13 @@ export const ERROR_CODES = {
   CONFLICT: { status: 409, hint: "The resource already exists or changed meanwhile." },
   PAYLOAD_TOO_LARGE: { status: 413, hint: "Reduce the size of the request body or item." },
   RATE_LIMITED: { status: 429, hint: "Wait and retry later; see the Retry-After header." },
+  LIMIT_EXCEEDED: { status: 409, hint: "A per-namespace or per-account limit is reached: remove something first." },
   INTERNAL: { status: 500, hint: "This is a bug in rye; please report it with the request id." },
   UNAVAILABLE: { status: 503, hint: "A dependency is unavailable; retry shortly." },
   // answers from a registry that the client cannot use
   TOO_LARGE: { status: 502, hint: "The answer exceeded the client's size cap; nothing was written. Raise RYE_MAX_ITEM_BYTES / RYE_MAX_RESPONSE_BYTES if the registry really serves larger answers." },
   MALFORMED_RESPONSE: { status: 502, hint: "The registry (or a proxy in front of it) sent an answer rye cannot use; nothing was written. Check the registry URL, retry later, or report it to the registry's operators." },
+  INVALID_WEBHOOK_URL: { status: 400, hint: "Give an absolute https:// URL of a public host, without credentials." },
   // items and ids
   INVALID_ITEM_TYPE: { status: 400, hint: "Use one of: directive, tool, knowledge." },
   INVALID_ITEM_ID: { status: 400, hint: "Item ids are slash-separated names: letters, digits, '_', '-', '.', no '..'." },

@@ -10,6 +10,7 @@ import type { KeyPair } from "@rye/core";
 import { generateKeyPair, keyPairFromPrivatePem, RyeError, signDocument } from "@rye/core";
 import type { KeyRotation } from "@rye/core";
 import type { Database } from "@rye/db";
+import { appendLogEntry } from "../services/publish-log.ts";
 
 export interface KeyringOptions {
   db: Database;
@@ -104,13 +105,13 @@ export async function rotateRegistryKey(options: Omit<KeyringOptions, "envPrivat
     issued_at: now.toISOString(),
   };
   const signed = await signDocument(statement, previous);
-  await options.db.prisma.$transaction([
-    options.db.prisma.registryKey.upsert({
+  await options.db.prisma.$transaction(async (tx) => {
+    await tx.registryKey.upsert({
       where: { fingerprint: previous.publicKey.fingerprint },
       create: { fingerprint: previous.publicKey.fingerprint, publicKeyPem: previous.publicKey.pem, validUntil: now },
       update: { validUntil: now },
-    }),
-    options.db.prisma.registryKey.create({
+    });
+    await tx.registryKey.create({
       data: {
         fingerprint: next.publicKey.fingerprint,
         publicKeyPem: next.publicKey.pem,
@@ -119,8 +120,10 @@ export async function rotateRegistryKey(options: Omit<KeyringOptions, "envPrivat
         rotationStatement: statement,
         rotationSignature: signed.signature,
       },
-    }),
-  ]);
+    });
+    // Mirrors and indexers learn of it from the changes feed, in log order with the items it signs.
+    await appendLogEntry(tx, "key_rotate", { kind: "registry_key", previous_fingerprint: previous.publicKey.fingerprint, next_fingerprint: next.publicKey.fingerprint });
+  });
   await mkdir(join(options.keyDir, "retired"), { recursive: true, mode: 0o700 });
   await writeFile(join(options.keyDir, "retired", `${previous.publicKey.fingerprint}.pem`), previous.privateKeyPem, { mode: 0o600 });
   const temp = `${path}.${process.pid}.tmp`;
@@ -131,6 +134,9 @@ export async function rotateRegistryKey(options: Omit<KeyringOptions, "envPrivat
 }
 
 export async function revokeRegistryKey(db: Database, fingerprint: string, reason: string): Promise<void> {
-  const updated = await db.prisma.registryKey.updateMany({ where: { fingerprint, revokedAt: null }, data: { revokedAt: new Date(), revocationReason: reason } });
-  if (updated.count === 0) throw new RyeError("KEY_NOT_FOUND", `No unrevoked registry key ${fingerprint}`);
+  await db.prisma.$transaction(async (tx) => {
+    const updated = await tx.registryKey.updateMany({ where: { fingerprint, revokedAt: null }, data: { revokedAt: new Date(), revocationReason: reason } });
+    if (updated.count === 0) throw new RyeError("KEY_NOT_FOUND", `No unrevoked registry key ${fingerprint}`);
+    await appendLogEntry(tx, "key_revoke", { kind: "registry_key", fingerprint, reason });
+  });
 }

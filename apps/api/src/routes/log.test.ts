@@ -151,18 +151,20 @@ describe("happy paths", () => {
   });
 });
 
-test("after a key rotation the latest checkpoint is re-signed with the new key, once", async () => {
+test("a key rotation is logged, and the next checkpoint, signed with the new key, covers it at once", async () => {
   const before = await checkpoint();
   await new Promise((r) => setTimeout(r, 5)); // the keyring notices a new key file by its mtime
-  const { next } = await rotateRegistryKey({ db: reg.db, keyDir: reg.keyDir, registryUrl: "http://registry.test" });
+  const { previous, next } = await rotateRegistryKey({ db: reg.db, keyDir: reg.keyDir, registryUrl: "http://registry.test" });
+  const rotation = await reg.db.prisma.publishLogEntry.findFirstOrThrow({ orderBy: { index: "desc" } });
+  assert.deepEqual([Number(rotation.index), rotation.kind, rotation.payload], [before.payload.tree_size, "key_rotate", { kind: "registry_key", previous_fingerprint: previous, next_fingerprint: next }]);
   const rekeyed = await checkpoint();
   assert.equal(rekeyed.key_fingerprint, next);
-  assert.equal(rekeyed.payload.tree_size, before.payload.tree_size, "same log, same size: the stored row is re-signed");
-  assert.equal(rekeyed.payload.head_hash, before.payload.head_hash);
+  assert.equal(rekeyed.payload.tree_size, before.payload.tree_size + 1, "not due by the interval, but a new key checkpoints at once");
+  assert.equal(rekeyed.payload.head_hash, rotation.entryHash);
   const nextKey = publicKeyFromPem((await reg.db.prisma.registryKey.findUniqueOrThrow({ where: { fingerprint: next } })).publicKeyPem);
   assert.ok(await verifyDocument(rekeyed, nextKey));
-  assert.deepEqual(await checkpoint(), rekeyed, "re-signed once, then served as stored");
-  assert.equal(await reg.db.prisma.logCheckpoint.count({ where: { treeSize: before.payload.tree_size } }), 1);
+  assert.deepEqual(await checkpoint(), rekeyed, "signed once, then served as stored");
+  assert.equal(await reg.db.prisma.logCheckpoint.count({ where: { treeSize: before.payload.tree_size } }), 1, "the previous checkpoint stays as the old key signed it");
   registryKey = nextKey;
 });
 
@@ -173,7 +175,7 @@ describe("errors", () => {
       assert.equal(r.status, 400, query);
       assert.equal(r.body.error.code, "BAD_REQUEST", query);
     }
-    assert.equal((await get("/v1/log/entries?limit=1000")).body.entries.length, 124);
+    assert.equal((await get("/v1/log/entries?limit=1000")).body.entries.length, 125, "124 publishes and the key rotation");
   });
 });
 

@@ -92,7 +92,9 @@ describe("happy paths", () => {
     const audits = await reg.db.prisma.auditEvent.findMany({ where: { action: "item.visibility", targetId: "knowledge/alice/notes/vis_note" }, orderBy: { createdAt: "asc" } });
     assert.equal(audits.length, 4);
     assert.equal(audits[0]!.actorId, alice.id);
-    assert.deepEqual(audits[0]!.details, { from: "public", to: "private" });
+    const logged = await lastLogEntry();
+    assert.deepEqual(audits[0]!.details, { from: "public", to: "private", log_index: Number(logged!.index) - 3 });
+    assert.deepEqual([logged!.kind, logged!.payload], ["visibility", { kind: "item", item_type: "knowledge", id: "alice/notes/vis_note", from: "private", to: "unlisted", actor: "alice" }]);
   });
 
   test("yank moves latest and the search document, keeps explicit pulls, logs; unyank restores", async () => {

@@ -70,6 +70,7 @@ test("the paths and methods are pinned", () => {
   assert.deepEqual(operations().map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(), [
     "DELETE /v1/delete/{item_type}/{item_id}",
     "DELETE /v1/me/keys/{fingerprint}",
+    "DELETE /v1/namespaces/{namespace}/webhooks/{id}",
     "DELETE /v1/orgs/{name}/invitations/{id}",
     "DELETE /v1/orgs/{name}/members/{username}",
     "DELETE /v1/orgs/{name}/tokens/{id}",
@@ -85,6 +86,7 @@ test("the paths and methods are pinned", () => {
     "GET /v1/auth/providers",
     "GET /v1/auth/session",
     "GET /v1/bundle/pull/{bundle_id}",
+    "GET /v1/changes",
     "GET /v1/device",
     "GET /v1/items/{item_type}/{item_id}",
     "GET /v1/keys",
@@ -94,6 +96,8 @@ test("the paths and methods are pinned", () => {
     "GET /v1/me/invitations",
     "GET /v1/me/keys",
     "GET /v1/me/orgs",
+    "GET /v1/namespaces/{namespace}/webhooks",
+    "GET /v1/namespaces/{namespace}/webhooks/{id}/deliveries",
     "GET /v1/namespaces/{name}",
     "GET /v1/openapi.json",
     "GET /v1/orgs/{name}",
@@ -109,6 +113,7 @@ test("the paths and methods are pinned", () => {
     "GET /{namespace}/.well-known/agent-skills/index.json",
     "GET /{namespace}/.well-known/agent-skills/{skill_name}/{version}/{file}",
     "GET /{namespace}/{skill}/.well-known/agent-skills/index.json",
+    "PATCH /v1/namespaces/{namespace}/webhooks/{id}",
     "PATCH /v1/orgs/{name}/approval",
     "PATCH /v1/orgs/{name}/members/{username}",
     "POST /oauth/authorize/decision",
@@ -127,6 +132,9 @@ test("the paths and methods are pinned", () => {
     "POST /v1/me/invitations/{id}/accept",
     "POST /v1/me/invitations/{id}/decline",
     "POST /v1/me/keys",
+    "POST /v1/namespaces/{namespace}/webhooks",
+    "POST /v1/namespaces/{namespace}/webhooks/{id}/deliveries/{delivery}/redeliver",
+    "POST /v1/namespaces/{namespace}/webhooks/{id}/ping",
     "POST /v1/orgs",
     "POST /v1/orgs/invitations/accept",
     "POST /v1/orgs/{name}/invitations",
@@ -487,4 +495,17 @@ test("the routes answer as documented: items, search, management and the log", a
   await expect(403, call("POST", "/v1/transfer/knowledge/carolco/notes/openapi", template("transfer"), { bearer: await reg.token(carol, { scopes: ["items:read"] }), json: { to_namespace: "carol" } }));
   await expect(200, call("GET", "/v1/log/entries?limit=2", "/v1/log/entries"));
   await expect(200, call("GET", "/v1/log/checkpoint", "/v1/log/checkpoint"));
+  await expect(200, call("GET", "/v1/changes?limit=50", "/v1/changes"));
+  await expect(400, call("GET", "/v1/changes?since=-1", "/v1/changes"));
+
+  const hooks = "/v1/namespaces/{namespace}/webhooks";
+  const hook = await expect(201, call("POST", "/v1/namespaces/carolco/webhooks", hooks, { bearer: token, json: { url: "https://hooks.example.com/rye", events: ["publish"] } }));
+  await expect(400, call("POST", "/v1/namespaces/carolco/webhooks", hooks, { bearer: token, json: { url: "http://10.0.0.1/" } }));
+  await expect(200, call("GET", "/v1/namespaces/carolco/webhooks", hooks, { bearer: token }));
+  await expect(200, call("PATCH", `/v1/namespaces/carolco/webhooks/${hook.body.id}`, `${hooks}/{id}`, { bearer: token, json: { events: ["publish", "yank"] } }));
+  const ping = await expect(202, call("POST", `/v1/namespaces/carolco/webhooks/${hook.body.id}/ping`, `${hooks}/{id}/ping`, { bearer: token }));
+  await expect(200, call("GET", `/v1/namespaces/carolco/webhooks/${hook.body.id}/deliveries`, `${hooks}/{id}/deliveries`, { bearer: token }));
+  await expect(202, call("POST", `/v1/namespaces/carolco/webhooks/${hook.body.id}/deliveries/${ping.body.id}/redeliver`, `${hooks}/{id}/deliveries/{delivery}/redeliver`, { bearer: token }));
+  await expect(200, call("DELETE", `/v1/namespaces/carolco/webhooks/${hook.body.id}`, `${hooks}/{id}`, { bearer: token }));
+  await expect(404, call("DELETE", `/v1/namespaces/carolco/webhooks/${hook.body.id}`, `${hooks}/{id}`, { bearer: token }));
 });

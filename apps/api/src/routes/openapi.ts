@@ -42,6 +42,7 @@ import { pushRequestSchema } from "./items.ts";
 import { logEntriesQuerySchema } from "./log.ts";
 import { SKILL_OPERATIONS, SKILL_SCHEMAS } from "./openapi-skills.ts";
 import { APPROVAL_OPERATIONS, APPROVAL_SCHEMAS, ApprovalAnswer } from "./openapi-approvals.ts";
+import { WEBHOOK_OPERATIONS, WEBHOOK_SCHEMAS } from "./openapi-webhooks.ts";
 import { ACCOUNT_HEADERS, ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS } from "./openapi-accounts.ts";
 import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
 
@@ -206,6 +207,7 @@ export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = {
   LogEntriesResponse,
   ...SKILL_SCHEMAS,
   ...APPROVAL_SCHEMAS,
+  ...WEBHOOK_SCHEMAS,
   ...OAUTH_SCHEMAS,
   ...ACCOUNT_SCHEMAS,
 };
@@ -372,6 +374,7 @@ const OPERATIONS: Operation[] = [
   { method: "get", path: "/v1/openapi.json", operationId: "getOpenApi", summary: "This document", tag: "meta", auth: "none", ok: { status: 200, description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } }, errors: [] },
   ...SKILL_OPERATIONS,
   ...APPROVAL_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
   ...OAUTH_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
 ];
@@ -415,7 +418,8 @@ const PATH_PARAMETERS: Record<string, JsonObject> = {
   provider: { name: "provider", in: "path", required: true, description: "An id from GET /v1/auth/providers.", schema: { type: "string", pattern: "^[a-z0-9][a-z0-9_-]{0,31}$" } },
   name: { name: "name", in: "path", required: true, description: "Organization name (case-insensitive).", schema: { type: "string" } },
   username: { name: "username", in: "path", required: true, description: "A member's username (case-insensitive).", schema: { type: "string" } },
-  id: { name: "id", in: "path", required: true, description: "Token or invitation id.", schema: { type: "string", format: "uuid" } },
+  id: { name: "id", in: "path", required: true, description: "Token, invitation or webhook id.", schema: { type: "string", format: "uuid" } },
+  delivery: { name: "delivery", in: "path", required: true, description: "A webhook delivery's id.", schema: { type: "string", format: "uuid" } },
   fingerprint: { name: "fingerprint", in: "path", required: true, description: "Key fingerprint (16 hex characters).", schema: { type: "string", pattern: "^[0-9a-f]{16,64}$" } },
 };
 

@@ -26,7 +26,7 @@ import { namespaceAccess } from "./access.ts";
 import { recordAudit } from "./audit.ts";
 import { assertType } from "./items.ts";
 import type { ManageContext } from "./manage.ts";
-import { appendLogEntry, publishLogPayload } from "./publish-log.ts";
+import { recordItemEvent } from "./item-events.ts";
 import { refreshSearchDocument } from "./search-document.ts";
 import { skillSearchText } from "./skills/search-text.ts";
 import { tokenAllowsItem } from "./tokens.ts";
@@ -195,11 +195,12 @@ export async function decideVersion(ctx: ManageContext, typeParam: string, id: s
     if (decision === "approve") {
       latest = await publishApproved(tx, itemId, type, ref, row.version, row.content);
       const item = await tx.item.findUniqueOrThrow({ where: { id: itemId }, select: { visibility: true } });
-      const entry = await appendLogEntry(
-        tx,
-        "approve",
-        publishLogPayload(item.visibility, { kind: "item", item_type: type, id: ref.id, version: row.version, file_sha256: row.fileSha256, actor: ctx.principal.username }),
-      );
+      const entry = await recordItemEvent(tx, {
+        kind: "approve",
+        namespaceId: access.namespace.id,
+        visibility: item.visibility,
+        subject: { kind: "item", item_type: type, id: ref.id, version: row.version, file_sha256: row.fileSha256, actor: ctx.principal.username },
+      });
       logIndex = entry.index;
     } else {
       latest = (await tx.item.findUniqueOrThrow({ where: { id: itemId }, select: { latestVersion: true } })).latestVersion;

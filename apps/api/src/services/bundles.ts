@@ -29,7 +29,7 @@ import { canRead, requirePublishAccess } from "./access.ts";
 import { recordAudit } from "./audit.ts";
 import type { BlobStore } from "./blob-store.ts";
 import type { PushContext } from "./publish.ts";
-import { appendLogEntry, publishLogPayload } from "./publish-log.ts";
+import { recordItemEvent } from "./item-events.ts";
 import { latestOf, semverColumns } from "./versions.ts";
 
 export interface BundleRef {
@@ -205,11 +205,12 @@ export async function publishBundle(input: BundlePushInput, ctx: BundlePushConte
     await tx.bundle.createMany({ data: [{ ...key, description, visibility: input.visibility ?? "public" }], skipDuplicates: true });
     const bundle = await tx.bundle.findUniqueOrThrow({ where: { namespaceId_name: key }, include: { versions: { select: { version: true, yanked: true } } } });
     if (bundle.versions.some((v) => v.version === version)) throw versionExists(ref.id, version);
-    const entry = await appendLogEntry(
-      tx,
-      "publish",
-      publishLogPayload(bundle.visibility, { kind: "bundle", id: ref.id, version, file_sha256: manifestSha256, content_hash: contentHash, publisher: ctx.principal.username }),
-    );
+    const entry = await recordItemEvent(tx, {
+      kind: "publish",
+      namespaceId: access.namespace.id,
+      visibility: bundle.visibility,
+      subject: { kind: "bundle", id: ref.id, version, file_sha256: manifestSha256, content_hash: contentHash, publisher: ctx.principal.username },
+    });
     const publishedAt = new Date();
     const attestation: PublishAttestation = {
       _type: ATTESTATION_TYPE,

@@ -1,8 +1,9 @@
 /**
  * Item management: visibility, yank/unyank, deprecation, deletion and transfer. Callers need the owner
  * or admin role in the item's namespace (or are registry admins). Each mutation runs in one transaction
- * that first locks the item row, then writes the change, an audit event and — for yank, unyank and
- * delete — a publish-log entry, so the three land together or not at all.
+ * that first locks the item row, then writes the change, an audit event and an item event (item-events.ts: a
+ * publish-log entry, a digest only for a private item, and the namespace's webhook deliveries), so all land
+ * together or not at all.
  *
  * Deletion policy: a version, or the whole item, may be deleted only while every version concerned was
  * published less than 72 hours ago AND the item was never downloaded (download_count = 0); otherwise
@@ -18,7 +19,7 @@ import type { Principal } from "../auth/principal.ts";
 import { requireManageAccess } from "./access.ts";
 import { recordAudit } from "./audit.ts";
 import { assertType } from "./items.ts";
-import { appendLogEntry } from "./publish-log.ts";
+import { type ItemEventKind, recordItemEvent } from "./item-events.ts";
 import { refreshSearchDocument } from "./search-document.ts";
 import { skillSearchText } from "./skills/search-text.ts";
 import { tokenAllowsItem } from "./tokens.ts";
@@ -66,12 +67,12 @@ async function managedItem(ctx: ManageContext, typeParam: string, id: string): P
  * Runs `fn` in a transaction holding the item row lock, so concurrent management of one item is
  * serialized; an item deleted or moved to another namespace since `managedItem` is not found.
  */
-async function mutate<T>(ctx: ManageContext, t: Target, fn: (tx: Tx) => Promise<T>): Promise<T> {
+async function mutate<T>(ctx: ManageContext, t: Target, fn: (tx: Tx, visibility: Visibility) => Promise<T>): Promise<T> {
   return ctx.db.prisma.$transaction(async (tx) => {
-    const locked = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM items WHERE id = ${t.itemId}::uuid AND namespace_id = ${t.namespaceId}::uuid FOR UPDATE`;
-    if (locked.length === 0) throw itemNotFound(t.type, t.ref.id);
-    return fn(tx);
+    const locked = await tx.$queryRaw<{ id: string; visibility: Visibility }[]>`
+      SELECT id, visibility::text AS visibility FROM items WHERE id = ${t.itemId}::uuid AND namespace_id = ${t.namespaceId}::uuid FOR UPDATE`;
+    if (!locked[0]) throw itemNotFound(t.type, t.ref.id);
+    return fn(tx, locked[0].visibility);
   });
 }
 
@@ -87,8 +88,14 @@ function audit(tx: Tx, ctx: ManageContext, t: Target, action: string, details: R
   });
 }
 
-function logEntry(tx: Tx, ctx: ManageContext, t: Target, kind: "yank" | "unyank" | "delete", details: Record<string, unknown>) {
-  return appendLogEntry(tx, kind, { kind: "item", item_type: t.type, id: t.ref.id, ...details, actor: ctx.principal.username });
+/** `visibility`: the item's at the time of the event (a private item's events are logged as a digest). */
+function itemEvent(tx: Tx, ctx: ManageContext, t: Target, visibility: Visibility, kind: ItemEventKind, details: Record<string, unknown>) {
+  return recordItemEvent(tx, {
+    kind,
+    namespaceId: t.namespaceId,
+    visibility,
+    subject: { kind: "item", item_type: t.type, id: t.ref.id, ...details, actor: ctx.principal.username },
+  });
 }
 
 /** Recomputes `latest_version` (highest non-yanked) and, when it changed, the search document from its content. */
@@ -124,11 +131,12 @@ async function findVersion(tx: Tx, t: Target, version: string) {
 
 export async function setVisibility(ctx: ManageContext, typeParam: string, id: string, visibility: Visibility) {
   const t = await managedItem(ctx, typeParam, id);
-  return mutate(ctx, t, async (tx) => {
-    const before = await tx.item.findUniqueOrThrow({ where: { id: t.itemId }, select: { visibility: true } });
+  return mutate(ctx, t, async (tx, previous) => {
     await tx.item.update({ where: { id: t.itemId }, data: { visibility } });
-    await audit(tx, ctx, t, "item.visibility", { from: before.visibility, to: visibility });
-    return { status: "updated" as const, item_type: t.type, item_id: t.ref.id, visibility, previous_visibility: before.visibility };
+    // Announced in clear: the item was or becomes public, and mirrors must drop or pick it up.
+    const entry = previous === visibility ? null : await itemEvent(tx, ctx, t, "public", "visibility", { from: previous, to: visibility });
+    await audit(tx, ctx, t, "item.visibility", { from: previous, to: visibility, ...(entry ? { log_index: entry.index } : {}) });
+    return { status: "updated" as const, item_type: t.type, item_id: t.ref.id, visibility, previous_visibility: previous };
   });
 }
 
@@ -136,7 +144,7 @@ export async function setVisibility(ctx: ManageContext, typeParam: string, id: s
 export async function setYanked(ctx: ManageContext, typeParam: string, id: string, version: string, yanked: boolean, reason?: string) {
   const t = await managedItem(ctx, typeParam, id);
   assertVersion(version);
-  return mutate(ctx, t, async (tx) => {
+  return mutate(ctx, t, async (tx, visibility) => {
     const row = await findVersion(tx, t, version);
     if (row.status !== "published") {
       throw new RyeError("CONFLICT", `${t.ref.id}@${version} is ${row.status === "pending" ? "held for approval" : "rejected"}, not published`, {
@@ -154,7 +162,7 @@ export async function setYanked(ctx: ManageContext, typeParam: string, id: strin
       data: yanked ? { yanked: true, yankedReason: reason ?? null, yankedAt: new Date() } : { yanked: false, yankedReason: null, yankedAt: null },
     });
     const latest = await refreshLatest(tx, t.itemId);
-    const entry = await logEntry(tx, ctx, t, yanked ? "yank" : "unyank", { version, ...(yanked ? { reason: reason ?? null } : {}) });
+    const entry = await itemEvent(tx, ctx, t, visibility, yanked ? "yank" : "unyank", { version, ...(yanked ? { reason: reason ?? null } : {}) });
     await audit(tx, ctx, t, yanked ? "item.yank" : "item.unyank", { log_index: entry.index, ...(yanked ? { reason: reason ?? null } : {}) }, version);
     return {
       status: yanked ? ("yanked" as const) : ("unyanked" as const),
@@ -171,9 +179,10 @@ export async function setYanked(ctx: ManageContext, typeParam: string, id: strin
 /** Deprecates with a message, or (`message` null) undoes the deprecation. Deprecated items stay installable and listed. */
 export async function setDeprecation(ctx: ManageContext, typeParam: string, id: string, message: string | null) {
   const t = await managedItem(ctx, typeParam, id);
-  return mutate(ctx, t, async (tx) => {
+  return mutate(ctx, t, async (tx, visibility) => {
     await tx.item.update({ where: { id: t.itemId }, data: { deprecated: message !== null, deprecationMessage: message } });
-    await audit(tx, ctx, t, message === null ? "item.undeprecate" : "item.deprecate", { message });
+    const entry = await itemEvent(tx, ctx, t, visibility, message === null ? "undeprecate" : "deprecate", message === null ? {} : { message });
+    await audit(tx, ctx, t, message === null ? "item.undeprecate" : "item.deprecate", { message, log_index: entry.index });
     return {
       status: message === null ? ("undeprecated" as const) : ("deprecated" as const),
       item_type: t.type,
@@ -191,7 +200,7 @@ export async function deleteItem(ctx: ManageContext, typeParam: string, id: stri
   }
   const t = await managedItem(ctx, typeParam, id);
   if (options.version !== undefined) assertVersion(options.version);
-  return mutate(ctx, t, async (tx) => {
+  return mutate(ctx, t, async (tx, visibility) => {
     const item = await tx.item.findUniqueOrThrow({ where: { id: t.itemId }, select: { downloadCount: true, versions: { select: { id: true, version: true, createdAt: true } } } });
     const targets = options.version === undefined ? item.versions : [await findVersion(tx, t, options.version)];
     if (!options.force) assertDeletable(t, item.downloadCount, targets, options.version);
@@ -201,7 +210,7 @@ export async function deleteItem(ctx: ManageContext, typeParam: string, id: stri
       await tx.itemVersion.deleteMany({ where: { id: { in: targets.map((v) => v.id) } } });
       await refreshLatest(tx, t.itemId);
     }
-    const entry = await logEntry(tx, ctx, t, "delete", { version: options.version ?? "all", versions: deleted, forced: options.force });
+    const entry = await itemEvent(tx, ctx, t, visibility, "delete", { version: options.version ?? "all", versions: deleted, forced: options.force });
     await audit(tx, ctx, t, "item.delete", { versions: deleted, forced: options.force, log_index: entry.index }, options.version);
     return { status: "deleted" as const, item_type: t.type, item_id: t.ref.id, version: options.version ?? "all", deleted_versions: deleted };
   });
@@ -231,14 +240,21 @@ export async function transferItem(ctx: ManageContext, typeParam: string, id: st
   assertTokenAllows(ctx.principal, newId);
   const taken = () => new RyeError("CONFLICT", `${to.namespace.name} already has ${t.type} ${newId}`, { hint: "Delete, rename or transfer that item first." });
   try {
-    return await mutate(ctx, t, async (tx) => {
+    return await mutate(ctx, t, async (tx, visibility) => {
       const clash = await tx.item.findUnique({
         where: { type_namespaceId_category_name: { type: t.type, namespaceId: to.namespace.id, category: t.ref.category, name: t.ref.name } },
         select: { id: true },
       });
       if (clash) throw taken();
       await tx.item.update({ where: { id: t.itemId }, data: { namespaceId: to.namespace.id } });
-      await audit(tx, ctx, t, "item.transfer", { from: t.ref.id, to: newId });
+      const entry = await recordItemEvent(tx, {
+        kind: "transfer",
+        namespaceId: t.namespaceId,
+        alsoNotifyNamespaceId: to.namespace.id,
+        visibility,
+        subject: { kind: "item", item_type: t.type, id: t.ref.id, to: newId, actor: ctx.principal.username },
+      });
+      await audit(tx, ctx, t, "item.transfer", { from: t.ref.id, to: newId, log_index: entry.index });
       return { status: "transferred" as const, item_type: t.type, item_id: newId, previous_item_id: t.ref.id, namespace: to.namespace.name, previous_namespace: t.ref.namespace };
     });
   } catch (err) {

@@ -28,7 +28,7 @@ import type { RegistryConfig } from "../config.ts";
 import { requirePublishAccess } from "./access.ts";
 import { approvalAnswer, approvalFor, holdReason } from "./approval.ts";
 import { recordAudit } from "./audit.ts";
-import { appendLogEntry, publishLogPayload } from "./publish-log.ts";
+import { recordItemEvent } from "./item-events.ts";
 import { refreshSearchDocument } from "./search-document.ts";
 import { latestOf, semverColumns } from "./versions.ts";
 
@@ -125,11 +125,13 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
       // A new item whose first version is held stays hidden until a version of it is approved.
       const held = heldReason !== null && !item.versions.some((v) => v.status === "published");
       const publishedAt = new Date();
-      const entry = await appendLogEntry(
-        tx,
-        "publish",
-        // A held version is logged like a private one (a digest): the public log must not reveal it before approval.
-        publishLogPayload(heldReason !== null ? "private" : item.visibility, {
+      // A held version is logged like a private one (a digest): the public log must not reveal it before approval.
+      const entry = await recordItemEvent(tx, {
+        kind: "publish",
+        namespaceId: access.namespace.id,
+        visibility: item.visibility,
+        held: heldReason !== null,
+        subject: {
           kind: "item",
           item_type: input.item_type,
           id: ref.id,
@@ -137,8 +139,8 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
           file_sha256: fileSha256,
           content_hash: contentHash,
           publisher: ctx.principal.username,
-        }),
-      );
+        },
+      });
       const attestation: PublishAttestation = {
         _type: ATTESTATION_TYPE,
         registry: ctx.registryUrl,

@@ -12,6 +12,7 @@ import { registerLogin } from "./commands/login.ts";
 import { registerMcp } from "./commands/mcp.ts";
 import { registerPublish } from "./commands/publish.ts";
 import { registerRegistry } from "./commands/registry.ts";
+import { registerWebhook } from "./commands/webhook.ts";
 import { registerSearch } from "./commands/search.ts";
 import { registerSign } from "./commands/sign.ts";
 import { registerSkill } from "./commands/skill.ts";
@@ -47,6 +48,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerBundle(program, ctx);
   registerLogin(program, ctx);
   registerRegistry(program, ctx);
+  registerWebhook(program, ctx);
   registerPublish(program, ctx);
   registerUpdate(program, ctx);
   registerInit(program, ctx);

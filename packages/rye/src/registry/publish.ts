@@ -52,7 +52,7 @@ export interface PublishContext {
 /* ------------------------------------------------------------------ HTTP */
 
 /** Reads the answer; errors keep the registry's code and hint, with a sign-in hint for 401. */
-function answer<T>(res: RegistryAnswer, registryUrl: string): T {
+export function answer<T>(res: RegistryAnswer, registryUrl: string): T {
   try {
     return readJson<T>(res);
   } catch (err) {
@@ -63,12 +63,12 @@ function answer<T>(res: RegistryAnswer, registryUrl: string): T {
   }
 }
 
-async function registryFor(idOrNamespace: string | undefined, registryUrl: string | undefined, ctx: PublishContext): Promise<string> {
+export async function registryFor(idOrNamespace: string | undefined, registryUrl: string | undefined, ctx: PublishContext): Promise<string> {
   if (registryUrl) return normalizeRegistryUrl(registryUrl);
   return (await resolveRegistryFor(idOrNamespace, { env: ctx.env, projectPath: ctx.projectPath })).url;
 }
 
-async function requireToken(registryUrl: string, env: NodeJS.ProcessEnv): Promise<string> {
+export async function requireToken(registryUrl: string, env: NodeJS.ProcessEnv): Promise<string> {
   const token = await accessTokenFor(registryUrl, env);
   if (!token) throw new RyeError("UNAUTHORIZED", `Not signed in to ${registryUrl}`, { hint: `Run: rye login --registry ${registryUrl} (or set RYE_TOKEN)` });
   return token;

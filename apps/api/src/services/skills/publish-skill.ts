@@ -29,7 +29,7 @@ import { approvalAnswer, approvalFor, holdReason } from "../approval.ts";
 import { recordAudit } from "../audit.ts";
 import type { BlobStore } from "../blob-store.ts";
 import type { PushContext } from "../publish.ts";
-import { appendLogEntry, publishLogPayload } from "../publish-log.ts";
+import { recordItemEvent } from "../item-events.ts";
 import { refreshSearchDocument } from "../search-document.ts";
 import { tokenAllowsItem } from "../tokens.ts";
 import { latestOf, semverColumns } from "../versions.ts";
@@ -133,11 +133,13 @@ export async function publishSkill(input: SkillPushInput, ctx: SkillPushContext)
       if (item.versions.some((v) => v.version === version)) throw versionExists(id, version);
       const held = heldReason !== null && !item.versions.some((v) => v.status === "published");
       const publishedAt = new Date();
-      const entry = await appendLogEntry(
-        tx,
-        "publish",
-        publishLogPayload(heldReason !== null ? "private" : item.visibility, { kind: "item", item_type: "skill", id, version, file_sha256: fileSha256, content_hash: contentHash, publisher: ctx.principal.username }),
-      );
+      const entry = await recordItemEvent(tx, {
+        kind: "publish",
+        namespaceId: access.namespace.id,
+        visibility: item.visibility,
+        held: heldReason !== null,
+        subject: { kind: "item", item_type: "skill", id, version, file_sha256: fileSha256, content_hash: contentHash, publisher: ctx.principal.username },
+      });
       const attestation: PublishAttestation = {
         _type: ATTESTATION_TYPE,
         registry: ctx.registryUrl,

@@ -11,6 +11,7 @@ import { addRegistry, findRegistry, loadRegistries, projectRegistriesPath, remov
 import { normalizeRegistryUrl } from "../../registry/registry-url.ts";
 import type { CliContext } from "../context.ts";
 import { parseRegistryItemType } from "./common.ts";
+import { registerChanges } from "./webhook.ts";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -133,6 +134,7 @@ export function registerRegistry(program: Command, ctx: CliContext): void {
     );
 
   const publishContext = () => ({ projectPath: resolve(ctx.cwd), env: ctx.env, info: (text: string) => ctx.io.stderr(text) });
+  registerChanges(registry, ctx);
 
   registry
     .command("pending [namespace]")
