@@ -202,7 +202,8 @@ export async function readSkillResource(uri: string, ctx: SkillContext): Promise
   return { contents: [{ ...content, _meta: { "rye/files": others.map((p) => ({ uri: skillFileUri(name, p), mimeType: skillFileMimeType(p) })) } }] };
 }
 
-function mcpError(err: unknown): McpError {
+/** A RyeError as the MCP error of a resource request: rye's envelope in `data`, its code first in the message. */
+export function mcpError(err: unknown): McpError {
   const envelope = { status: "error", ...toErrorEnvelope(err) };
   const code = envelope.error.code;
   const rpc = code === "ITEM_NOT_FOUND" || code === "NOT_FOUND" ? RESOURCE_NOT_FOUND : code === "INTERNAL" ? ErrorCode.InternalError : ErrorCode.InvalidParams;
@@ -241,6 +242,14 @@ export function registerSkillResources(server: Server, ctx: SkillContext): { clo
     }
   });
 
+  return watchSkillLocks(server, ctx);
+}
+
+/**
+ * resources/list_changed for skills: the project's and the user's `.ai/` folders are watched for a new `rye.lock`
+ * and a change of the installed skills notified once per burst.
+ */
+export function watchSkillLocks(server: Server, ctx: SkillContext): { close: () => void } {
   const watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
   let last: string | undefined;
