@@ -16,6 +16,7 @@ import { signItem } from "@rye/core";
 import { createWorkspace, nodeTool, type Workspace } from "../../test/workspace.ts";
 import { MAX_COMPLETIONS } from "./completions.ts";
 import { itemUri, parseItemUri } from "./item-uri.ts";
+import { PROMPTS_PAGE } from "./prompts.ts";
 import { RESOURCES_PAGE } from "./resources.ts";
 import { MAX_SUBSCRIPTIONS } from "./subscriptions.ts";
 
@@ -93,6 +94,7 @@ before(async () => {
   await ws.write("knowledge", "demo/shared.md", knowledge("demo/shared", "The project's copy."));
   await ws.write("directive", "demo/inspect.md", directive("inspect", `<input name="item_type" type="string" required="true">Type</input><input name="item_id" type="string" required="true">Id</input><input name="category" type="string">Category</input>`));
   await ws.write("tool", "demo/add.mjs", nodeTool("demo", "export function main(p) { return { sum: p.a + p.b }; }"));
+  for (let i = 0; i < PROMPTS_PAGE + 10; i++) await ws.write("directive", `bulkd/d${String(i).padStart(4, "0")}.md`, directive(`d${String(i).padStart(4, "0")}`));
   for (let i = 0; i < BULK; i++) await ws.write("knowledge", `bulk/k${String(i).padStart(4, "0")}.md`, knowledge(`bulk/k${String(i).padStart(4, "0")}`, `Bulk entry ${i}.`));
   client = new Client({ name: "rye-resources-test", version: "1.0.0" });
   for (const schema of [ResourceListChangedNotificationSchema, PromptListChangedNotificationSchema, ResourceUpdatedNotificationSchema]) {
@@ -134,6 +136,24 @@ describe("items as resources", () => {
     assert.deepEqual(notes._meta["rye/item"], { type: "knowledge", id: "demo/notes", space: "project", version: "1.0.0" });
     assert.equal(resources.find((r) => r.uri === "rye://tool/demo/add")!.mimeType, "text/javascript");
     await assert.rejects(client.listResources({ cursor: "not-a-cursor" }), /Not a current cursor/);
+  });
+
+  test("prompts/list pages the same way: every verified directive once, a stale cursor refused", async () => {
+    const names: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await client.listPrompts(cursor ? { cursor } : {});
+      pages++;
+      assert.ok(page.prompts.length <= PROMPTS_PAGE);
+      names.push(...page.prompts.map((p) => p.name));
+      cursor = page.nextCursor;
+    } while (cursor);
+    assert.ok(pages >= 2);
+    assert.equal(new Set(names).size, names.length);
+    assert.equal(names.filter((n) => n.startsWith("bulkd/")).length, PROMPTS_PAGE + 10);
+    assert.deepEqual(names, [...names].sort(), "sorted by name");
+    await assert.rejects(client.listPrompts({ cursor: "00000000-0000-0000-0000-000000000000:100" }), /Not a current cursor/);
   });
 
   test("resources/read of each kind returns exactly what load returns", async () => {

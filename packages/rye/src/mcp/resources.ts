@@ -10,15 +10,15 @@
  *                             rye's code (UNSIGNED, INTEGRITY_MISMATCH, UNTRUSTED_KEY, …), never content
  *   resources/subscribe       `rye://` URIs; see subscriptions.ts
  */
-import { randomUUID } from "node:crypto";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ListResourcesResult, ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
-import { ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, McpError, ReadResourceRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ReadResourceRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ItemType } from "@rye/core";
 import { extensionOf, RyeError } from "@rye/core";
 import type { Engine } from "../engine/engine.ts";
 import type { SkillContext } from "../skills/install.ts";
 import { listVerifiedItems } from "./item-listing.ts";
+import { ListPages } from "./list-pages.ts";
 import { ITEM_SCHEME, ITEM_URI_TEMPLATE, itemMimeType, itemUri, parseItemUri } from "./item-uri.ts";
 import { listSkillResources, mcpError, readSkillResource, SKILL_SCHEME } from "./skill-resources.ts";
 import type { ItemStatus } from "./subscriptions.ts";
@@ -27,9 +27,6 @@ import type { SpaceChange } from "./space-watcher.ts";
 
 /** Resources per resources/list page. */
 export const RESOURCES_PAGE = 500;
-/** Listing snapshots kept for paging (the oldest is dropped first), and how long a cursor stays valid. */
-export const MAX_LIST_SNAPSHOTS = 8;
-export const LIST_SNAPSHOT_TTL_MS = 5 * 60_000;
 
 /** The item types served as resources, in listing order. */
 export const RESOURCE_ITEM_TYPES: readonly ItemType[] = ["knowledge", "directive", "tool"];
@@ -83,62 +80,22 @@ export async function readItemResource(engine: Engine, uri: string): Promise<Rea
   };
 }
 
-class ListSnapshots {
-  private readonly snapshots = new Map<string, { resources: Resource[]; at: number }>();
-
-  put(resources: Resource[]): string {
-    const id = randomUUID();
-    this.snapshots.set(id, { resources, at: Date.now() });
-    while (this.snapshots.size > MAX_LIST_SNAPSHOTS) this.snapshots.delete(this.snapshots.keys().next().value!);
-    return id;
-  }
-
-  get(id: string): Resource[] | undefined {
-    const snapshot = this.snapshots.get(id);
-    if (!snapshot) return undefined;
-    if (Date.now() - snapshot.at > LIST_SNAPSHOT_TTL_MS) {
-      this.snapshots.delete(id);
-      return undefined;
-    }
-    return snapshot.resources;
-  }
-}
-
-const badCursor = (cursor: string) =>
-  new McpError(ErrorCode.InvalidParams, `Not a current cursor of this server: ${JSON.stringify(cursor)} (cursors expire after ${LIST_SNAPSHOT_TTL_MS / 60_000} minutes or ${MAX_LIST_SNAPSHOTS} newer listings)`, {
-    status: "error",
-    error: { code: "BAD_REQUEST", message: "Unknown or expired resources/list cursor", hint: "List again from the first page." },
-  });
-
 /** Registers every resources/* handler (skills and items) on the low-level server. */
 export function registerResources(server: Server, options: ItemResourcesOptions): ItemResources {
   server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
-  const snapshots = new ListSnapshots();
+  const pages = new ListPages<Resource>(RESOURCES_PAGE, "resources/list");
 
   server.setRequestHandler(ListResourcesRequestSchema, async (request): Promise<ListResourcesResult> => {
-    const cursor = request.params?.cursor;
-    let resources: Resource[];
-    let offset = 0;
-    let snapshotId: string;
-    if (cursor !== undefined) {
-      const match = /^([0-9a-f-]{36}):(\d+)$/.exec(cursor);
-      const snapshot = match ? snapshots.get(match[1]!) : undefined;
-      if (!match || !snapshot) throw badCursor(cursor);
-      resources = snapshot;
-      snapshotId = match[1]!;
-      offset = Number(match[2]);
-    } else {
+    const { entries, nextCursor } = await pages.page(request.params?.cursor, async () => {
       try {
         const engine = await options.engine();
         const items = await listVerifiedItems(engine.ctx, RESOURCE_ITEM_TYPES);
-        resources = [...(await listSkillResources(options.skills)), ...items.map(itemResource)];
+        return [...(await listSkillResources(options.skills)), ...items.map(itemResource)];
       } catch (err) {
         throw mcpError(err);
       }
-      snapshotId = resources.length > RESOURCES_PAGE ? snapshots.put(resources) : "";
-    }
-    const next = offset + RESOURCES_PAGE;
-    return { resources: resources.slice(offset, next), ...(next < resources.length ? { nextCursor: `${snapshotId}:${next}` } : {}) };
+    });
+    return { resources: entries, ...(nextCursor ? { nextCursor } : {}) };
   });
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
