@@ -24,13 +24,13 @@ const BIN = fileURLToPath(new URL("../../bin/rye.mjs", import.meta.url));
 type Json = Record<string, any>;
 
 const knowledge = (id: string, body: string, title = id) => `---\nid: ${id.split("/").pop()}\ntitle: ${title}\nversion: "1.0.0"\nentry_type: reference\ncategory: ${id.split("/").slice(0, -1).join("/")}\n---\n\n${body}\n`;
-const directive = (name: string, inputs = "") => `# ${name}
+const directive = (name: string, inputs = "", category = "demo") => `# ${name}
 
 \`\`\`xml
 <directive name="${name}" version="1.0.0">
   <metadata>
     <description>Looks at an item, ${name}</description>
-    <category>demo</category>
+    <category>${category}</category>
     <author>tests</author>
   </metadata>
   <inputs>${inputs}</inputs>
@@ -85,6 +85,17 @@ async function listAll(): Promise<{ uris: string[]; pages: number; resources: Js
   return { uris: resources.map((r) => r.uri), pages, resources };
 }
 
+async function allPrompts(): Promise<string[]> {
+  const names: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listPrompts(cursor ? { cursor } : {});
+    names.push(...page.prompts.map((p) => p.name));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return names;
+}
+
 before(async () => {
   ws = await createWorkspace();
   await ws.write("knowledge", "demo/notes.md", knowledge("demo/notes", "Notes about the demo."));
@@ -94,7 +105,7 @@ before(async () => {
   await ws.write("knowledge", "demo/shared.md", knowledge("demo/shared", "The project's copy."));
   await ws.write("directive", "demo/inspect.md", directive("inspect", `<input name="item_type" type="string" required="true">Type</input><input name="item_id" type="string" required="true">Id</input><input name="category" type="string">Category</input>`));
   await ws.write("tool", "demo/add.mjs", nodeTool("demo", "export function main(p) { return { sum: p.a + p.b }; }"));
-  for (let i = 0; i < PROMPTS_PAGE + 10; i++) await ws.write("directive", `bulkd/d${String(i).padStart(4, "0")}.md`, directive(`d${String(i).padStart(4, "0")}`));
+  for (let i = 0; i < PROMPTS_PAGE + 10; i++) await ws.write("directive", `bulkd/d${String(i).padStart(4, "0")}.md`, directive(`d${String(i).padStart(4, "0")}`, "", "bulkd"));
   for (let i = 0; i < BULK; i++) await ws.write("knowledge", `bulk/k${String(i).padStart(4, "0")}.md`, knowledge(`bulk/k${String(i).padStart(4, "0")}`, `Bulk entry ${i}.`));
   client = new Client({ name: "rye-resources-test", version: "1.0.0" });
   for (const schema of [ResourceListChangedNotificationSchema, PromptListChangedNotificationSchema, ResourceUpdatedNotificationSchema]) {
@@ -238,12 +249,12 @@ describe("notifications", () => {
     await ws.write("directive", "demo/later.md", directive("later"));
     await notified(from, (n) => n.method === "notifications/prompts/list_changed", "prompts/list_changed on add");
     await notified(from, (n) => n.method === "notifications/resources/list_changed", "resources/list_changed on directive add");
-    assert.ok((await client.listPrompts()).prompts.some((p) => p.name === "demo/later"));
+    assert.ok((await allPrompts()).includes("demo/later"));
 
     from = seen.length;
     await rm(join(ws.projectDir, ".ai", "directives", "demo", "later.md"));
     await notified(from, (n) => n.method === "notifications/prompts/list_changed", "prompts/list_changed on remove");
-    assert.ok(!(await client.listPrompts()).prompts.some((p) => p.name === "demo/later"));
+    assert.ok(!(await allPrompts()).includes("demo/later"));
 
     from = seen.length;
     await rm(path);
