@@ -119,7 +119,7 @@ export class SpaceWatcher {
       const type = TYPE_BY_FOLDER.get(file);
       if (type) {
         this.report({ type });
-        void this.watchTree(join(space.root, file), type, 0);
+        void this.watchTree(join(space.root, file), type, 0, true);
       }
     });
     if (!watched) {
@@ -154,7 +154,8 @@ export class SpaceWatcher {
   }
 
   /** Watches `folder` and the folders below it (those the listing walks). */
-  private async watchTree(folder: string, type: ItemType, depth: number): Promise<void> {
+  /** `announce`: the folder appeared after start — report its type once watched, for files written before the watch. */
+  private async watchTree(folder: string, type: ItemType, depth: number, announce = false): Promise<void> {
     if (depth > MAX_LIST_DEPTH || this.closed) return;
     const info = await lstat(folder).catch(() => undefined);
     if (!info?.isDirectory()) {
@@ -165,7 +166,7 @@ export class SpaceWatcher {
     const added = this.add(folder, (file) => {
       this.report({ type });
       // A new folder (or one renamed into place) is watched with everything already in it.
-      if (file !== null && !file.startsWith(".") && !file.startsWith("_") && !SKIP_DIRS.has(file)) void this.watchTree(join(folder, file), type, depth + 1);
+      if (file !== null && !file.startsWith(".") && !file.startsWith("_") && !SKIP_DIRS.has(file)) void this.watchTree(join(folder, file), type, depth + 1, true);
     });
     if (!added) return;
     let entries;
@@ -176,7 +177,8 @@ export class SpaceWatcher {
     }
     for (const entry of entries) {
       if (!entry.isDirectory() || entry.name.startsWith(".") || entry.name.startsWith("_") || SKIP_DIRS.has(entry.name)) continue;
-      await this.watchTree(join(folder, entry.name), type, depth + 1);
+      await this.watchTree(join(folder, entry.name), type, depth + 1, announce);
     }
+    if (announce) this.report({ type });
   }
 }
