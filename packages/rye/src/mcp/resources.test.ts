@@ -238,6 +238,16 @@ describe("notifications", () => {
     assert.equal(seen.slice(from).some(updatedFor(uri)), false);
   });
 
+  test("a subscription to an item that does not exist yet fires when it appears", async () => {
+    const uri = "rye://knowledge/demo/coming/soon";
+    await client.subscribeResource({ uri });
+    const from = seen.length;
+    await ws.write("knowledge", "demo/coming/soon.md", knowledge("demo/coming/soon", "Here now."));
+    const appeared = await notified(from, updatedFor(uri), "resources/updated on appearance");
+    assert.deepEqual(appeared.params!._meta, { "rye/status": { ok: true, version: "1.0.0" } });
+    await client.unsubscribeResource({ uri });
+  });
+
   test("list_changed: adding and removing a knowledge entry notifies resources; a directive notifies prompts too", async () => {
     let from = seen.length;
     const path = await ws.write("knowledge", "demo/new/added.md", knowledge("demo/new/added", "Added later."));
