@@ -1,7 +1,8 @@
 /**
  * The rye://{type}/{+id} template against a real registry (apps/api on a loopback port, PostgreSQL): reading a
  * registry id that is not on this machine pulls, verifies, caches and pins it exactly like the load tool; a
- * subscription to the pinned item reports a changed cache file as INTEGRITY_MISMATCH; a registry serving a
+ * subscription to the pinned item reports a changed cache file as INTEGRITY_MISMATCH and a pin moved forward by
+ * `rye update` as the new version; a registry serving a
  * forged item is refused with rye's code and nothing is pinned.
  */
 import "@rye/core/node";
@@ -17,6 +18,7 @@ import { McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotoc
 import { sha256Hex } from "@rye/core";
 import type { TestRegistry } from "../../test/registry-server.ts";
 import { createPublisher, startProxy, startTestRegistry } from "../../test/registry-server.ts";
+import { runRye } from "../../test/cli.ts";
 import { createWorkspace, type Workspace } from "../../test/workspace.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/rye.mjs", import.meta.url));
@@ -27,6 +29,7 @@ const ID = "alice/guides/setup";
 const URI = `rye://knowledge/${ID}`;
 
 let registry: TestRegistry;
+let alicePush: Awaited<ReturnType<typeof createPublisher>>;
 let ws: Workspace;
 const clients: Client[] = [];
 const seen: ServerNotification[] = [];
@@ -48,7 +51,8 @@ const exists = (path: string) => stat(path).then(() => true, () => false);
 
 before(async () => {
   registry = await startTestRegistry();
-  const push = await createPublisher(registry);
+  alicePush = await createPublisher(registry);
+  const push = alicePush;
   await push("knowledge", ID, "1.0.0", knowledge("setup", "Install the toolchain, then run the checks."));
   await push("knowledge", "alice/guides/forged", "1.0.0", knowledge("forged", "Genuine text."));
   ws = await createWorkspace();
@@ -108,8 +112,33 @@ test("a subscription to the pinned item reports a changed cache file as INTEGRIT
   const err = await client.readResource({ uri: URI }).then(() => null, (e: McpError) => e);
   assert.ok(err instanceof McpError);
   assert.equal((err.data as Json).error.code, "INTEGRITY_MISMATCH");
+  const restoredFrom = seen.length;
   await writeFile(cachePath(), original);
   assert.match(((await client.readResource({ uri: URI })).contents[0] as Json).text, /run the checks/);
+  let restored: ServerNotification | undefined;
+  for (let i = 0; i < 200 && !restored; i++) {
+    restored = seen.slice(restoredFrom).find((n) => n.method === "notifications/resources/updated" && n.params.uri === URI);
+    if (!restored) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.deepEqual((restored?.params?._meta as Json)["rye/status"], { ok: true, version: "1.0.0" }, "the restore is notified too");
+});
+
+test("moving the pin forward (`rye update`) notifies the subscription with the new version", async () => {
+  const client = clients[0]!;
+  const from = seen.length;
+  await alicePush("knowledge", ID, "1.0.1", knowledge("setup", "Install the toolchain, then run the checks twice.").replace('version: "1.0.0"', 'version: "1.0.1"'));
+  const env: NodeJS.ProcessEnv = { ...ws.env, RYE_REGISTRY_URL: registry.url };
+  delete env.RYE_OFFLINE;
+  const run = await runRye(["update", ID, "--json"], { env, cwd: ws.projectDir });
+  assert.equal(run.code, 0, run.stderr + run.stdout);
+  let hit: ServerNotification | undefined;
+  for (let i = 0; i < 200 && !hit; i++) {
+    hit = seen.slice(from).find((n) => n.method === "notifications/resources/updated" && n.params.uri === URI);
+    if (!hit) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.ok(hit, "resources/updated sent");
+  assert.deepEqual((hit.params!._meta as Json)["rye/status"], { ok: true, version: "1.0.1" });
+  assert.match(((await client.readResource({ uri: URI })).contents[0] as Json).text, /run the checks twice/);
 });
 
 test("a registry answer that does not verify is an error with rye's code; nothing is cached or pinned", async () => {
