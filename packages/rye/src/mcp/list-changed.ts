@@ -4,13 +4,15 @@
  * verifying, so it leaves the lists). The space watcher says which item types saw file events; for those, the
  * search's cached indexes are refreshed (the lists read the same indexes) and a fingerprint of the files — space,
  * id, mtime, size — compared with the last one: only a real difference is notified, once per burst. Directives are
- * prompts and resources, knowledge and tools are resources. Subscriptions are re-checked on the same events.
+ * prompts and resources, knowledge and tools are resources. A change of the trusted keys drops the cached
+ * signature checks and notifies both lists (items may now verify, or no longer). Subscriptions are re-checked on
+ * the same events.
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ItemType } from "@rye/core";
 import { ITEM_TYPES } from "@rye/core";
 import type { Engine } from "../engine/engine.ts";
-import { segmentIndex } from "../search/index.ts";
+import { forgetSearchVerifications, segmentIndex } from "../search/index.ts";
 import { refreshIndexes } from "./item-listing.ts";
 import type { SpaceChange, SpaceWatcherOptions } from "./space-watcher.ts";
 import { SpaceWatcher } from "./space-watcher.ts";
@@ -51,11 +53,17 @@ export function registerItemWatch(server: Server, options: ItemWatchOptions): It
   const handle = async (change: SpaceChange) => {
     const engine = await options.engine();
     const changedTypes: ItemType[] = [];
-    for (const type of change.types) {
+    if (change.keys) {
+      // Another key trusted or distrusted: any item may now (not) verify, and both lists may differ.
+      forgetSearchVerifications();
+      changedTypes.push(...ITEM_TYPES);
+    }
+    for (const type of ITEM_TYPES) {
+      if (!change.types.has(type) && !change.keys) continue;
       const now = await fingerprint(engine, type);
       if (last.get(type) === now) continue;
       last.set(type, now);
-      changedTypes.push(type);
+      if (!changedTypes.includes(type)) changedTypes.push(type);
     }
     if (changedTypes.length > 0) {
       if (changedTypes.includes("directive")) await server.sendPromptListChanged().catch(report);

@@ -13,7 +13,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import { McpError, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { signItem } from "@rye/core";
-import { createWorkspace, nodeTool, type Workspace } from "../../test/workspace.ts";
+import { runCli } from "../cli/main.ts";
+import { createWorkspace, nodeTool, strangerKey, type Workspace } from "../../test/workspace.ts";
 import { MAX_COMPLETIONS } from "./completions.ts";
 import { itemUri, parseItemUri } from "./item-uri.ts";
 import { PROMPTS_PAGE } from "./prompts.ts";
@@ -270,6 +271,25 @@ describe("notifications", () => {
     await rm(path);
     await notified(from, (n) => n.method === "notifications/resources/list_changed", "resources/list_changed on remove");
     assert.ok(!(await listAll()).uris.includes("rye://knowledge/demo/new/added"));
+  });
+
+  test("trusting the key an item is signed with (rye trust add) lists it and notifies both lists", async () => {
+    const stranger = await strangerKey();
+    await ws.write("directive", "demo/foreign.md", directive("foreign"), { signer: stranger });
+    const uri = "rye://directive/demo/foreign";
+    assert.ok(!(await listAll()).uris.includes(uri), "signed by a key nobody trusts: not listed");
+    assert.equal((await refused(uri)).rye, "UNTRUSTED_KEY");
+    const pem = join(ws.root, "stranger.pem");
+    await writeFile(pem, stranger.publicKey.pem);
+    const from = seen.length;
+    let out = "";
+    const code = await runCli(["trust", "add", pem, "--json"], { io: { stdout: (t: string) => void (out += t), stderr: (t: string) => void (out += t) }, env: ws.env, cwd: ws.projectDir });
+    assert.equal(code, 0, out);
+    await notified(from, (n) => n.method === "notifications/prompts/list_changed", "prompts/list_changed on trust");
+    await notified(from, (n) => n.method === "notifications/resources/list_changed", "resources/list_changed on trust");
+    assert.ok((await listAll()).uris.includes(uri), "listed once its key is trusted");
+    assert.ok((await allPrompts()).includes("demo/foreign"));
+    assert.match(((await client.readResource({ uri })).contents[0] as Json).text, /foreign/);
   });
 
   test(`at most ${MAX_SUBSCRIPTIONS} subscriptions; unsubscribing frees a slot; only rye:// URIs`, async () => {

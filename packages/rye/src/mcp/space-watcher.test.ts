@@ -34,10 +34,19 @@ test("reports the item type of a changed file, a lock change, and folders and sp
     await watcher.start();
     await writeFile(join(project.root, "knowledge", "a", "b", "x.md"), "x");
     const first = await until(() => changes.find((c) => c.types.has("knowledge")), "knowledge change");
-    assert.equal(first.trust, false);
+    assert.deepEqual([first.keys, first.lock], [false, false]);
 
     await writeFile(join(project.root, "rye.lock"), "{}");
-    await until(() => changes.find((c) => c.trust), "lock change");
+    const lock = await until(() => changes.find((c) => c.lock), "lock change");
+    assert.equal(lock.keys, false);
+
+    // The trust store appearing, then a key added to it (its folder is watched once it exists).
+    await mkdir(join(project.root, "trusted_keys"));
+    await until(() => changes.find((c) => c.keys), "trusted_keys appearing");
+    await until(() => (watcher.watchedFolders >= 6 ? true : undefined), "trusted_keys watched");
+    const k = changes.length;
+    await writeFile(join(project.root, "trusted_keys", "abc.pem"), "pem");
+    await until(() => changes.slice(k).find((c) => c.keys), "a key added");
 
     // A type folder created after start, with a nested folder and a file written at once (before any watch on it
     // can exist): reported once the new folders are watched.
@@ -45,7 +54,7 @@ test("reports the item type of a changed file, a lock change, and folders and sp
     await writeFile(join(project.root, "directives", "deep", "er", "d.md"), "d");
     await until(() => changes.find((c) => c.types.has("directive")), "directives folder");
     // Once reported, the new folders are watched: a later change in them is seen.
-    await until(() => (watcher.watchedFolders >= 8 ? true : undefined), "the new folders watched");
+    await until(() => (watcher.watchedFolders >= 9 ? true : undefined), "the new folders watched");
     let n = changes.length;
     await writeFile(join(project.root, "directives", "deep", "er", "d.md"), "d2");
     await until(() => changes.slice(n).find((c) => c.types.has("directive")), "a file in a folder created later");
@@ -54,7 +63,7 @@ test("reports the item type of a changed file, a lock change, and folders and sp
     n = changes.length;
     await mkdir(join(user.root, "tools", "t"), { recursive: true });
     await until(() => changes.slice(n).find((c) => c.types.has("tool")), "user space appearing");
-    await until(() => (watcher.watchedFolders >= 11 ? true : undefined), "the user space's folders watched");
+    await until(() => (watcher.watchedFolders >= 12 ? true : undefined), "the user space's folders watched");
     n = changes.length;
     await writeFile(join(user.root, "tools", "t", "t.py"), "t");
     await until(() => changes.slice(n).find((c) => c.types.has("tool")), "a file in the new user space");

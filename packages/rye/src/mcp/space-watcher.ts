@@ -1,6 +1,6 @@
 /**
  * Watches the item folders of the project's spaces (`.ai/directives`, `.ai/tools`, `.ai/knowledge` of the project,
- * user and system spaces) and each space's `.ai/` itself (a type folder appearing, `rye.lock` or the trust store
+ * user and system spaces) and each space's `.ai/` itself (a type folder appearing, `rye.lock` or the trusted keys
  * changing), and reports what changed once per burst of file events (debounced).
  *
  * One non-recursive `fs.watch` per folder (an inotify watch on Linux reports changes to the folder's files), added
@@ -23,14 +23,17 @@ export const MAX_WATCHED_FOLDERS = 4096;
 export const WATCH_DEBOUNCE_MS = 50;
 
 const SKIP_DIRS = new Set(["node_modules", "__pycache__", ".venv", ".git", "lockfiles", "dist", "build"]);
-/** Files of a space's `.ai/` whose change can change what verifies: the project lock and the trust store. */
-const TRUST_ENTRIES = new Set(["rye.lock", "trusted_keys"]);
+/** Entries of a space's `.ai/` whose change can change what verifies: the project lock (pins) and the trust store. */
+const LOCK_FILE = "rye.lock";
+const KEYS_FOLDER = "trusted_keys";
 
 export interface SpaceChange {
   /** Item types with a file or folder added, removed or changed in some space. */
   types: Set<ItemType>;
-  /** A lock or trust store changed (verification of pinned items may differ). */
-  trust: boolean;
+  /** The trusted keys changed (any signature may verify differently now). */
+  keys: boolean;
+  /** A project lock changed (pinned registry items may verify differently now). */
+  lock: boolean;
 }
 
 export interface SpaceWatcherOptions {
@@ -42,7 +45,7 @@ const TYPE_BY_FOLDER = new Map<string, ItemType>(ITEM_TYPES.map((t) => [TYPE_FOL
 
 export class SpaceWatcher {
   private readonly watchers = new Map<string, FSWatcher>();
-  private pending: SpaceChange = { types: new Set(), trust: false };
+  private pending: SpaceChange = { types: new Set(), keys: false, lock: false };
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   /** Some folder was not watched because of the limit. */
@@ -75,14 +78,15 @@ export class SpaceWatcher {
     this.watchers.clear();
   }
 
-  private report(change: { type?: ItemType; trust?: boolean }): void {
+  private report(change: { type?: ItemType; keys?: boolean; lock?: boolean }): void {
     if (this.closed) return;
     if (change.type) this.pending.types.add(change.type);
-    if (change.trust) this.pending.trust = true;
+    if (change.keys) this.pending.keys = true;
+    if (change.lock) this.pending.lock = true;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       const batch = this.pending;
-      this.pending = { types: new Set(), trust: false };
+      this.pending = { types: new Set(), keys: false, lock: false };
       this.onChange(batch);
     }, this.debounceMs);
     this.timer.unref();
@@ -115,7 +119,11 @@ export class SpaceWatcher {
         void this.rescanSpace(space);
         return;
       }
-      if (TRUST_ENTRIES.has(file)) this.report({ trust: true });
+      if (file === LOCK_FILE) this.report({ lock: true });
+      if (file === KEYS_FOLDER) {
+        this.report({ keys: true });
+        this.watchKeys(space);
+      }
       const type = TYPE_BY_FOLDER.get(file);
       if (type) {
         this.report({ type });
@@ -130,14 +138,17 @@ export class SpaceWatcher {
         // Items may have been written before the new folders were watched: report every type.
         void this.watchSpaceRoot(space).then(() => {
           for (const type of ITEM_TYPES) this.report({ type });
-          this.report({ trust: true });
+          this.report({ keys: true, lock: true });
         });
       });
       return;
     }
     await this.rescanSpace(space);
-    const trustDir = join(space.root, "trusted_keys");
-    this.add(trustDir, () => this.report({ trust: true }));
+    this.watchKeys(space);
+  }
+
+  private watchKeys(space: Space): void {
+    this.add(join(space.root, KEYS_FOLDER), () => this.report({ keys: true }));
   }
 
   private forget(folder: string): void {

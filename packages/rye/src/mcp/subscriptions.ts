@@ -75,7 +75,7 @@ export class ResourceSubscriptions {
   }
 
   private async check(change: SpaceChange): Promise<void> {
-    const affected = [...this.byUri.values()].filter((s) => change.trust || change.types.has(s.type));
+    const affected = [...this.byUri.values()].filter((s) => change.keys || change.lock || change.types.has(s.type));
     if (affected.length === 0) return;
     const engine = await this.offlineEngine();
     for (const subscription of affected) {
