@@ -26,11 +26,11 @@ export interface ItemWatchOptions extends SpaceWatcherOptions {
 }
 
 export interface ItemWatch {
-  /** Resolves when the folders are watched and the first fingerprints taken. */
-  ready: Promise<void>;
-  watcher(): SpaceWatcher | undefined;
   close(): void;
 }
+
+/** stdio servers log to stderr (the client shows or keeps it); stdout is the protocol's. */
+const logToStderr = (err: unknown) => void process.stderr.write(`rye mcp: change notifications: ${err instanceof Error ? err.message : String(err)}\n`);
 
 async function fingerprint(engine: Engine, type: ItemType): Promise<string> {
   await refreshIndexes(engine.ctx, [type]);
@@ -48,7 +48,7 @@ export function registerItemWatch(server: Server, options: ItemWatchOptions): It
   let watcher: SpaceWatcher | undefined;
   let closed = false;
   let queue: Promise<void> = Promise.resolve();
-  const report = options.onError ?? (() => undefined);
+  const report = options.onError ?? logToStderr;
 
   const handle = async (change: SpaceChange) => {
     const engine = await options.engine();
@@ -83,6 +83,7 @@ export function registerItemWatch(server: Server, options: ItemWatchOptions): It
       options,
     );
     await watcher.start();
+    if (watcher.truncated) report(new Error(`more than ${watcher.maxFolders} item folders: only the first ${watcher.maxFolders} are watched; changes deeper down show on the next list but are not notified`));
     for (const type of ITEM_TYPES) last.set(type, await fingerprint(engine, type));
     if (closed) watcher.close();
   })().catch(report);
@@ -90,8 +91,6 @@ export function registerItemWatch(server: Server, options: ItemWatchOptions): It
   queue = ready;
 
   return {
-    ready,
-    watcher: () => watcher,
     close() {
       closed = true;
       watcher?.close();
