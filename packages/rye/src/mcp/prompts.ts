@@ -10,40 +10,56 @@ import { GetPromptRequestSchema, ListPromptsRequestSchema, McpError, ErrorCode }
 import { RyeError, toErrorEnvelope } from "@rye/core";
 import type { Engine } from "../engine/engine.ts";
 import { loadItemFile } from "../engine/read.ts";
-import { listItemFiles } from "../spaces/spaces.ts";
+import type { VerifiedItem } from "./item-listing.ts";
+import { listVerifiedItems } from "./item-listing.ts";
+import { ListPages } from "./list-pages.ts";
 
-/** Prompts per `prompts/list` page (the cursor is the offset). */
+/** Prompts per `prompts/list` page (see list-pages.ts for the cursor). */
 export const PROMPTS_PAGE = 100;
 
-async function listDirectivePrompts(engine: Engine): Promise<Prompt[]> {
-  const seen = new Set<string>();
-  const prompts: Prompt[] = [];
-  for (const space of engine.ctx.spaces) {
-    for (const file of await listItemFiles(space, "directive")) {
-      if (seen.has(file.itemId)) continue;
-      seen.add(file.itemId);
-      const item = await loadItemFile(file, engine.ctx.verifier).catch(() => null);
-      if (!item || !item.verification.ok || item.parsed.type !== "directive" || item.parsed.issues.length > 0) continue;
-      const meta = item.parsed.metadata;
-      prompts.push({
-        name: file.itemId,
-        ...(meta.name ? { title: meta.name } : {}),
-        description: (meta.description ?? `Directive ${file.itemId}`).replace(/\s+/g, " ").trim().slice(0, 1000),
-        arguments: meta.inputs.map((input) => ({ name: input.name, description: input.description || input.type, required: input.required && input.default === undefined })),
-      });
-    }
+/** Prompts kept parsed, by directive file (path, mtime, size): a warm prompts/list reads no file. */
+const MAX_CACHED_PROMPTS = 50_000;
+const promptCache = new Map<string, { mtimeMs: number; size: number; prompt: Prompt | null }>();
+
+/** The prompt of a verified directive file; null when the directive has validation issues. */
+async function directivePrompt(item: VerifiedItem, engine: Engine): Promise<Prompt | null> {
+  const { doc } = item;
+  const hit = promptCache.get(doc.path);
+  if (hit && hit.mtimeMs === doc.mtimeMs && hit.size === doc.size) return hit.prompt;
+  const file = { space: engine.ctx.spaces.find((s) => s.name === item.space)!, type: "directive" as const, itemId: item.id, path: doc.path, extension: item.extension };
+  const loaded = await loadItemFile(file, engine.ctx.verifier).catch(() => null);
+  let prompt: Prompt | null = null;
+  if (loaded && loaded.verification.ok && loaded.parsed.type === "directive" && loaded.parsed.issues.length === 0) {
+    const meta = loaded.parsed.metadata;
+    prompt = {
+      name: item.id,
+      ...(meta.name ? { title: meta.name } : {}),
+      description: (meta.description ?? `Directive ${item.id}`).replace(/\s+/g, " ").trim().slice(0, 1000),
+      arguments: meta.inputs.map((input) => ({ name: input.name, description: input.description || input.type, required: input.required && input.default === undefined })),
+    };
   }
-  return prompts.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // Cached against the version the index saw; a file changed meanwhile is re-read on the next listing.
+  if (promptCache.size >= MAX_CACHED_PROMPTS) promptCache.delete(promptCache.keys().next().value!);
+  promptCache.set(doc.path, { mtimeMs: doc.mtimeMs, size: doc.size, prompt });
+  return prompt;
+}
+
+/** Every verified directive of the project's spaces (a project directive shadowing the others), sorted by name. */
+async function listDirectivePrompts(engine: Engine): Promise<Prompt[]> {
+  const prompts: Prompt[] = [];
+  for (const item of await listVerifiedItems(engine.ctx, ["directive"])) {
+    const prompt = await directivePrompt(item, engine);
+    if (prompt) prompts.push(prompt);
+  }
+  return prompts;
 }
 
 export function registerDirectivePrompts(server: Server, engine: (projectPath?: string) => Promise<Engine>): void {
   server.registerCapabilities({ prompts: {} });
+  const pages = new ListPages<Prompt>(PROMPTS_PAGE, "prompts/list");
   server.setRequestHandler(ListPromptsRequestSchema, async (request): Promise<ListPromptsResult> => {
-    const offset = request.params?.cursor !== undefined ? Number(request.params.cursor) : 0;
-    if (!Number.isInteger(offset) || offset < 0) throw new McpError(ErrorCode.InvalidParams, `Not a cursor of this server: ${JSON.stringify(request.params?.cursor)}`);
-    const all = await listDirectivePrompts(await engine());
-    const page = all.slice(offset, offset + PROMPTS_PAGE);
-    return { prompts: page, ...(offset + PROMPTS_PAGE < all.length ? { nextCursor: String(offset + PROMPTS_PAGE) } : {}) };
+    const { entries, nextCursor } = await pages.page(request.params?.cursor, async () => listDirectivePrompts(await engine()));
+    return { prompts: entries, ...(nextCursor ? { nextCursor } : {}) };
   });
   server.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
     try {

@@ -1,6 +1,7 @@
 /**
- * `rye mcp`: the stdio MCP server with exactly four tools — search, load, execute, sign — and the installed Agent
- * Skills as resources (`skill://<name>/SKILL.md` and the skill's other files; see skill-resources.ts).
+ * `rye mcp`: the stdio MCP server with exactly four tools — search, load, execute, sign — plus resources (installed
+ * Agent Skills as `skill://`, items as `rye://<type>/<id>`; resources.ts), directives as prompts (prompts.ts),
+ * completions (completions.ts) and list_changed / resources/updated notifications (list-changed.ts).
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -8,7 +9,10 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { RyeError, toErrorEnvelope } from "@rye/core";
 import { Engine } from "../engine/engine.ts";
 import { executeInput, loadInput, searchInput, signInput } from "./schemas.ts";
-import { registerSkillResources } from "./skill-resources.ts";
+import { watchSkillLocks } from "./skill-resources.ts";
+import { registerResources } from "./resources.ts";
+import { registerCompletions } from "./completions.ts";
+import { registerItemWatch } from "./list-changed.ts";
 import { registerDirectivePrompts } from "./prompts.ts";
 
 export const SERVER_INFO = { name: "rye", version: "0.1.0" };
@@ -118,14 +122,21 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
     },
     async (args) => guard(async () => (await engine(args.project_path)).sign(args)),
   );
-  // Resources are served by the low-level server so skill:// URIs are matched raw (McpServer would normalise
-  // `..` away before matching); the project is the server's working directory (resources take no arguments).
-  const resources = registerSkillResources(server.server, { projectPath: cwd, env });
+  // Resources are served by the low-level server so skill:// and rye:// URIs are matched raw (McpServer would
+  // normalise `..` away before matching); the project is the server's working directory (resources take no arguments).
+  const skills = { projectPath: cwd, env };
+  const offline = () => Engine.open({ projectPath: cwd, env: { ...env, RYE_OFFLINE: "1" }, ...(options.systemRoot ? { systemRoot: options.systemRoot } : {}) });
+  const items = registerResources(server.server, { engine: () => engine(undefined), offlineEngine: offline, skills });
+  const skillLocks = watchSkillLocks(server.server, skills);
   // Directives as prompts (slash commands in clients), for the server's project.
   registerDirectivePrompts(server.server, () => engine(undefined));
+  registerCompletions(server.server, { engine: () => engine(undefined), skills });
+  // list_changed for prompts and resources, and resources/updated for subscriptions, from one space watcher.
+  const itemWatch = registerItemWatch(server.server, { engine: offline, onChange: (change) => items.changed(change) });
   const previous = server.server.onclose;
   server.server.onclose = () => {
-    resources.close();
+    skillLocks.close();
+    itemWatch.close();
     previous?.();
   };
   return server;

@@ -82,15 +82,16 @@ after(async () => {
 describe("skills as MCP resources", () => {
   test("capabilities: resources with listChanged, next to the four tools", async () => {
     const caps = client.getServerCapabilities();
-    assert.deepEqual(caps?.resources, { listChanged: true });
+    assert.deepEqual(caps?.resources, { subscribe: true, listChanged: true });
     assert.ok(caps?.tools);
     assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ["execute", "load", "search", "sign"]);
     const { resourceTemplates } = await client.listResourceTemplates();
-    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ["skill://{name}/{+path}"]);
+    assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ["skill://{name}/{+path}", "rye://{type}/{+id}"], "skills next to items (resources.test.ts)");
   });
 
   test("resources/list: one SKILL.md per installed skill (project and user), names and descriptions only", async () => {
-    const { resources } = await client.listResources();
+    // Items (rye://) follow the skills in the same listing; see resources.test.ts.
+    const resources = (await client.listResources()).resources.filter((r) => r.uri.startsWith("skill://"));
     assert.deepEqual(resources.map((r) => r.uri), ["skill://note-taker/SKILL.md", "skill://pdf-tools/SKILL.md"]);
     const pdf = resources.find((r) => r.name === "pdf-tools")!;
     assert.equal(pdf.description, "Extract text and tables from PDF files. Use when a PDF is mentioned.");

@@ -10,14 +10,15 @@
  * the lock's SHA-256s (as `rye verify` does: nothing missing, changed or added, no symlinks) and then the bytes it
  * serves, so a changed skill is refused with INTEGRITY_MISMATCH. Only files the lock pins are served: a path is
  * looked up in the pins, never joined blindly, and `..`, `.`, empty segments and backslashes are refused first.
+ * The resources/* handlers that serve these (next to the rye:// items) are in resources.ts.
  */
 import type { FSWatcher } from "node:fs";
 import { watch } from "node:fs";
 import { lstat, readFile } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
-import { ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, McpError, ReadResourceRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { parseSkillMd, RyeError, sha256Hex, SKILL_FILE, skillNameProblem, toErrorEnvelope } from "@rye/core";
 import { checkInstalledFolder, lockRoot, type SkillContext } from "../skills/install.ts";
 import type { SkillLockEntry } from "../skills/lock.ts";
@@ -202,7 +203,8 @@ export async function readSkillResource(uri: string, ctx: SkillContext): Promise
   return { contents: [{ ...content, _meta: { "rye/files": others.map((p) => ({ uri: skillFileUri(name, p), mimeType: skillFileMimeType(p) })) } }] };
 }
 
-function mcpError(err: unknown): McpError {
+/** A RyeError as the MCP error of a resource request: rye's envelope in `data`, its code first in the message. */
+export function mcpError(err: unknown): McpError {
   const envelope = { status: "error", ...toErrorEnvelope(err) };
   const code = envelope.error.code;
   const rpc = code === "ITEM_NOT_FOUND" || code === "NOT_FOUND" ? RESOURCE_NOT_FOUND : code === "INTERNAL" ? ErrorCode.InternalError : ErrorCode.InvalidParams;
@@ -210,37 +212,10 @@ function mcpError(err: unknown): McpError {
 }
 
 /**
- * Serves the skill resources on `server` (the low-level server of the McpServer: the URIs are matched here, raw,
- * so a traversal is refused rather than normalised away). `listChanged`: the project's and the user's `.ai/`
- * folders are watched for a new `rye.lock` and a change notified once per burst.
+ * resources/list_changed for skills: the project's and the user's `.ai/` folders are watched for a new `rye.lock`
+ * and a change of the installed skills notified once per burst.
  */
-export function registerSkillResources(server: Server, ctx: SkillContext): { close: () => void } {
-  server.registerCapabilities({ resources: { listChanged: true } });
-  server.setRequestHandler(ListResourcesRequestSchema, async (): Promise<ListResourcesResult> => {
-    try {
-      return { resources: await listSkillResources(ctx) };
-    } catch (err) {
-      throw mcpError(err);
-    }
-  });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async (): Promise<ListResourceTemplatesResult> => ({
-    resourceTemplates: [
-      {
-        uriTemplate: `${SKILL_SCHEME}{name}/{+path}`,
-        name: "skill-file",
-        title: "A file of an installed skill",
-        description: "SKILL.md, or a reference, script or asset of an installed Agent Skill (paths relative to the skill folder, as its SKILL.md and the _meta \"rye/files\" of its read list them). Checked against the lock's SHA-256s on every read.",
-      },
-    ],
-  }));
-  server.setRequestHandler(ReadResourceRequestSchema, async (request): Promise<ReadResourceResult> => {
-    try {
-      return await readSkillResource(request.params.uri, ctx);
-    } catch (err) {
-      throw mcpError(err);
-    }
-  });
-
+export function watchSkillLocks(server: Server, ctx: SkillContext): { close: () => void } {
   const watchers: FSWatcher[] = [];
   let timer: NodeJS.Timeout | undefined;
   let last: string | undefined;

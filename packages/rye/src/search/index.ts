@@ -193,6 +193,11 @@ export class SegmentIndex {
     this.staleEntries = 0;
   }
 
+  /** Drops the cached verification outcomes (the trusted keys changed: the same bytes may verify differently now). */
+  forgetVerifications(): void {
+    this.verified.clear();
+  }
+
   /**
    * Runs `verify` on a document, cached by (path, mtimeMs, size). A verifier that throws gives
    * `verified: false` with the error's code, and is asked again next time.
@@ -230,6 +235,11 @@ export function segmentIndex(space: Space, type: ItemType): SegmentIndex {
   }
   segments.set(key, segment);
   return segment;
+}
+
+/** Every cached segment forgets its verification outcomes (after a change of the trusted keys). */
+export function forgetSearchVerifications(): void {
+  for (const segment of segments.values()) segment.forgetVerifications();
 }
 
 export function clearSearchIndexCache(): void {
