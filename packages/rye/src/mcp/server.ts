@@ -10,6 +10,7 @@ import { Engine } from "../engine/engine.ts";
 import { executeInput, loadInput, searchInput, signInput } from "./schemas.ts";
 import { registerSkillResources } from "./skill-resources.ts";
 import { registerDirectivePrompts } from "./prompts.ts";
+import { toolMetadata } from "./tool-metadata.ts";
 
 export const SERVER_INFO = { name: "rye", version: "0.1.0" };
 
@@ -75,6 +76,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       title: "Search rye items",
       description: "Search directives, tools and knowledge across the project, user and system spaces. Ranked (BM25); each hit says its space, id, type, version and whether its signature verifies.",
       inputSchema: searchInput,
+      ...toolMetadata("search"),
     },
     async (args) => guard(async () => (await engine(args.project_path)).search(args)),
   );
@@ -84,6 +86,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       title: "Load a rye item",
       description: "Return an item's content, parsed metadata and signature verification; optionally copy it into the project or user space.",
       inputSchema: loadInput,
+      ...toolMetadata("load"),
     },
     async (args) => guard(async () => (await engine(args.project_path)).load(args)),
   );
@@ -93,6 +96,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       title: "Execute a rye item",
       description: "Run a tool through its verified executor chain, or get a directive (with inputs applied) or knowledge entry to act on.",
       inputSchema: executeInput,
+      ...toolMetadata("execute"),
     },
     async (args, extra) =>
       guard(async () => {
@@ -115,6 +119,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       title: "Sign rye items",
       description: "Validate and sign an item (or every item matching a glob) in the project or user space with your key.",
       inputSchema: signInput,
+      ...toolMetadata("sign"),
     },
     async (args) => guard(async () => (await engine(args.project_path)).sign(args)),
   );
