@@ -11,6 +11,7 @@ import { executeInput, loadInput, searchInput, signInput } from "./schemas.ts";
 import { registerSkillResources } from "./skill-resources.ts";
 import { registerDirectivePrompts } from "./prompts.ts";
 import { toolMetadata } from "./tool-metadata.ts";
+import { logCallEnd, mcpLogger, routeConsoleTo } from "./logging.ts";
 
 export const SERVER_INFO = { name: "rye", version: "0.1.0" };
 
@@ -61,15 +62,20 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   const cwd = options.cwd ?? process.cwd();
   const engine = (projectPath: string | undefined) =>
     Engine.open({ projectPath: projectPath ?? cwd, env, ...(options.systemRoot ? { systemRoot: options.systemRoot } : {}) });
-  const guard = async (body: () => Promise<unknown>): Promise<CallToolResult> => {
+  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {}, logging: {} } });
+  const logger = mcpLogger(server.server);
+  const guard = async (tool: string, body: () => Promise<unknown>): Promise<CallToolResult> => {
+    const started = performance.now();
+    logger.log("debug", `${tool}: started`);
     try {
-      return ok(await body());
+      const value = await body();
+      logCallEnd(logger, tool, value, performance.now() - started);
+      return ok(value);
     } catch (err) {
+      logCallEnd(logger, tool, err, performance.now() - started);
       return failure(err);
     }
   };
-
-  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
   server.registerTool(
     "search",
     {
@@ -78,7 +84,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       inputSchema: searchInput,
       ...toolMetadata("search"),
     },
-    async (args) => guard(async () => (await engine(args.project_path)).search(args)),
+    async (args) => guard("search", async () => (await engine(args.project_path)).search(args)),
   );
   server.registerTool(
     "load",
@@ -88,7 +94,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       inputSchema: loadInput,
       ...toolMetadata("load"),
     },
-    async (args) => guard(async () => (await engine(args.project_path)).load(args)),
+    async (args) => guard("load", async () => (await engine(args.project_path)).load(args)),
   );
   server.registerTool(
     "execute",
@@ -99,7 +105,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       ...toolMetadata("execute"),
     },
     async (args, extra) =>
-      guard(async () => {
+      guard("execute", async () => {
         const e = await engine(args.project_path);
         const request = { item_type: args.item_type, item_id: args.item_id, parameters: args.parameters ?? {}, ...(args.dry_run ? { dry_run: true } : {}), signal: extra.signal };
         try {
@@ -121,7 +127,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       inputSchema: signInput,
       ...toolMetadata("sign"),
     },
-    async (args) => guard(async () => (await engine(args.project_path)).sign(args)),
+    async (args) => guard("sign", async () => (await engine(args.project_path)).sign(args)),
   );
   // Resources are served by the low-level server so skill:// URIs are matched raw (McpServer would normalise
   // `..` away before matching); the project is the server's working directory (resources take no arguments).
@@ -138,5 +144,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
 
 export async function runMcpStdio(options: McpServerOptions = {}): Promise<void> {
   const server = createMcpServer(options);
+  // stdout is the protocol stream: anything printed with console.* becomes a log message instead.
+  routeConsoleTo(mcpLogger(server.server));
   await server.connect(new StdioServerTransport());
 }
