@@ -147,10 +147,26 @@ export const TOOL_RESULTS = {
 
 export type ToolName = keyof typeof TOOL_RESULTS;
 
+/**
+ * Nullable fields as `anyOf` branches of one `type` each instead of a `type` array: the same contract, but clients
+ * that map schemas onto a single-type dialect (the OpenAPI subset some model providers use) keep it.
+ */
+function portable<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(portable) as T;
+  if (!schema || typeof schema !== "object") return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) out[key] = portable(value);
+  if (Array.isArray(out.type)) {
+    const { type, ...rest } = out as { type: string[] } & Record<string, unknown>;
+    return { anyOf: type.map((t) => ({ type: t })), ...rest } as T;
+  }
+  return out as T;
+}
+
 /** The loose object the SDK accepts, carrying the exact union as JSON Schema and as a server-side check. */
 function outputSchemaOf(shapes: readonly z.ZodObject[]): z.ZodObject {
   const union = z.union(shapes as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]]);
-  const branches = (z.toJSONSchema(union, { target: "draft-7", io: "output" }) as { anyOf: unknown[] }).anyOf;
+  const branches = portable((z.toJSONSchema(union, { target: "draft-7", io: "output" }) as { anyOf: unknown[] }).anyOf);
   return z
     .looseObject({})
     .superRefine((value, ctx) => {
