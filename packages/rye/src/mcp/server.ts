@@ -12,6 +12,7 @@ import { registerSkillResources } from "./skill-resources.ts";
 import { registerDirectivePrompts } from "./prompts.ts";
 import { toolMetadata } from "./tool-metadata.ts";
 import { logCallEnd, mcpLogger, routeConsoleTo } from "./logging.ts";
+import { withMcpProgress } from "./progress.ts";
 
 export const SERVER_INFO = { name: "rye", version: "0.1.0" };
 
@@ -94,7 +95,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       inputSchema: loadInput,
       ...toolMetadata("load"),
     },
-    async (args) => guard("load", async () => (await engine(args.project_path)).load(args)),
+    async (args, extra) => guard("load", () => withMcpProgress(extra, undefined, async () => (await engine(args.project_path)).load(args))),
   );
   server.registerTool(
     "execute",
@@ -105,7 +106,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       ...toolMetadata("execute"),
     },
     async (args, extra) =>
-      guard("execute", async () => {
+      guard("execute", () => withMcpProgress(extra, `${args.item_type} ${args.item_id}`, async () => {
         const e = await engine(args.project_path);
         const request = { item_type: args.item_type, item_id: args.item_id, parameters: args.parameters ?? {}, ...(args.dry_run ? { dry_run: true } : {}), signal: extra.signal };
         try {
@@ -117,7 +118,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
           if (!answer.approved) throw new RyeError("APPROVAL_REQUIRED", `${answer.why}: ${err.message}`, { hint: answer.hint, details: err.details });
           return e.execute({ ...request, approved: true });
         }
-      }),
+      })),
   );
   server.registerTool(
     "sign",
