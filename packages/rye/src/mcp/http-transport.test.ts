@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createWorkspace, nodeTool, type Workspace } from "../../test/workspace.ts";
-import { startMcpHttp, tokenMatches } from "./http-transport.ts";
+import { isLoopback, startMcpHttp, tokenMatches } from "./http-transport.ts";
 
 const BIN = fileURLToPath(new URL("../../bin/rye.mjs", import.meta.url));
 const TOKEN = "t".repeat(20) + "0123456789abcdef0123";
@@ -173,4 +173,9 @@ test("tokens are compared whole", () => {
   assert.equal(tokenMatches(TOKEN, TOKEN), true);
   assert.equal(tokenMatches(TOKEN, TOKEN.slice(0, -1)), false);
   assert.equal(tokenMatches(TOKEN, `${TOKEN}x`), false);
+});
+
+test("loopback addresses need no token; every other address does", () => {
+  for (const host of ["127.0.0.1", "127.0.0.5", "localhost", "::1", "[::1]"]) assert.equal(isLoopback(host), true, host);
+  for (const host of ["0.0.0.0", "::", "192.168.1.5", "10.0.0.1", "example.com", "128.0.0.1"]) assert.equal(isLoopback(host), false, host);
 });

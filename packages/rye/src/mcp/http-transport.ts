@@ -118,7 +118,7 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
   };
   const origins = () => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`, ...(options.allowedOrigins ?? [])]);
 
-  /** Null when the request may go on; else it has been answered. */
+  /** True when the request was refused (and answered); false when it may go on. */
   function refuse(req: IncomingMessage, res: ServerResponse): boolean {
     if (!isWildcard(host) && !hostNames().has(String(req.headers.host ?? "").toLowerCase())) {
       rpcError(res, 403, -32000, `Host ${JSON.stringify(req.headers.host ?? "")} is not allowed (DNS rebinding protection)`);
@@ -145,7 +145,7 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
   }
 
   async function openSession(): Promise<Session> {
-    const server = createMcpServer(options);
+    const server = createMcpServer({ ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.systemRoot ? { systemRoot: options.systemRoot } : {}) });
     const session: Session = {
       transport: new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),

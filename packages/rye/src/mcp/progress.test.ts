@@ -62,6 +62,18 @@ test("rate limit: reports inside the interval are withheld, the latest is sent a
   second.progress.finish();
 });
 
+test("a long execute with nothing else to report sends a heartbeat with its elapsed time", async () => {
+  const sent: Progress[] = [];
+  let clock = 0;
+  const progress = createMcpProgress({ progressToken: 1, send: async (n: ServerNotification) => void sent.push(n.params as Progress) }, { heartbeat: "tool demo/slow", settings: { heartbeatMs: 20 }, now: () => clock });
+  clock = 5000;
+  for (let i = 0; i < 100 && sent.length === 0; i++) await sleep(10);
+  clock = 7000;
+  for (let i = 0; i < 100 && sent.length === 1; i++) await sleep(10);
+  progress.finish();
+  assert.deepEqual(sent.slice(0, 2).map((p) => [p.progress, p.message]), [[5, "tool demo/slow: running for 5 s"], [7, "tool demo/slow: running for 7 s"]]);
+});
+
 test("the tool progress channel accepts small well-formed reports only", () => {
   assert.deepEqual(parseProgressLine('{"progress":2,"total":5,"message":"two","phase":"p"}'), { progress: 2, total: 5, message: "two", phase: "p" });
   for (const bad of ['{"progress":-1}', '{"progress":"2"}', '{"progress":1,"total":-3}', "[1]", "nope", '{"total":3}', `{"progress":1,"message":"${"x".repeat(PROGRESS_LIMITS.maxLineBytes)}"}`]) {
