@@ -8,7 +8,7 @@ import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { request } from "node:http";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, before, test } from "node:test";
@@ -45,6 +45,17 @@ before(async () => {
   ws = await createWorkspace();
   await ws.write("tool", "demo/add.mjs", nodeTool("demo", "export function main(p) { return { sum: p.a + p.b }; }", `{ type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] }`));
   await ws.write("directive", "demo/greet.md", directive);
+  await ws.write("tool", "demo/stepper.mjs", nodeTool("demo", `export async function main(p, context) {
+  for (let i = 1; i <= 3; i++) { context.reportProgress({ progress: i, total: 3, message: "step " + i }); await new Promise((r) => setTimeout(r, 150)); }
+  return {};
+}`));
+  await ws.write("tool", "demo/spawner.mjs", nodeTool("demo", `import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+export function main(p) {
+  const grandchild = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  writeFileSync(p.pid_file, JSON.stringify({ child: process.pid, grandchild: grandchild.pid }));
+  return new Promise(() => {});
+}`, `{ type: "object", properties: { pid_file: { type: "string" } }, required: ["pid_file"] }`));
 });
 after(async () => {
   for (const c of clients) await c.close().catch(() => undefined);
@@ -105,6 +116,43 @@ test("two clients share one server concurrently: own sessions, tools and prompts
   // Closing one session leaves the other working.
   await a.close();
   assert.equal(Boolean((await b.callTool({ name: "search", arguments: { query: "add", item_type: "tool" } })).isError), false);
+});
+
+/** Gone: no such process, or a zombie nobody reaps. */
+async function gone(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ESRCH";
+  }
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  return stat === "" || stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+}
+
+test("over HTTP too: progress notifications reach the caller, and a cancel kills the tool's process tree", async () => {
+  const served = await serve([]);
+  assert.ok("url" in served);
+  const client = await connect(served.url);
+  const seen: { progress: number; total?: number; message?: string }[] = [];
+  await client.callTool({ name: "execute", arguments: { item_type: "tool", item_id: "demo/stepper" } }, undefined, { onprogress: (p) => void seen.push(p) });
+  assert.equal(seen.at(-1)?.message, "step 3", JSON.stringify(seen));
+  assert.equal(seen.at(-1)?.progress, seen.at(-1)?.total);
+
+  const pidFile = join(ws.root, "http-pids.json");
+  const controller = new AbortController();
+  const call = client.callTool({ name: "execute", arguments: { item_type: "tool", item_id: "demo/spawner", parameters: { pid_file: pidFile } } }, undefined, { signal: controller.signal, timeout: 120_000 });
+  let pids: { child: number; grandchild: number } | undefined;
+  for (let i = 0; i < 600 && !pids; i++) {
+    const text = await readFile(pidFile, "utf8").catch(() => "");
+    if (text) pids = JSON.parse(text) as { child: number; grandchild: number };
+    else await sleep(50);
+  }
+  assert.ok(pids, "the tool started its grandchild");
+  controller.abort("stop");
+  await assert.rejects(call);
+  for (let i = 0; i < 600 && !((await gone(pids.child)) && (await gone(pids.grandchild))); i++) await sleep(50);
+  assert.equal(await gone(pids.child), true, "the tool is gone");
+  assert.equal(await gone(pids.grandchild), true, "its grandchild is gone");
 });
 
 test("DNS rebinding protection: a foreign Origin or Host is refused before any session exists", async () => {
