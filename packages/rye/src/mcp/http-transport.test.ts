@@ -217,6 +217,15 @@ test("sessions: unknown ids are 404, requests without one are 400, the session c
   }
 });
 
+test("a port in use is a clear error", async () => {
+  const first = await startMcpHttp({ port: 0, env: ws.env, cwd: ws.projectDir });
+  try {
+    await assert.rejects(startMcpHttp({ port: first.port, env: ws.env, cwd: ws.projectDir }), (err: Error & { code?: string }) => err.code === "UNAVAILABLE" && /EADDRINUSE/.test(err.message));
+  } finally {
+    await first.close();
+  }
+});
+
 test("tokens are compared whole", () => {
   assert.equal(tokenMatches(TOKEN, TOKEN), true);
   assert.equal(tokenMatches(TOKEN, TOKEN.slice(0, -1)), false);

@@ -13,7 +13,6 @@
  *   compared in constant time. There is no OAuth authorization server behind it.
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import { once } from "node:events";
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -193,8 +192,12 @@ export async function startMcpHttp(options: McpHttpOptions): Promise<McpHttpServ
   const http: HttpServer = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => rpcError(res, 500, -32603, `Internal error: ${err instanceof Error ? err.message : String(err)}`));
   });
-  http.listen(options.port, host);
-  await once(http, "listening");
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", (err: NodeJS.ErrnoException) =>
+      reject(new RyeError("UNAVAILABLE", `Cannot listen on ${host}:${options.port}: ${err.code ?? err.message}`, { hint: err.code === "EADDRINUSE" ? "Another process uses that port: pick another one, or --http 0 for a free one." : "Check the --host address and the port." })),
+    );
+    http.listen(options.port, host, () => resolve());
+  });
   port = (http.address() as AddressInfo).port;
   const sweep = setInterval(() => {
     const now = Date.now();
