@@ -2,7 +2,7 @@
 // Runs one JavaScript/TypeScript tool: `node node-runner.mjs <tool_path>` with the parameters as JSON on stdin.
 // Calls the tool's `main(params, context)` (or its default export) and prints the result as one JSON document on
 // stdout. Anything the tool itself prints goes to stderr so that stdout stays parseable.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeSync } from "node:fs";
 import { dirname, extname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -112,13 +112,27 @@ async function loadSdk(major = "1") {
   return sdk;
 }
 
+/**
+ * `context.reportProgress({ progress, total?, message?, phase? })`: one JSON line on the progress pipe rye opens
+ * (RYE_PROGRESS_FD) when the caller listens for progress (an MCP client with a progress token); a no-op otherwise.
+ */
+const progressFd = /^\d+$/.test(process.env.RYE_PROGRESS_FD ?? "") ? Number(process.env.RYE_PROGRESS_FD) : null;
+function reportProgress(report) {
+  if (progressFd === null || !report || typeof report !== "object") return;
+  try {
+    writeSync(progressFd, `${JSON.stringify(report)}\n`);
+  } catch {
+    // Progress is advisory: a closed pipe never fails the tool.
+  }
+}
+
 async function run() {
   const arg = process.argv[2];
   if (!arg) throw new Error("Usage: node-runner.mjs <tool_path> (parameters as JSON on stdin)");
   const toolPath = resolve(arg);
   const params = await readParams();
   const entry = await loadEntryPoint(toolPath);
-  const result = await entry(params, { projectPath: process.env.RYE_PROJECT_PATH, toolPath, loadSdk });
+  const result = await entry(params, { projectPath: process.env.RYE_PROJECT_PATH, toolPath, loadSdk, reportProgress });
   finish(result === undefined ? {} : result, 0);
 }
 

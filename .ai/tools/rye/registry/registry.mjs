@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T13:35:36Z:a030e2762ac4df8f38640b4c7c29da724f8ae584d88074c7478d7e87a013c365:hgJgMVBPKPyk6gELqhu5CEuKXzWu9DbpVDMkLCpUGYIGcvtDlqalPbo7gswkOPZ4EYrUA3u9O6aI3oJymUgSAw==:d0cfc94e6739114a
+// rye:signed:2026-11-25T15:41:43Z:40f5777bd867762de340080dc7421c35ec79adf354be75474b4a5d687ea94b96:Cw1U61NQbr4wpI_CNKFjp8_VUptYcove05cRcRIwzKSXcLtPP4VHtSbkQEcrmP4BrAATfsC9zWhrYGMCogU6Cw==:d0cfc94e6739114a
 export const __version__ = "1.1.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";
@@ -101,6 +101,16 @@ async function run(client, params, context) {
     info: (text) => notices.push(text),
     // Registering the user's public key with a registry happens only when the caller says so.
     confirm: async () => params.yes === true,
+    // Bundle transfers: bytes while moving, files while reading, verifying and writing (MCP progress when asked for).
+    onProgress: (p) => {
+      const bytes = p.phase === "download" || p.phase === "upload";
+      context?.reportProgress?.({
+        phase: p.phase,
+        progress: bytes ? p.bytesDone : p.filesDone,
+        ...((bytes ? p.bytesTotal : p.filesTotal) !== undefined ? { total: bytes ? p.bytesTotal : p.filesTotal } : {}),
+        message: `${p.direction === "pull" ? "bundle_pull" : "bundle_push"} ${p.bundleId}: ${p.phase} ${bytes ? `${p.bytesDone}${p.bytesTotal !== undefined ? `/${p.bytesTotal}` : ""} bytes` : `${p.filesDone}${p.filesTotal !== undefined ? `/${p.filesTotal}` : ""} files`}`,
+      });
+    },
   };
   const withNotices = (result) => (notices.length > 0 ? { ...result, notices } : result);
 

@@ -14,6 +14,9 @@ import { registerResources } from "./resources.ts";
 import { registerCompletions } from "./completions.ts";
 import { registerItemWatch } from "./list-changed.ts";
 import { registerDirectivePrompts } from "./prompts.ts";
+import { toolMetadata } from "./tool-metadata.ts";
+import { logCallEnd, mcpLogger, routeConsoleTo } from "./logging.ts";
+import { withMcpProgress } from "./progress.ts";
 
 export const SERVER_INFO = { name: "rye", version: "0.1.0" };
 
@@ -64,23 +67,29 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   const cwd = options.cwd ?? process.cwd();
   const engine = (projectPath: string | undefined) =>
     Engine.open({ projectPath: projectPath ?? cwd, env, ...(options.systemRoot ? { systemRoot: options.systemRoot } : {}) });
-  const guard = async (body: () => Promise<unknown>): Promise<CallToolResult> => {
+  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {}, logging: {} } });
+  const logger = mcpLogger(server.server);
+  const guard = async (tool: string, body: () => Promise<unknown>): Promise<CallToolResult> => {
+    const started = performance.now();
+    logger.log("debug", `${tool}: started`);
     try {
-      return ok(await body());
+      const value = await body();
+      logCallEnd(logger, tool, value, performance.now() - started);
+      return ok(value);
     } catch (err) {
+      logCallEnd(logger, tool, err, performance.now() - started);
       return failure(err);
     }
   };
-
-  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} } });
   server.registerTool(
     "search",
     {
       title: "Search rye items",
       description: "Search directives, tools and knowledge across the project, user and system spaces. Ranked (BM25); each hit says its space, id, type, version and whether its signature verifies.",
       inputSchema: searchInput,
+      ...toolMetadata("search"),
     },
-    async (args) => guard(async () => (await engine(args.project_path)).search(args)),
+    async (args) => guard("search", async () => (await engine(args.project_path)).search(args)),
   );
   server.registerTool(
     "load",
@@ -88,8 +97,9 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       title: "Load a rye item",
       description: "Return an item's content, parsed metadata and signature verification; optionally copy it into the project or user space.",
       inputSchema: loadInput,
+      ...toolMetadata("load"),
     },
-    async (args) => guard(async () => (await engine(args.project_path)).load(args)),
+    async (args, extra) => guard("load", () => withMcpProgress(extra, undefined, async () => (await engine(args.project_path)).load(args))),
   );
   server.registerTool(
     "execute",
@@ -97,9 +107,10 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       title: "Execute a rye item",
       description: "Run a tool through its verified executor chain, or get a directive (with inputs applied) or knowledge entry to act on.",
       inputSchema: executeInput,
+      ...toolMetadata("execute"),
     },
     async (args, extra) =>
-      guard(async () => {
+      guard("execute", () => withMcpProgress(extra, `${args.item_type} ${args.item_id}`, async () => {
         const e = await engine(args.project_path);
         const request = { item_type: args.item_type, item_id: args.item_id, parameters: args.parameters ?? {}, ...(args.dry_run ? { dry_run: true } : {}), signal: extra.signal };
         try {
@@ -111,7 +122,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
           if (!answer.approved) throw new RyeError("APPROVAL_REQUIRED", `${answer.why}: ${err.message}`, { hint: answer.hint, details: err.details });
           return e.execute({ ...request, approved: true });
         }
-      }),
+      })),
   );
   server.registerTool(
     "sign",
@@ -119,8 +130,9 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       title: "Sign rye items",
       description: "Validate and sign an item (or every item matching a glob) in the project or user space with your key.",
       inputSchema: signInput,
+      ...toolMetadata("sign"),
     },
-    async (args) => guard(async () => (await engine(args.project_path)).sign(args)),
+    async (args) => guard("sign", async () => (await engine(args.project_path)).sign(args)),
   );
   // Resources are served by the low-level server so skill:// and rye:// URIs are matched raw (McpServer would
   // normalise `..` away before matching); the project is the server's working directory (resources take no arguments).
@@ -144,5 +156,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
 
 export async function runMcpStdio(options: McpServerOptions = {}): Promise<void> {
   const server = createMcpServer(options);
+  // stdout is the protocol stream: anything printed with console.* becomes a log message instead.
+  routeConsoleTo(mcpLogger(server.server));
   await server.connect(new StdioServerTransport());
 }

@@ -17,6 +17,7 @@ import type { z } from "zod";
 import { isErrorCode, RyeError, utf8Decode } from "@rye/core";
 import { MAX_BUNDLE_BYTES } from "../bundles/limits.ts";
 import { MAX_ITEM_BYTES } from "../engine/read.ts";
+import { progressListener, reportProgress } from "../engine/progress.ts";
 
 /* ------------------------------------------------------------------ limits */
 
@@ -255,6 +256,17 @@ async function readBounded(res: Response, limits: HttpLimits, onChunk: () => voi
   return out;
 }
 
+/** Downloads of items and bundles also report to the running call's progress listener (engine/progress.ts). */
+function withAmbientProgress(onBytes: RegistryRequest["onBytes"], kind: AnswerKind, url: string): RegistryRequest["onBytes"] {
+  if (kind === "document" || !progressListener()) return onBytes;
+  const key = `download ${url}`;
+  const message = `Downloading ${kind === "bundle" ? "a bundle" : "an item"} from ${new URL(url).host}`;
+  return (done, total) => {
+    onBytes?.(done, total);
+    reportProgress({ key, done, total, message });
+  };
+}
+
 /** One attempt: the request, its redirects and the body, under the three clocks. */
 async function attempt(first: Hop, registry: string, kind: AnswerKind, limits: HttpLimits, remainingMs: number, request: RegistryRequest): Promise<RegistryAnswer> {
   const controller = new AbortController();
@@ -288,7 +300,7 @@ async function attempt(first: Hop, registry: string, kind: AnswerKind, limits: H
         continue;
       }
       arm("idle", limits.idleTimeoutMs);
-      const bytes = await readBounded(res, limits, () => arm("idle", limits.idleTimeoutMs), request.onBytes, (announced) => tooLarge(registry, limits, kind, announced));
+      const bytes = await readBounded(res, limits, () => arm("idle", limits.idleTimeoutMs), withAmbientProgress(request.onBytes, kind, hop.url), (announced) => tooLarge(registry, limits, kind, announced));
       if (request.binary) return { url: hop.url, registry, status: res.status, ok: res.ok, headers: res.headers, text: "", bytes };
       let text: string;
       try {

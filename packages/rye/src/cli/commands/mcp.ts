@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
+import { readFile } from "node:fs/promises";
 import { runMcpStdio } from "../../mcp/server.ts";
+import { startMcpHttp } from "../../mcp/http-transport.ts";
 import type { DiscoveredTool, Placement, ServerSpec, StubPlan } from "../../mcp-servers/manage.ts";
 import { assertServerName, discoverTools, listServers, planStubs, readServer, readStubs, removeServer, tierOf, writeStubs } from "../../mcp-servers/manage.ts";
 import { join, resolve } from "node:path";
@@ -48,14 +50,57 @@ async function confirmed(ctx: CliContext, opts: SpaceOpts, question: string): Pr
   return ttyPrompt(question);
 }
 
+interface HttpOpts {
+  http?: string;
+  host?: string;
+  tokenFile?: string;
+  allowedOrigin?: string[];
+  allowedHost?: string[];
+}
+
+function httpPort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new RyeError("BAD_REQUEST", `--http ${JSON.stringify(value)} is not a port number`, { hint: "rye mcp --http 8765" });
+  return port;
+}
+
+/** The bearer token: the file's first line when --token-file is given, else RYE_MCP_TOKEN. */
+async function httpToken(ctx: CliContext, opts: HttpOpts): Promise<{ token?: string }> {
+  if (opts.tokenFile) {
+    const text = await readFile(resolve(ctx.cwd, opts.tokenFile), "utf8").catch(() => {
+      throw new RyeError("NOT_FOUND", `Cannot read the token file ${opts.tokenFile}`, { hint: "Write a token of at least 32 characters into it (openssl rand -hex 32 > token)." });
+    });
+    return { token: text.split(/\r?\n/)[0]!.trim() };
+  }
+  return ctx.env.RYE_MCP_TOKEN ? { token: ctx.env.RYE_MCP_TOKEN } : {};
+}
+
 export function registerMcp(program: Command, ctx: CliContext): void {
   const mcp = program
     .command("mcp")
-    .description("run the MCP server on stdio (tools: search, load, execute, sign); manage other MCP servers: add, list, refresh, remove")
-    .action(async () => {
-      await runMcpStdio({ env: ctx.env, cwd: ctx.cwd });
-      // Keep the process alive until the client closes stdin.
-      await new Promise<void>((resolve) => process.stdin.once("close", resolve));
+    .description("run the MCP server on stdio, or on Streamable HTTP with --http (tools: search, load, execute, sign); manage other MCP servers: add, list, refresh, remove")
+    .option("--http <port>", "serve Streamable HTTP on this port (endpoint /mcp) instead of stdio; 0 picks a free port")
+    .option("--host <address>", "address for --http (default 127.0.0.1; any other address requires a bearer token)")
+    .option("--token-file <file>", "--http: the bearer token clients must send (default: RYE_MCP_TOKEN)")
+    .option("--allowed-origin <origin>", "--http: a browser Origin allowed besides the server's own (repeatable)", collect)
+    .option("--allowed-host <host:port>", "--http: a Host header allowed besides the bound address (repeatable)", collect)
+    .action(async (opts: HttpOpts) => {
+      if (opts.http === undefined) {
+        await runMcpStdio({ env: ctx.env, cwd: ctx.cwd });
+        // Keep the process alive until the client closes stdin.
+        await new Promise<void>((resolve) => process.stdin.once("close", resolve));
+        return;
+      }
+      await ctx.run(false, async () => {
+        const server = await startMcpHttp({ env: ctx.env, cwd: ctx.cwd, port: httpPort(opts.http!), ...(opts.host ? { host: opts.host } : {}), ...(await httpToken(ctx, opts)), allowedOrigins: opts.allowedOrigin ?? [], allowedHosts: opts.allowedHost ?? [] });
+        // The one line a launcher (or a test) waits for; logs go to the clients through MCP logging.
+        ctx.io.stdout(`rye MCP server listening on ${server.url}`);
+        await new Promise<void>((resolve) => {
+          process.once("SIGINT", resolve);
+          process.once("SIGTERM", resolve);
+        });
+        await server.close();
+      });
     });
 
   mcp

@@ -6,7 +6,10 @@ import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { RyeError } from "@rye/core";
+import type { Readable } from "node:stream";
 import { CappedOutput } from "./capped-output.ts";
+import { progressListener } from "../../engine/progress.ts";
+import { forwardProgress, PROGRESS_FD } from "./progress-channel.ts";
 import { isWindows } from "../../fs/platform.ts";
 import { terminateProcessGroup, treeSpawnOptions } from "./process-group.ts";
 import type { SandboxSpec } from "@rye/core";
@@ -133,13 +136,19 @@ export async function runSubprocess(config: SubprocessConfig, options: Subproces
 
   const plan = options.sandbox ? planSandbox(options.sandbox.spec, { command: parsed.command, args: parsed.args ?? [], cwd: parsed.cwd ?? process.cwd(), projectPath: options.sandbox.projectPath }) : null;
   const started = performance.now();
+  // A caller listening for progress gets the tool's own reports through a pipe on fd 3 (progress-channel.ts).
+  const withProgressPipe = progressListener() !== undefined;
+  const env = mergeEnv(options.baseEnv ?? process.env, parsed.env);
+  if (withProgressPipe) env.RYE_PROGRESS_FD = String(PROGRESS_FD);
+  else delete env.RYE_PROGRESS_FD;
   const child = spawn(plan ? plan.command : parsed.command, plan ? plan.args : (parsed.args ?? []), {
     shell: false,
     ...treeSpawnOptions(),
     cwd: parsed.cwd,
-    env: mergeEnv(options.baseEnv ?? process.env, parsed.env),
-    stdio: ["pipe", "pipe", "pipe"],
+    env,
+    stdio: withProgressPipe ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
   });
+  if (withProgressPipe && child.stdio[PROGRESS_FD]) forwardProgress(child.stdio[PROGRESS_FD] as Readable, "tool");
   const stdout = new CappedOutput(limits.maxStdoutBytes);
   const stderr = new CappedOutput(limits.maxStderrBytes);
   let stopReason: "timeout" | "stdout" | "stderr" | "abort" | undefined;

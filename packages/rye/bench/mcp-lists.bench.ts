@@ -4,7 +4,7 @@
  * and notification latency (a subscribed item's file rewritten → notifications/resources/updated; a new item →
  * notifications/resources/list_changed). Baseline from the same run and the same server: a `search` tool call on
  * the same tree (a local search over the same cached indexes, 10 hits).
- * Run: node --import tsx packages/rye/bench/mcp.bench.ts
+ * Run: node --import tsx packages/rye/bench/mcp-lists.bench.ts
  */
 import "@rye/core/node";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
