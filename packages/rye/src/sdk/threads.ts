@@ -7,7 +7,7 @@ import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { isCancelRequested, isHandoffRequested, requestHandoff } from "../threads/cancel.ts";
 import { allocateThreadId, newThreadId } from "../threads/ids.ts";
-import { getEntry, release, remaining, report, reserve } from "../threads/ledger.ts";
+import { getEntry, release, remaining, report, reserve } from "../threads/budget.ts";
 import { finishThread, newThreadRecord, readThread, updateThread, writeThread } from "../threads/record.ts";
 import { readTranscript, TranscriptWriter } from "../threads/transcript.ts";
 import { awaitApproval, requestIdFor, writeApprovalRequest } from "../threads/approvals.ts";

@@ -6,7 +6,7 @@
 import { RyeError } from "@rye/core";
 import { requestCancel } from "./cancel.ts";
 import type { LedgerEntry } from "./ledger.ts";
-import { getEntry, release } from "./ledger.ts";
+import { getEntry, release } from "./budget.ts";
 import { threadFile } from "./paths.ts";
 import type { KillResult } from "./processes.ts";
 import { killTree, threadProcessAlive } from "./processes.ts";
