@@ -14,9 +14,12 @@ import type { ThreadRecord } from "./record.ts";
 import { finishThread, isTerminal, listThreads, readThread } from "./record.ts";
 import { TranscriptWriter } from "./transcript.ts";
 
-/** Not finished, but its process is gone (crashed, or killed outside rye): nothing will ever finish it. */
+/**
+ * Not finished, but its process is gone (crashed, or killed outside rye): nothing will ever finish it. A durable
+ * thread (a job of the postgres back end) is never an orphan here: its queue retries it on another worker.
+ */
 export function isOrphaned(record: ThreadRecord): boolean {
-  return !isTerminal(record.status) && record.pid !== undefined && !threadProcessAlive(record);
+  return !isTerminal(record.status) && record.durable_job === undefined && record.pid !== undefined && !threadProcessAlive(record);
 }
 
 async function appendEvent(projectPath: string, id: string, type: string, payload: Record<string, unknown>): Promise<void> {
