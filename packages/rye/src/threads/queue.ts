@@ -59,6 +59,8 @@ export async function openBoss(projectPath: string, options: BossOptions): Promi
     max: 4,
     supervise,
     schedule: false,
+    // Workers are woken by NOTIFY when a job is queued (polling stays as the floor).
+    useListenNotify: supervise,
     ...(supervise ? { superviseIntervalSeconds: superviseSeconds, monitorIntervalSeconds: superviseSeconds } : {}),
   });
   // pg-boss reports connection trouble as events; a worker keeps polling through a database restart.
@@ -66,7 +68,7 @@ export async function openBoss(projectPath: string, options: BossOptions): Promi
   await boss.start();
   const queue = queueName(projectPath);
   if (!(await boss.getQueue(queue))) {
-    await boss.createQueue(queue, { heartbeatSeconds: DEFAULT_HEARTBEAT_SECONDS, retryLimit: MAX_RECOVERIES + 1, retryDelay: 0, expireInSeconds: EXPIRE_SECONDS }).catch(async (err: unknown) => {
+    await boss.createQueue(queue, { heartbeatSeconds: DEFAULT_HEARTBEAT_SECONDS, retryLimit: MAX_RECOVERIES + 1, retryDelay: 0, expireInSeconds: EXPIRE_SECONDS, notify: true }).catch(async (err: unknown) => {
       // Another process created it meanwhile.
       if (!(await boss.getQueue(queue))) throw err;
     });
