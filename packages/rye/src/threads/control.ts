@@ -3,6 +3,7 @@
  * process tree and record it, cancel a thread and (the `cascade_cancel` child policy) its running descendants,
  * and mark orphans — threads whose process died without finishing — so none is ever left "running".
  */
+import { hostname } from "node:os";
 import { RyeError } from "@rye/core";
 import { requestCancel } from "./cancel.ts";
 import type { LedgerEntry } from "./ledger.ts";
@@ -54,7 +55,9 @@ export async function killThread(projectPath: string, id: string, options: { gra
     throw new RyeError("CONFLICT", `Thread ${id} already ended (${record.status}): nothing to kill`, { hint: `See how it ended: rye thread status ${id}`, details: { thread_id: id, status: record.status } });
   }
   let killed: KillResult | null = null;
-  if (record.pid !== undefined && threadProcessAlive(record)) {
+  // A durable thread's pid means something only on the machine its process runs on.
+  const here = record.host === undefined || record.host === hostname();
+  if (record.pid !== undefined && here && threadProcessAlive(record)) {
     if (record.pid <= 1 || record.pid === process.pid) {
       throw new RyeError("VALIDATION_FAILED", `Thread ${id}'s record names process ${record.pid}, which rye refuses to signal`, {
         hint: `The record ${threadFile(projectPath, id, "record")} is damaged; stop the thread's process by hand.`,

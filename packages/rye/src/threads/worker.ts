@@ -48,8 +48,13 @@ export interface RunningWorker {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Marks a thread that will not run again as ended (its job is given up) and releases its budget. */
+/**
+ * Releases the budget of a thread that will not run again (its job is given up) and marks it ended — in the runtime's
+ * order, so whoever sees the terminal status sees the budget released.
+ */
 async function giveUp(projectPath: string, record: ThreadRecord, code: string, message: string): Promise<void> {
+  const entry = await getEntry(projectPath, record.thread_id);
+  if (entry?.status === "active") await release(projectPath, record.thread_id);
   const writer = new TranscriptWriter(projectPath, record.thread_id);
   try {
     await writer.append("thread_error", { error: { code, message }, cost: record.cost });
@@ -57,8 +62,6 @@ async function giveUp(projectPath: string, record: ThreadRecord, code: string, m
     await writer.close().catch(() => undefined);
   }
   await finishThread(projectPath, record.thread_id, "error", { error: { code, message } }).catch(() => undefined);
-  const entry = await getEntry(projectPath, record.thread_id);
-  if (entry?.status === "active") await release(projectPath, record.thread_id);
 }
 
 /** Waits while the thread's process still runs on this machine (its worker died, it did not). */
@@ -128,7 +131,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     emit({ event: "job_done", job_id: job.id, thread_id: data.thread_id, status: final.status });
   };
 
-  await boss.work(queue, { localConcurrency: options.concurrency, batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+  // NOTIFY wakes a worker for a new job; a retried one (its worker died) sends none, so polling every second is
+  // what bounds how long a retry waits once its heartbeat has expired.
+  await boss.work(queue, { localConcurrency: options.concurrency, batchSize: 1, pollingIntervalSeconds: 1, notifyPollingIntervalSeconds: 1 }, async ([job]) => {
     if (!job) return;
     try {
       await runJob(job);

@@ -25,6 +25,7 @@ import { RYE_BIN } from "../cli.ts";
 import type { ThreadBench } from "../threads.ts";
 import { directive, requestInfo, threadBench } from "../threads.ts";
 import type { RecordedLlmRequest } from "../fake-llm.ts";
+import { enqueueThread, MAX_RECOVERIES } from "../../src/threads/queue.ts";
 
 const skip = skipWithoutPostgres();
 const CHILDREN = 6;
@@ -44,8 +45,8 @@ interface Worker {
   exited: Promise<number | null>;
 }
 
-function startWorker(bench: ThreadBench, env: Record<string, string>): Worker {
-  const child = spawn(process.execPath, [RYE_BIN, "thread", "worker", "--json", "--concurrency", String(PER_WORKER)], { cwd: bench.ws.projectDir, env: { ...bench.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+function startWorker(bench: ThreadBench, env: Record<string, string>, concurrency = PER_WORKER): Worker {
+  const child = spawn(process.execPath, [RYE_BIN, "thread", "worker", "--json", "--concurrency", String(concurrency)], { cwd: bench.ws.projectDir, env: { ...bench.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   const events: Record<string, any>[] = [];
   const waiters: { pred: (e: Record<string, any>) => boolean; resolve: (e: Record<string, any>) => void }[] = [];
   let stderr = "";
@@ -93,6 +94,17 @@ function processTree(root: number): number[] {
   return tree;
 }
 
+async function ledgerEntry(id: string): Promise<{ status: string; actual_nano: string } | undefined> {
+  const db = new pg.Client({ connectionString: scratch.url });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ status: string; actual_nano: string }>("SELECT status, actual_nano FROM rye_threads.ledger WHERE thread_id = $1", [id]).catch(() => ({ rows: [] }));
+    return rows[0];
+  } finally {
+    await db.end();
+  }
+}
+
 const partOf = (request: RecordedLlmRequest) => /Work on part (\d+)/.exec(JSON.stringify(request.body.messages?.[0] ?? ""))?.[1];
 
 let bench: ThreadBench;
@@ -106,6 +118,7 @@ describe("the durable threads back end", { skip }, () => {
     backendEnv = { RYE_THREADS_BACKEND: "postgres", RYE_THREADS_DATABASE_URL: scratch.url };
     bench = await threadBench("anthropic");
     await bench.write("directive", "durable/tree/root.md", directive({ name: "root", category: "durable/tree", permissions: CAN_ORCHESTRATE, limits: `<limits spawns="${CHILDREN}" spend="1" depth="2"/>` }));
+    await bench.write("directive", "durable/stop/hangs.md", directive({ name: "hangs", category: "durable/stop" }));
     await bench.write(
       "directive",
       "durable/tree/step.md",
@@ -118,7 +131,7 @@ describe("the durable threads back end", { skip }, () => {
     await scratch?.drop();
   });
 
-  test("two workers share a tree of 6 children; one is SIGKILLed mid-run; every child completes once, no turn is redone, the ledger is exact", async () => {
+  test("two workers share a tree of 6 children; one is SIGKILLed mid-run; every child completes once, no turn is redone, the ledger is exact", async (t) => {
     // Arrivals of each part's second LLM call: all six wait for the gate, which opens after the kill.
     const asked = new Map<string, number[]>();
     let openGate!: () => void;
@@ -174,6 +187,7 @@ describe("the durable threads back end", { skip }, () => {
       }
     }
     await a.exited;
+    const killedAt = Date.now();
     openGate();
 
     const run = await rootRun;
@@ -181,10 +195,13 @@ describe("the durable threads back end", { skip }, () => {
     assert.equal(run.json.result, "the tree is done");
 
     // Worker B continued each of A's threads after A's heartbeat stopped.
+    const takeovers: number[] = [];
     for (const id of lost) {
       const claim = await b.waitFor((e) => e.event === "job_claimed" && e.thread_id === id && e.recover === true);
       assert.ok(claim.attempt >= 1, "a retry of the job");
+      takeovers.push(Date.parse(claim.claimed_at) - killedAt);
     }
+    t.diagnostic(`kill → continued on the other worker: ${takeovers.map((ms) => (ms / 1000).toFixed(1)).join(", ")} s (heartbeat 10 s, supervision every 5 s)`);
 
     // Every child: completed, once; three turns of its own, none asked again except the call cut by the kill.
     assert.equal(childIds.length, CHILDREN);
@@ -226,5 +243,49 @@ describe("the durable threads back end", { skip }, () => {
 
     b.child.kill("SIGTERM");
     assert.equal(await b.exited, 0);
+  });
+  test("a thread whose process keeps dying is continued, then given up after MAX_RECOVERIES; a job whose thread ended is not run", async () => {
+    bench.script({ hangs: () => ({ hang: true }) });
+    const w = startWorker(bench, backendEnv, 1);
+    workers.push(w);
+    await w.waitFor((e) => e.event === "worker_started");
+    const started = await bench.rye(["thread", "run", "durable/stop/hangs", "--async"], backendEnv);
+    assert.equal(started.json.status, "queued", started.stdout + started.stderr);
+    const id = started.json.thread_id as string;
+
+    const killed: number[] = [];
+    for (let i = 0; i < 600; i++) {
+      const record = await bench.record(id);
+      if (record.status !== "running" && record.status !== "created") break;
+      const entry = await ledgerEntry(id);
+      // Running, with its budget reserved, in a process not killed yet: a crash of the thread's process.
+      if (record.status === "running" && record.pid && !killed.includes(record.pid) && entry) {
+        for (const pid of processTree(record.pid)) {
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+            // gone
+          }
+        }
+        killed.push(record.pid);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const record = await bench.record(id);
+    assert.equal(record.status, "error", JSON.stringify({ killed, events: w.events }));
+    assert.equal(record.error.code, "recovery_exhausted");
+    assert.equal(killed.length, MAX_RECOVERIES + 1, "the first run and each recovery died");
+    const claims = w.events.filter((e) => e.event === "job_claimed" && e.thread_id === id);
+    assert.deepEqual(claims.map((e) => [e.attempt, e.recover]), [[0, false], ...Array.from({ length: MAX_RECOVERIES + 1 }, (_, i) => [i + 1, true])]);
+    assert.equal((await bench.events(id)).filter((e) => e.event_type === "thread_recovered").length, MAX_RECOVERIES);
+    assert.equal((await ledgerEntry(id))?.status, "released", "its budget is released");
+
+    // A job for a thread that has ended (a duplicate, a late retry) does not run it again.
+    const jobId = await enqueueThread({ project_path: bench.ws.projectDir, thread_id: id, params: { directive_name: "durable/stop/hangs", async_exec: true }, parent: null }, backendEnv);
+    const skipped = await w.waitFor((e) => e.event === "job_skipped" && e.job_id === jobId);
+    assert.equal(skipped.status, "error");
+    assert.equal(w.events.filter((e) => e.event === "job_claimed" && e.thread_id === id).length, claims.length);
+    w.child.kill("SIGTERM");
+    assert.equal(await w.exited, 0);
   });
 });
