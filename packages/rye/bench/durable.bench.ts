@@ -23,7 +23,6 @@ import { RYE_BIN } from "../test/cli.ts";
 import { directive, requestInfo, threadBench } from "../test/threads.ts";
 import * as fileLedger from "../src/threads/ledger.ts";
 import { SqlLedger } from "../src/threads/ledger-sql.ts";
-// @ts-expect-error -- a plain .mjs script of the repository, without types
 import { findPostgres } from "../../../scripts/test-deps.mjs";
 
 const RUNS = Number(process.env.DURABLE_BENCH_RUNS ?? 7);
@@ -37,7 +36,7 @@ function median(values: number[]): number {
 /** DATABASE_URL, or a throwaway cluster (scripts/start-pg.sh) stopped at the end. */
 function postgres(): { url: string; stop(): void } {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: () => undefined };
-  const found = (findPostgres as () => { bin: string } | undefined)();
+  const found = findPostgres();
   if (!found) throw new Error("durable.bench needs PostgreSQL: set DATABASE_URL or install PostgreSQL");
   const out = execFileSync("bash", [join(root, "scripts/start-pg.sh")], { env: { ...process.env, PGBIN: found.bin, PGPORT: process.env.RYE_BENCH_PGPORT ?? "54337" }, encoding: "utf8" });
   const vars = Object.fromEntries([...out.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
