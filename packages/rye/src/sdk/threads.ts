@@ -10,7 +10,7 @@ import { isCancelRequested, isHandoffRequested, requestHandoff } from "../thread
 import { allocateThreadId, newThreadId } from "../threads/ids.ts";
 import { getEntry, release, remaining, report, reserve } from "../threads/budget.ts";
 import { threadsBackend } from "../threads/backend.ts";
-import { enqueueThread } from "../threads/queue.ts";
+import type { ThreadJob } from "../threads/thread-job.ts";
 import { finishThread, newThreadRecord, readThread, updateThread, writeThread } from "../threads/record.ts";
 import { dropPartialTail, readTranscript, TranscriptWriter } from "../threads/transcript.ts";
 import { awaitApproval, requestIdFor, writeApprovalRequest } from "../threads/approvals.ts";
@@ -125,7 +125,8 @@ export const threads = {
   readParentContext,
   /** `local` or `postgres` (docs/agent-runtime.md §13): where async children run and the ledger lives. */
   backendKind: (env: NodeJS.ProcessEnv = process.env) => threadsBackend(env).kind,
-  enqueueThread,
+  /** Queues a durable thread job (loads pg-boss only when called). */
+  enqueueThread: async (job: Omit<ThreadJob, "enqueued_at">, env: NodeJS.ProcessEnv = process.env) => (await import("../threads/queue.ts")).enqueueThread(job, env),
   mintCapabilityToken,
   verifyCapabilityChain,
   // Orchestration (docs/agent-runtime.md §10)

@@ -5,37 +5,43 @@
 import { threadsBackend } from "./backend.ts";
 import type { Ledger, LedgerEntry, LedgerOptions, ReserveRequest } from "./ledger.ts";
 import * as fileLedger from "./ledger.ts";
-import { SqlLedger } from "./ledger-sql.ts";
-import { threadsPool } from "./pg-pool.ts";
+import type { SqlLedger } from "./ledger-sql.ts";
 
-const sqlLedgers = new Map<string, SqlLedger>();
+const sqlLedgers = new Map<string, Promise<SqlLedger>>();
 
-function sql(): SqlLedger | undefined {
+/** The SQL ledger of the configured database; the PostgreSQL driver is loaded only when the back end is postgres. */
+function sql(): Promise<SqlLedger> | undefined {
   const backend = threadsBackend(process.env);
   if (backend.kind === "local") return undefined;
   let ledger = sqlLedgers.get(backend.databaseUrl);
   if (!ledger) {
-    ledger = new SqlLedger(threadsPool(backend.databaseUrl));
+    ledger = Promise.all([import("./ledger-sql.ts"), import("./pg-pool.ts")]).then(([{ SqlLedger }, { threadsPool }]) => new SqlLedger(threadsPool(backend.databaseUrl)));
     sqlLedgers.set(backend.databaseUrl, ledger);
   }
   return ledger;
 }
 
-export function reserve(projectPath: string, request: ReserveRequest, options: LedgerOptions = {}): Promise<LedgerEntry> {
-  return sql()?.reserve(projectPath, request) ?? fileLedger.reserve(projectPath, request, options);
+export async function reserve(projectPath: string, request: ReserveRequest, options: LedgerOptions = {}): Promise<LedgerEntry> {
+  const ledger = sql();
+  return ledger ? (await ledger).reserve(projectPath, request) : fileLedger.reserve(projectPath, request, options);
 }
-export function report(projectPath: string, threadId: string, deltaSpend: number, options: LedgerOptions = {}): Promise<LedgerEntry> {
-  return sql()?.report(projectPath, threadId, deltaSpend) ?? fileLedger.report(projectPath, threadId, deltaSpend, options);
+export async function report(projectPath: string, threadId: string, deltaSpend: number, options: LedgerOptions = {}): Promise<LedgerEntry> {
+  const ledger = sql();
+  return ledger ? (await ledger).report(projectPath, threadId, deltaSpend) : fileLedger.report(projectPath, threadId, deltaSpend, options);
 }
-export function release(projectPath: string, threadId: string, options: LedgerOptions = {}): Promise<LedgerEntry> {
-  return sql()?.release(projectPath, threadId) ?? fileLedger.release(projectPath, threadId, options);
+export async function release(projectPath: string, threadId: string, options: LedgerOptions = {}): Promise<LedgerEntry> {
+  const ledger = sql();
+  return ledger ? (await ledger).release(projectPath, threadId) : fileLedger.release(projectPath, threadId, options);
 }
-export function remaining(projectPath: string, threadId: string, options: LedgerOptions = {}): Promise<number> {
-  return sql()?.remaining(projectPath, threadId) ?? fileLedger.remaining(projectPath, threadId, options);
+export async function remaining(projectPath: string, threadId: string, options: LedgerOptions = {}): Promise<number> {
+  const ledger = sql();
+  return ledger ? (await ledger).remaining(projectPath, threadId) : fileLedger.remaining(projectPath, threadId, options);
 }
-export function getEntry(projectPath: string, threadId: string, options: LedgerOptions = {}): Promise<LedgerEntry | undefined> {
-  return sql()?.getEntry(projectPath, threadId) ?? fileLedger.getEntry(projectPath, threadId, options);
+export async function getEntry(projectPath: string, threadId: string, options: LedgerOptions = {}): Promise<LedgerEntry | undefined> {
+  const ledger = sql();
+  return ledger ? (await ledger).getEntry(projectPath, threadId) : fileLedger.getEntry(projectPath, threadId, options);
 }
-export function readLedger(projectPath: string, options: LedgerOptions = {}): Promise<Ledger> {
-  return sql()?.readLedger(projectPath) ?? fileLedger.readLedger(projectPath, options);
+export async function readLedger(projectPath: string, options: LedgerOptions = {}): Promise<Ledger> {
+  const ledger = sql();
+  return ledger ? (await ledger).readLedger(projectPath) : fileLedger.readLedger(projectPath, options);
 }

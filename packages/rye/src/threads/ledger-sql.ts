@@ -10,7 +10,7 @@
  * is the project directory's absolute path, the same on every worker (they share the project's files).
  */
 import { resolve } from "node:path";
-import pg from "pg";
+import type pg from "pg";
 import type { Ledger, LedgerEntry, ReserveRequest } from "./ledger.ts";
 import { checkAmount, checkReserveRequest, fromNano, refusals, toNano } from "./ledger.ts";
 import { assertThreadId } from "./paths.ts";

@@ -9,10 +9,10 @@
 import { createHash } from "node:crypto";
 import { resolve } from "node:path";
 import { PgBoss } from "pg-boss";
-import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { threadsBackend } from "./backend.ts";
-import { isValidThreadId } from "./paths.ts";
+import type { ThreadJob } from "./thread-job.ts";
+import { threadJobSchema } from "./thread-job.ts";
 
 /** pg-boss's tables live in this schema (created on first use), apart from the registry's and the ledger's. */
 export const QUEUE_SCHEMA = "rye_threads_jobs";
@@ -25,16 +25,7 @@ export const MAX_RECOVERIES = 3;
 /** A job is also bounded in time: pg-boss's maximum, far beyond any thread's `duration_seconds`. */
 const EXPIRE_SECONDS = 24 * 60 * 60;
 
-export const threadJobSchema = z.object({
-  project_path: z.string().min(1),
-  thread_id: z.string().refine(isValidThreadId, "not a valid thread id"),
-  /** thread_directive's parameters for the thread. */
-  params: z.record(z.string(), z.unknown()),
-  /** The parent's context (what `RYE_THREAD_PARENT` carries locally), null for a root thread. */
-  parent: z.string().nullable(),
-  enqueued_at: z.iso.datetime({ offset: true }),
-});
-export type ThreadJob = z.infer<typeof threadJobSchema>;
+
 
 /** The queue of a project: one per project directory, so a worker only ever runs its own project's threads. */
 export function queueName(projectPath: string): string {

@@ -18,7 +18,8 @@ import { getEntry, release } from "./budget.ts";
 import { threadProcessAlive } from "./processes.ts";
 import type { ThreadRecord } from "./record.ts";
 import { finishThread, isTerminal, readThread } from "./record.ts";
-import { DEFAULT_SUPERVISE_SECONDS, MAX_RECOVERIES, openBoss, threadJobSchema } from "./queue.ts";
+import { DEFAULT_SUPERVISE_SECONDS, MAX_RECOVERIES, openBoss } from "./queue.ts";
+import { threadJobSchema } from "./thread-job.ts";
 import { TranscriptWriter } from "./transcript.ts";
 
 export const THREAD_TOOL = "rye/agent/threads/thread_directive";

@@ -7,8 +7,6 @@
 import type { Command } from "commander";
 import { resolve } from "node:path";
 import type { WorkerEvent } from "../../threads/worker.ts";
-import { MAX_WORKER_CONCURRENCY, startWorker } from "../../threads/worker.ts";
-import { closeThreadsPools } from "../../threads/pg-pool.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 import { parseInteger } from "./common.ts";
@@ -37,6 +35,9 @@ export function registerThreadWorker(thread: Command, ctx: CliContext): void {
     .option("--json", "print one JSON object per event")
     .action(async (opts: { concurrency: string; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
+        // pg-boss and the PostgreSQL driver load only for this command.
+        const { MAX_WORKER_CONCURRENCY, startWorker } = await import("../../threads/worker.ts");
+        const { closeThreadsPools } = await import("../../threads/pg-pool.ts");
         const concurrency = parseInteger("concurrency", opts.concurrency, 1, MAX_WORKER_CONCURRENCY) ?? 4;
         const worker = await startWorker({
           projectPath: resolve(ctx.cwd, opts.project ?? "."),
