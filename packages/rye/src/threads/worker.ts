@@ -24,6 +24,8 @@ import { TranscriptWriter } from "./transcript.ts";
 
 export const THREAD_TOOL = "rye/agent/threads/thread_directive";
 export const MAX_WORKER_CONCURRENCY = 64;
+/** A stopping worker waits for its running threads: a thread runs at most thread_directive's timeout (3600 s). */
+const STOP_WAIT_MS = 3_660_000;
 
 export type WorkerEvent =
   | { event: "worker_started"; worker: string; queue: string; concurrency: number }
@@ -43,8 +45,8 @@ export interface WorkerOptions {
 
 export interface RunningWorker {
   id: string;
-  /** Stops claiming; running threads are left to finish (`graceful`) or abandoned to the next worker. */
-  stop(graceful?: boolean): Promise<void>;
+  /** Stops claiming and waits for the running threads to end (at most the thread tool's timeout). */
+  stop(): Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -147,7 +149,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   emit({ event: "worker_started", worker: id, queue, concurrency: options.concurrency });
   return {
     id,
-    stop: (graceful = true) => boss.stop({ graceful, close: true, ...(graceful ? { timeout: 60_000 } : {}) }),
+    stop: () => boss.stop({ graceful: true, close: true, timeout: STOP_WAIT_MS }),
   };
 }
 

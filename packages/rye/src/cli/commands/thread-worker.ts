@@ -1,8 +1,8 @@
 /**
  * `rye thread worker [--concurrency n]`: runs the project's durable thread jobs from PostgreSQL until SIGTERM or
  * SIGINT (the postgres threads back end, docs/agent-runtime.md §13). Prints one line per job event (JSON lines with
- * --json). On SIGTERM it stops claiming and lets its running threads finish; a worker that dies instead (SIGKILL,
- * a machine gone) leaves its threads to the next worker.
+ * --json). On SIGTERM it stops claiming and waits for its running threads to end; a worker that dies instead
+ * (a machine gone) leaves its threads to the next worker.
  */
 import type { Command } from "commander";
 import { resolve } from "node:path";
@@ -49,7 +49,7 @@ export function registerThreadWorker(thread: Command, ctx: CliContext): void {
           const stop = () => {
             process.off("SIGTERM", stop);
             process.off("SIGINT", stop);
-            worker.stop(true).then(done, done);
+            worker.stop().then(done, done);
           };
           process.once("SIGTERM", stop);
           process.once("SIGINT", stop);
