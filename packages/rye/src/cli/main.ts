@@ -18,6 +18,7 @@ import { registerSign } from "./commands/sign.ts";
 import { registerSkill } from "./commands/skill.ts";
 import { registerThreadCommands } from "./commands/thread.ts";
 import { registerThreadRun } from "./commands/thread-run.ts";
+import { registerThreadWorker } from "./commands/thread-worker.ts";
 import { registerTrust } from "./commands/trust.ts";
 import { registerUpdate } from "./commands/update.ts";
 import { registerVerify } from "./commands/verify.ts";
@@ -53,7 +54,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerUpdate(program, ctx);
   registerInit(program, ctx);
   registerMcp(program, ctx);
-  registerThreadCommands(program, ctx, [registerThreadRun]);
+  registerThreadCommands(program, ctx, [registerThreadRun, registerThreadWorker]);
   registerGraph(program, ctx);
   return program;
 }

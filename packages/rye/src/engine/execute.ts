@@ -16,6 +16,8 @@ export interface ExecuteParams {
   signal?: AbortSignal;
   /** Set by the agent runtime only (never from a tool call's parameters): see ToolExecuteOptions.threadParent. */
   thread_parent?: string;
+  /** Set by `rye thread worker` only: the durable thread job it runs (see ToolExecuteOptions.threadWorker). */
+  thread_worker?: { threadId: string; recover: boolean };
   /** Set by the agent runtime only: the calling thread's generation (0 for a root thread), for the security gate. */
   thread_generation?: number;
   /** Set in-process only (a prompt, MCP elicitation, the runtime after `rye thread approve`): a person approved this call. */
@@ -42,6 +44,7 @@ async function executeItemInner(ctx: EngineContext, params: ExecuteParams): Prom
       ...(params.dry_run ? { dryRun: true } : {}),
       ...(params.signal ? { signal: params.signal } : {}),
       ...(params.thread_parent !== undefined ? { threadParent: params.thread_parent } : {}),
+      ...(params.thread_worker !== undefined ? { threadWorker: params.thread_worker } : {}),
       ...(params.thread_generation !== undefined ? { generation: params.thread_generation } : {}),
       ...(params.approved === true ? { approved: true } : {}),
     });

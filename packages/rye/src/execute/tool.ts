@@ -28,6 +28,11 @@ export interface ToolExecuteOptions {
    * Every other tool runs without any `RYE_THREAD_*` variable, so no tool can hand a forged one on.
    */
   threadParent?: string;
+  /**
+   * The thread a `rye thread worker` runs as a durable job (`RYE_THREAD_WORKER`, with `recover` also
+   * `RYE_THREAD_RECOVER=1`: continue it from its transcript), set by the worker only, for the runtime's own tools.
+   */
+  threadWorker?: { threadId: string; recover: boolean };
   /** The calling thread's generation (0: the user or a root thread), set by the agent runtime only: the gate is stricter below. */
   generation?: number;
   /** A person approved this call (set in-process by a prompt, MCP elicitation or the runtime's approval), never by parameters. */
@@ -47,10 +52,14 @@ export function receivesThreadContext(chain: Chain): boolean {
 }
 
 /** The environment of a tool's process: the engine's, without the agent runtime's own variables. */
-export function toolEnvironment(env: Record<string, string | undefined>, threadParent?: string): Record<string, string | undefined> {
+export function toolEnvironment(env: Record<string, string | undefined>, threadParent?: string, threadWorker?: ToolExecuteOptions["threadWorker"]): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(env)) if (!key.startsWith("RYE_THREAD_")) out[key] = value;
   if (threadParent !== undefined) out.RYE_THREAD_PARENT = threadParent;
+  if (threadWorker !== undefined) {
+    out.RYE_THREAD_WORKER = threadWorker.threadId;
+    if (threadWorker.recover) out.RYE_THREAD_RECOVER = "1";
+  }
   return out;
 }
 
@@ -125,7 +134,7 @@ export async function executeTool(ctx: EngineContext, toolId: string, options: T
   }
 
   const baseEnv: Record<string, string | undefined> = {
-    ...toolEnvironment(ctx.env, receivesThreadContext(chain) ? options.threadParent : undefined),
+    ...(receivesThreadContext(chain) ? toolEnvironment(ctx.env, options.threadParent, options.threadWorker) : toolEnvironment(ctx.env)),
     RYE_NODE: ctx.env.RYE_NODE ?? process.execPath,
     RYE_PROJECT_PATH: ctx.projectPath,
   };

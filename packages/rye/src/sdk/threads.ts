@@ -2,14 +2,17 @@
  * The thread infrastructure the agent runtime's files use through the SDK (`sdk/v1` → `threads`): records,
  * transcripts, the budget ledger, cancellation, and the parent context a child thread receives.
  */
+import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { isCancelRequested, isHandoffRequested, requestHandoff } from "../threads/cancel.ts";
 import { allocateThreadId, newThreadId } from "../threads/ids.ts";
-import { getEntry, release, remaining, report, reserve } from "../threads/ledger.ts";
+import { getEntry, release, remaining, report, reserve } from "../threads/budget.ts";
+import { threadsBackend } from "../threads/backend.ts";
+import type { ThreadJob } from "../threads/thread-job.ts";
 import { finishThread, newThreadRecord, readThread, updateThread, writeThread } from "../threads/record.ts";
-import { readTranscript, TranscriptWriter } from "../threads/transcript.ts";
+import { dropPartialTail, readTranscript, TranscriptWriter } from "../threads/transcript.ts";
 import { awaitApproval, requestIdFor, writeApprovalRequest } from "../threads/approvals.ts";
 import { KeyStore } from "../keys/keystore.ts";
 import type { CapabilityToken } from "../threads/capability-token.ts";
@@ -106,6 +109,8 @@ export const threads = {
   finishThread,
   TranscriptWriter,
   readTranscript,
+  dropPartialTail,
+  hostname,
   isCancelRequested,
   requestHandoff,
   isHandoffRequested,
@@ -118,6 +123,10 @@ export const threads = {
   remaining,
   getEntry,
   readParentContext,
+  /** `local` or `postgres` (docs/agent-runtime.md §13): where async children run and the ledger lives. */
+  backendKind: (env: NodeJS.ProcessEnv = process.env) => threadsBackend(env).kind,
+  /** Queues a durable thread job (loads pg-boss only when called). */
+  enqueueThread: async (job: Omit<ThreadJob, "enqueued_at">, env: NodeJS.ProcessEnv = process.env) => (await import("../threads/queue.ts")).enqueueThread(job, env),
   mintCapabilityToken,
   verifyCapabilityChain,
   // Orchestration (docs/agent-runtime.md §10)

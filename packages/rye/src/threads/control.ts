@@ -3,10 +3,11 @@
  * process tree and record it, cancel a thread and (the `cascade_cancel` child policy) its running descendants,
  * and mark orphans — threads whose process died without finishing — so none is ever left "running".
  */
+import { hostname } from "node:os";
 import { RyeError } from "@rye/core";
 import { requestCancel } from "./cancel.ts";
 import type { LedgerEntry } from "./ledger.ts";
-import { getEntry, release } from "./ledger.ts";
+import { getEntry, release } from "./budget.ts";
 import { threadFile } from "./paths.ts";
 import type { KillResult } from "./processes.ts";
 import { killTree, threadProcessAlive } from "./processes.ts";
@@ -14,9 +15,12 @@ import type { ThreadRecord } from "./record.ts";
 import { finishThread, isTerminal, listThreads, readThread } from "./record.ts";
 import { TranscriptWriter } from "./transcript.ts";
 
-/** Not finished, but its process is gone (crashed, or killed outside rye): nothing will ever finish it. */
+/**
+ * Not finished, but its process is gone (crashed, or killed outside rye): nothing will ever finish it. A durable
+ * thread (a job of the postgres back end) is never an orphan here: its queue retries it on another worker.
+ */
 export function isOrphaned(record: ThreadRecord): boolean {
-  return !isTerminal(record.status) && record.pid !== undefined && !threadProcessAlive(record);
+  return !isTerminal(record.status) && record.durable_job === undefined && record.pid !== undefined && !threadProcessAlive(record);
 }
 
 async function appendEvent(projectPath: string, id: string, type: string, payload: Record<string, unknown>): Promise<void> {
@@ -51,7 +55,9 @@ export async function killThread(projectPath: string, id: string, options: { gra
     throw new RyeError("CONFLICT", `Thread ${id} already ended (${record.status}): nothing to kill`, { hint: `See how it ended: rye thread status ${id}`, details: { thread_id: id, status: record.status } });
   }
   let killed: KillResult | null = null;
-  if (record.pid !== undefined && threadProcessAlive(record)) {
+  // A durable thread's pid means something only on the machine its process runs on.
+  const here = record.host === undefined || record.host === hostname();
+  if (record.pid !== undefined && here && threadProcessAlive(record)) {
     if (record.pid <= 1 || record.pid === process.pid) {
       throw new RyeError("VALIDATION_FAILED", `Thread ${id}'s record names process ${record.pid}, which rye refuses to signal`, {
         hint: `The record ${threadFile(projectPath, id, "record")} is damaged; stop the thread's process by hand.`,

@@ -52,14 +52,14 @@ export type Ledger = z.infer<typeof ledgerSchema>;
 export type LedgerOptions = Pick<FileLockOptions, "timeoutMs" | "staleMs">;
 
 const NANO = 1e9;
-const toNano = (usdAmount: number): number => Math.round(usdAmount * NANO);
-const fromNano = (nano: number): number => nano / NANO;
+export const toNano = (usdAmount: number): number => Math.round(usdAmount * NANO);
+export const fromNano = (nano: number): number => nano / NANO;
 /** Rounds a USD amount to the ledger's precision (1e-9). */
 export const roundUsd = (usdAmount: number): number => fromNano(toNano(usdAmount));
 
 const LEDGER_HINT = "The ledger was edited by hand or damaged; restore .ai/threads/ledger.json from a backup (rye never replaces a damaged ledger).";
 
-function checkAmount(name: string, value: number): void {
+export function checkAmount(name: string, value: number): void {
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || toNano(value) > Number.MAX_SAFE_INTEGER) {
     throw new RyeError("BAD_REQUEST", `${name} must be a finite amount of USD ≥ 0, got ${String(value)}`, { hint: "A bug in the caller." });
   }
@@ -97,7 +97,7 @@ async function transact<T>(projectPath: string, options: LedgerOptions, body: (l
 function entryOf(ledger: Ledger, id: string): LedgerEntry {
   const entry = ledger.entries[id];
   if (!entry) {
-    throw new RyeError("ITEM_NOT_FOUND", `The budget ledger has no entry for thread ${id}`, { hint: "A thread gets its entry from reserve() when it starts." });
+    throw refusals.noEntry(id);
   }
   return entry;
 }
@@ -144,13 +144,8 @@ export interface ReserveRequest {
   maxActive?: number;
 }
 
-/**
- * Creates the thread's entry. A child's amount must fit in its parent's remaining and the parent must be active and
- * below `maxSpawns` (checked first); the parent's `spawned` is incremented in the same step. Refusals: FORBIDDEN with
- * `details.limit_code` (`spend_exceeded`: `{remaining, requested}`; `spawns_exceeded`: `{spawned, max_spawns}`),
- * ITEM_NOT_FOUND (no parent entry), CONFLICT (the parent was released, or the thread already has an entry).
- */
-export async function reserve(projectPath: string, request: ReserveRequest, options: LedgerOptions = {}): Promise<LedgerEntry> {
+/** Checks a reservation request before anything is read (shared by every ledger back end). */
+export function checkReserveRequest(request: ReserveRequest): { id: string; parentId: string | null } {
   const id = assertThreadId(request.threadId);
   const parentId = request.parentId ?? null;
   if (parentId !== null) assertThreadId(parentId);
@@ -162,18 +157,56 @@ export async function reserve(projectPath: string, request: ReserveRequest, opti
   if (request.maxSpawns !== undefined && (!Number.isInteger(request.maxSpawns) || request.maxSpawns < 0)) {
     throw new RyeError("BAD_REQUEST", `maxSpawns must be an integer ≥ 0, got ${request.maxSpawns}`, { hint: "A bug in the caller." });
   }
+  return { id, parentId };
+}
+
+/** The refusals of a reservation, in the same words for every ledger back end. */
+export const refusals = {
+  duplicate: (id: string, existing: LedgerEntry) =>
+    new RyeError("CONFLICT", `Thread ${id} already has a budget reservation`, { hint: "Each thread reserves once, when it starts.", details: existing }),
+  threads: (active: number, maxActive: number) =>
+    new RyeError("FORBIDDEN", `${active} threads are running in this project, the limit is ${maxActive}`, {
+      hint: "Wait for running threads to end (rye thread list), or raise concurrency.max_threads in .ai/config/resilience.yaml.",
+      details: { limit_code: "threads_exceeded", active, max_threads: maxActive },
+    }),
+  noParent: (parentId: string) =>
+    new RyeError("ITEM_NOT_FOUND", `The parent thread ${parentId} has no budget reservation`, { hint: "The parent must reserve before it starts children." }),
+  parentEnded: (parentId: string) =>
+    new RyeError("CONFLICT", `The parent thread ${parentId} has ended (its reservation was released)`, {
+      hint: "A child can only be started by a running thread.",
+      details: { parent_thread_id: parentId },
+    }),
+  spawns: (parentId: string, spawned: number, maxSpawns: number) =>
+    new RyeError("FORBIDDEN", `Thread ${parentId} has started ${spawned} children, its limit is ${maxSpawns}`, {
+      hint: "Raise the parent's spawns limit, or do the work without a child thread.",
+      details: { limit_code: "spawns_exceeded", spawned, max_spawns: maxSpawns, parent_thread_id: parentId },
+    }),
+  spend: (parentId: string, leftNano: number, requestedUsd: number, requestedNano: number) =>
+    new RyeError("FORBIDDEN", `Thread ${parentId} has ${fromNano(Math.max(0, leftNano)).toFixed(6)} USD left to give, ${requestedUsd} USD were requested`, {
+      hint: "Give the child a smaller spend limit, or raise the parent's.",
+      details: { limit_code: "spend_exceeded", remaining: fromNano(leftNano), requested: fromNano(requestedNano), parent_thread_id: parentId },
+    }),
+  noEntry: (id: string) =>
+    new RyeError("ITEM_NOT_FOUND", `The budget ledger has no entry for thread ${id}`, { hint: "A thread gets its entry from reserve() when it starts." }),
+};
+
+/**
+ * Creates the thread's entry. A child's amount must fit in its parent's remaining and the parent must be active and
+ * below `maxSpawns` (checked first); the parent's `spawned` is incremented in the same step. Refusals: FORBIDDEN with
+ * `details.limit_code` (`spend_exceeded`: `{remaining, requested}`; `spawns_exceeded`: `{spawned, max_spawns}`),
+ * ITEM_NOT_FOUND (no parent entry), CONFLICT (the parent was released, or the thread already has an entry).
+ */
+export async function reserve(projectPath: string, request: ReserveRequest, options: LedgerOptions = {}): Promise<LedgerEntry> {
+  const { id, parentId } = checkReserveRequest(request);
   return transact(projectPath, options, (ledger) => {
     const existing = ledger.entries[id];
     if (existing) {
-      throw new RyeError("CONFLICT", `Thread ${id} already has a budget reservation`, { hint: "Each thread reserves once, when it starts.", details: existing });
+      throw refusals.duplicate(id, existing);
     }
     if (request.maxActive !== undefined) {
       const active = Object.values(ledger.entries).filter((e) => e.status === "active").length;
       if (active >= request.maxActive) {
-        throw new RyeError("FORBIDDEN", `${active} threads are running in this project, the limit is ${request.maxActive}`, {
-          hint: "Wait for running threads to end (rye thread list), or raise concurrency.max_threads in .ai/config/resilience.yaml.",
-          details: { limit_code: "threads_exceeded", active, max_threads: request.maxActive },
-        });
+        throw refusals.threads(active, request.maxActive);
       }
     }
     const now = new Date().toISOString();
@@ -181,27 +214,18 @@ export async function reserve(projectPath: string, request: ReserveRequest, opti
     if (parentId !== null) {
       const parent = ledger.entries[parentId];
       if (!parent) {
-        throw new RyeError("ITEM_NOT_FOUND", `The parent thread ${parentId} has no budget reservation`, { hint: "The parent must reserve before it starts children." });
+        throw refusals.noParent(parentId);
       }
       if (parent.status !== "active") {
-        throw new RyeError("CONFLICT", `The parent thread ${parentId} has ended (its reservation was released)`, {
-          hint: "A child can only be started by a running thread.",
-          details: { parent_thread_id: parentId },
-        });
+        throw refusals.parentEnded(parentId);
       }
       if (request.maxSpawns !== undefined && parent.spawned >= request.maxSpawns) {
-        throw new RyeError("FORBIDDEN", `Thread ${parentId} has started ${parent.spawned} children, its limit is ${request.maxSpawns}`, {
-          hint: "Raise the parent's spawns limit, or do the work without a child thread.",
-          details: { limit_code: "spawns_exceeded", spawned: parent.spawned, max_spawns: request.maxSpawns, parent_thread_id: parentId },
-        });
+        throw refusals.spawns(parentId, parent.spawned, request.maxSpawns);
       }
       const left = remainingNano(ledger, parent);
       if (request.upTo && left > 0) requested = Math.min(requested, left);
       if (requested > left || (request.upTo && left <= 0)) {
-        throw new RyeError("FORBIDDEN", `Thread ${parentId} has ${fromNano(Math.max(0, left)).toFixed(6)} USD left to give, ${request.amount} USD were requested`, {
-          hint: "Give the child a smaller spend limit, or raise the parent's.",
-          details: { limit_code: "spend_exceeded", remaining: fromNano(left), requested: fromNano(requested), parent_thread_id: parentId },
-        });
+        throw refusals.spend(parentId, left, request.amount, requested);
       }
       parent.spawned += 1;
       parent.updated_at = now;

@@ -70,6 +70,13 @@ const recordShape = {
   continued_by: z.string().refine(isValidThreadId, "not a valid thread id").optional(),
   /** The id of the thread's capability token (docs/agent-runtime.md §11). */
   capability_token: z.string().optional(),
+  /**
+   * The PostgreSQL job that runs this thread (the `postgres` back end): a worker runs it, and when that worker dies
+   * the queue hands the job to another, which continues the thread; so it is never marked orphaned by its pid.
+   */
+  durable_job: z.string().optional(),
+  /** The machine the thread's process runs on (set with `durable_job`: a pid means something only there). */
+  host: z.string().optional(),
   /** When the thread reached its terminal status. */
   ended_at: timestamp.optional(),
 };

@@ -8,7 +8,7 @@ import { rejects } from "../../test/rejects.ts";
 import { threadFile } from "./paths.ts";
 import { finishThread, newThreadRecord, updateThread, writeThread } from "./record.ts";
 import type { TranscriptEvent } from "./transcript.ts";
-import { followTranscript, readTranscript, redact, renderEvent, TranscriptWriter } from "./transcript.ts";
+import { dropPartialTail, followTranscript, readTranscript, redact, renderEvent, TranscriptWriter } from "./transcript.ts";
 
 const project = () => mkdtemp(join(tmpdir(), "rye-transcript-"));
 const ev = (event_type: string, payload: unknown): TranscriptEvent => ({ timestamp: 1735787045.5, thread_id: "t1", event_type, payload });
@@ -176,4 +176,19 @@ test("followTranscript ends on abort, when the thread's process is gone, and ref
   await rejects(unknown.next(), "ITEM_NOT_FOUND");
   await writeFile(threadFile(p, "t1", "transcript"), "garbage\n");
   await rejects(followTranscript(p, "t1").next(), "VALIDATION_FAILED", /line 1/);
+});
+
+test("dropPartialTail cuts what a killed writer left mid-line, so the next append starts a line of its own", async () => {
+  const p = await mkdtemp(join(tmpdir(), "rye-transcript-tail-"));
+  assert.equal(await dropPartialTail(p, "t1"), 0, "no transcript: nothing to cut");
+  const w = new TranscriptWriter(p, "t1");
+  await w.append("cognition_in", { text: "täsk" });
+  await w.close();
+  assert.equal(await dropPartialTail(p, "t1"), 0, "a whole transcript is left alone");
+  await appendFile(threadFile(p, "t1", "transcript"), '{"timestamp": 1, "thread_id": "t1", "event_type": "cognition_o');
+  assert.equal(await dropPartialTail(p, "t1"), 62);
+  const again = new TranscriptWriter(p, "t1");
+  await again.append("thread_recovered", { events: 1 });
+  await again.close();
+  assert.deepEqual((await readTranscript(p, "t1")).map((e) => e.event_type), ["cognition_in", "thread_recovered"]);
 });

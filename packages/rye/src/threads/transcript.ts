@@ -22,7 +22,7 @@
  * | hook_fired | `{hook_id, event?, action?, result?}` |
  * | thread_completed, thread_error, thread_cancelled, thread_killed, thread_suspended | `{status, cost?, result?, error?, escalation?}` |
  */
-import { mkdir, open, readFile, stat } from "node:fs/promises";
+import { mkdir, open, readFile, stat, truncate } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import { watch } from "node:fs";
 import type { FSWatcher } from "node:fs";
@@ -251,6 +251,26 @@ function splitLines(text: string): { lines: string[]; rest: string } {
   const end = text.lastIndexOf("\n");
   if (end < 0) return { lines: [], rest: text };
   return { lines: text.slice(0, end).split("\n"), rest: text.slice(end + 1) };
+}
+
+/**
+ * Cuts a transcript back to its last complete line: what a writer killed mid-line left (readers ignore it, but an
+ * append would glue the next event to it). Returns the bytes dropped. For a thread continued after a crash.
+ */
+export async function dropPartialTail(projectPath: string, id: string): Promise<number> {
+  const path = threadFile(projectPath, id, "transcript");
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return 0;
+    throw err;
+  }
+  const keep = text.lastIndexOf("\n") + 1;
+  if (keep === text.length) return 0;
+  const bytes = Buffer.byteLength(text.slice(0, keep));
+  await truncate(path, bytes);
+  return Buffer.byteLength(text) - bytes;
 }
 
 /** Every event written so far ([] before the first). A damaged line is VALIDATION_FAILED naming the line. */

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T13:55:10Z:c387a31770e48dcf53dd203d12043f8c80eef074f4c02de2e32d922df6cb1210:nPeHlK2_wz9YQcQ0eYZ0r5AkzykODLki-RpYfEbx58Jhq8IrDH4y7bhJ6Z-l94IUF86_Sw0BJhdko6fPlEdwAQ==:d0cfc94e6739114a
+// rye:signed:2026-11-25T15:28:09Z:83170a4a836e5195244f658c7e04ec725054dd5e620ba9d62e562c76156df8ff:15PzyQ3a_dyxo-IDAmjr9ot64MvEmecP-DUaL_uqeyDV-p3zyPCfyILGR-L24TmOTnk0-ChADbMNWDN0dIJdCg==:d0cfc94e6739114a
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
@@ -102,6 +102,39 @@ export function selectProvider(providers, model, preferred) {
 }
 
 /**
+ * The cost of the turns a transcript records (the model's replies, replayed ones excluded): what a thread continued
+ * after its worker died has spent already.
+ * @param {any[]} events
+ * @returns {Cost}
+ */
+export function costFromTranscript(events) {
+  /** @type {Cost} */
+  const cost = { turns: 0, input_tokens: 0, output_tokens: 0, spend: 0, elapsed_seconds: 0 };
+  for (const e of events) {
+    if (e.event_type !== "cognition_out" || e.payload?.replayed) continue;
+    cost.turns += 1;
+    cost.input_tokens += Number(e.payload?.usage?.input ?? 0);
+    cost.output_tokens += Number(e.payload?.usage?.output ?? 0);
+    cost.spend = Math.round((cost.spend + Number(e.payload?.spend ?? 0)) * 1e9) / 1e9;
+  }
+  return cost;
+}
+
+/**
+ * The final answer a transcript ends with, if the thread had it before it died: its last event of the conversation is
+ * a reply of the model without tool calls.
+ * @param {any[]} events
+ * @returns {string | undefined}
+ */
+export function finalAnswerOf(events) {
+  const last = [...events].reverse().find((e) => ["cognition_in", "cognition_out", "tool_call_start", "tool_call_result"].includes(e.event_type));
+  if (!last || last.event_type !== "cognition_out" || last.payload?.replayed) return undefined;
+  const calls = last.payload?.tool_calls;
+  const final = typeof calls === "number" ? calls === 0 : last.payload?.stop_reason !== "tools";
+  return final ? String(last.payload?.text ?? "") : undefined;
+}
+
+/**
  * Runs one thread to its end and returns its result. Throws only for a refused start before the thread
  * exists (bad parameters, a missing directive); every later failure ends in the record and the result.
  * @param {any} rt
@@ -136,6 +169,17 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
     resume = { from, events: await rt.threads.readTranscript(projectPath, from), message: String(params.message ?? "").trim() };
   }
 
+  // A durable thread (docs/agent-runtime.md §13) whose worker died, continued by another worker: the same thread id
+  // and ledger entry, the conversation rebuilt from its own transcript, so no turn it recorded is asked again.
+  /** @type {{ record: any, events: any[] } | null} */
+  let recovered = null;
+  const prior = threadId && !seed ? await rt.threads.readThread(projectPath, threadId).catch(() => null) : null;
+  if (threadId && !seed && env.RYE_THREAD_RECOVER === "1" && prior) {
+    if (["completed", "error", "cancelled", "killed", "suspended"].includes(prior.status)) throw new ThreadStop("CONFLICT", `Thread ${threadId} already ended (${prior.status})`);
+    await rt.threads.dropPartialTail(projectPath, threadId);
+    recovered = { record: prior, events: await rt.threads.readTranscript(projectPath, threadId) };
+  }
+
   // 2. Capabilities (never wider than the parent's), limits (capped by the parent's), hooks.
   const own = Array.isArray(directive.capabilities) ? directive.capabilities.map(String) : [];
   const capabilities = parent ? rt.capabilityFns.intersectCapabilities(own, parent.capabilities) : own;
@@ -163,10 +207,11 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
   // Generations below the root thread (the security gate is stricter for each); a handoff continuation is the
   // same generation as the thread it continues.
   const generation = parent ? Number(parent.generation ?? 0) + (seed ? 0 : 1) : 0;
-  const started = Date.now();
+  // A recovered thread's limits count from its first start: its duration, turns, tokens and spend so far.
+  const started = recovered ? Date.parse(recovered.record.created_at) : Date.now();
   const now = () => new Date().toISOString();
   /** @type {Cost} */
-  const cost = { turns: 0, input_tokens: 0, output_tokens: 0, spend: 0, elapsed_seconds: 0 };
+  const cost = recovered ? costFromTranscript(recovered.events) : { turns: 0, input_tokens: 0, output_tokens: 0, spend: 0, elapsed_seconds: 0 };
   const record = rt.threads.newThreadRecord({
     thread_id: id,
     directive: itemId,
@@ -181,6 +226,8 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
     capability_token: token.token_id,
     cost: { ...cost },
     ...(seed || resume ? { continues: seed ? seed.from : resume?.from } : {}),
+    ...(recovered ? { created_at: recovered.record.created_at } : {}),
+    ...(prior?.durable_job ? { durable_job: prior.durable_job, host: rt.threads.hostname() } : {}),
   });
   await rt.threads.writeThread(projectPath, record);
   const transcript = new rt.threads.TranscriptWriter(projectPath, id, { secrets: secretValues(env) });
@@ -194,7 +241,8 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
     if (obj(events[type]).criticality === "droppable") written.catch(() => undefined);
     else await written;
   };
-  await emit("thread_started", { directive: itemId, model, provider: provider.id, limits, capabilities, parent_thread_id: parent?.thread_id ?? null, depth: limits.depth, ...(seed || resume ? { continues: seed ? seed.from : resume?.from } : {}) });
+  if (recovered) await emit("thread_recovered", { host: rt.threads.hostname(), pid: process.pid, events: recovered.events.length, turns_done: cost.turns, spend_so_far: cost.spend });
+  else await emit("thread_started", { directive: itemId, model, provider: provider.id, limits, capabilities, parent_thread_id: parent?.thread_id ?? null, depth: limits.depth, ...(seed || resume ? { continues: seed ? seed.from : resume?.from } : {}) });
   // The thread continued points to its continuation (so waits and chains can follow it).
   if (resume) await rt.threads.updateThread(projectPath, resume.from, (/** @type {any} */ r) => ({ ...r, continued_by: id }));
   if (onStarted) await onStarted(record);
@@ -207,30 +255,38 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
   let reserved = false;
   try {
     if (limitError) throw new ThreadStop(limitError, `No depth left below the parent (its depth is ${parent?.depth})`);
-    // A child takes its spend limit from what its parent has left, never more (and may be given less); the
-    // ledger checks the parent's spawn limit first and clamps the amount in one locked step.
-    try {
-      const maxThreads = obj(resilience.concurrency).max_threads;
-      const request = {
-        threadId: id,
-        amount: limits.spend,
-        parentId: parent?.thread_id,
-        maxSpawns: parent && !seed ? parent.limits.spawns : undefined,
-        upTo: Boolean(parent),
-        ...(typeof maxThreads === "number" ? { maxActive: maxThreads } : {}),
-      };
-      // At the cap, threads whose process died still hold reservations: mark them orphaned, then try once more.
-      const entry = await rt.threads.reserve(projectPath, request).catch(async (/** @type {any} */ err) => {
-        if (err?.details?.limit_code !== "threads_exceeded" || (await rt.threads.reapOrphans(projectPath)).length === 0) throw err;
-        return rt.threads.reserve(projectPath, request);
-      });
+    // A recovered thread keeps the reservation it made when it first started (its spend so far is in it).
+    const held = recovered ? await rt.threads.getEntry(projectPath, id) : undefined;
+    if (held?.status === "released") throw new ThreadStop("recovery_failed", `Thread ${id} had released its budget before its worker died: it had ended, and how was lost with the worker`);
+    if (held) {
       reserved = true;
-      limits.spend = entry.reserved_spend;
-    } catch (err) {
-      const details = obj(obj(err).details);
-      const code = typeof details.limit_code === "string" ? details.limit_code : "spend_exceeded";
-      const message = code === "spend_exceeded" && parent ? `No budget left: the parent thread ${parent.thread_id} has nothing left to give` : obj(err).message ?? String(err);
-      throw new ThreadStop(code, message, details);
+      limits.spend = held.reserved_spend;
+    } else {
+      // A child takes its spend limit from what its parent has left, never more (and may be given less); the
+      // ledger checks the parent's spawn limit first and clamps the amount in one locked step.
+      try {
+        const maxThreads = obj(resilience.concurrency).max_threads;
+        const request = {
+          threadId: id,
+          amount: limits.spend,
+          parentId: parent?.thread_id,
+          maxSpawns: parent && !seed ? parent.limits.spawns : undefined,
+          upTo: Boolean(parent),
+          ...(typeof maxThreads === "number" ? { maxActive: maxThreads } : {}),
+        };
+        // At the cap, threads whose process died still hold reservations: mark them orphaned, then try once more.
+        const entry = await rt.threads.reserve(projectPath, request).catch(async (/** @type {any} */ err) => {
+          if (err?.details?.limit_code !== "threads_exceeded" || (await rt.threads.reapOrphans(projectPath)).length === 0) throw err;
+          return rt.threads.reserve(projectPath, request);
+        });
+        reserved = true;
+        limits.spend = entry.reserved_spend;
+      } catch (err) {
+        const details = obj(obj(err).details);
+        const code = typeof details.limit_code === "string" ? details.limit_code : "spend_exceeded";
+        const message = code === "spend_exceeded" && parent ? `No budget left: the parent thread ${parent.thread_id} has nothing left to give` : obj(err).message ?? String(err);
+        throw new ThreadStop(code, message, details);
+      }
     }
     await rt.threads.updateThread(projectPath, id, (/** @type {any} */ r) => ({ ...r, limits: { ...limits } }));
 
@@ -338,7 +394,11 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
     // the conversation it continues instead.
     /** @type {any[]} */
     let messages;
-    if (seed || resume) {
+    if (recovered && continuation.rebuildMessages(recovered.events).length > 0) {
+      messages = continuation.rebuildMessages(recovered.events);
+      // The model's last reply asked for tools whose calls were never recorded: it decides again.
+      if (messages[messages.length - 1]?.role === "assistant" && finalAnswerOf(recovered.events) === undefined) messages.push({ role: "user", content: "Continue the task." });
+    } else if (seed || resume) {
       const continued = seed
         ? { summarized: seed.summarized, messages: seed.messages }
         : await compress(continuation.rebuildMessages(resume?.events ?? []), String(resume?.from), resume?.message, false);
@@ -365,7 +425,7 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
     const maxTokens = Number(obj(resilience.llm).max_tokens ?? 4096);
     const maxRetries = Number(obj(resilience.retry).max_retries ?? 3);
     const errorConfig = obj(configs.error_classification);
-    const deadline = setTimeout(() => controller.abort(new ThreadStop("duration_seconds_exceeded", `The thread ran past its duration limit of ${limits.duration_seconds} s`, { limit_code: "duration_seconds_exceeded", current_value: limits.duration_seconds, current_max: limits.duration_seconds })), limits.duration_seconds * 1000);
+    const deadline = setTimeout(() => controller.abort(new ThreadStop("duration_seconds_exceeded", `The thread ran past its duration limit of ${limits.duration_seconds} s`, { limit_code: "duration_seconds_exceeded", current_value: limits.duration_seconds, current_max: limits.duration_seconds })), Math.max(0, limits.duration_seconds * 1000 - (Date.now() - started)));
     const cancelWatch = setInterval(() => {
       rt.threads.isCancelRequested(projectPath, id).then((/** @type {boolean} */ yes) => {
         if (yes) controller.abort(new ThreadStop("cancelled", "Cancelled on request"));
@@ -421,8 +481,11 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
       };
     };
 
+    // A recovered thread that had its final answer before its worker died ends with it (no LLM call).
+    const answered = recovered ? finalAnswerOf(recovered.events) : undefined;
     try {
-      for (;;) {
+      if (answered !== undefined) outcome = { status: "completed", result: answered };
+      else for (;;) {
         tick();
         const before = harness.exceeded(cost, { before: true, spentIncludingChildren: await spentWithChildren() });
         if (before) await stopForLimit(before);
@@ -479,7 +542,7 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
         cost.spend = Math.round((cost.spend + response.spend) * 1e9) / 1e9;
         if (response.spend > 0) await rt.threads.report(projectPath, id, response.spend);
         tick();
-        await emit("cognition_out", { text: response.text, model: response.model ?? model, stop_reason: response.stopReason, usage: response.usage, spend: response.spend });
+        await emit("cognition_out", { text: response.text, model: response.model ?? model, stop_reason: response.stopReason, tool_calls: response.toolCalls.length, usage: response.usage, spend: response.spend });
         await rt.threads.updateThread(projectPath, id, (/** @type {any} */ r) => ({ ...r, cost: { ...cost }, updated_at: now() }));
 
         const after = harness.exceeded(cost, { spentIncludingChildren: await spentWithChildren() });

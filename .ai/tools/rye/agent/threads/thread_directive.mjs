@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:55:37Z:49350648cdd98071296e62a7b02211ff7e868171cc428151fb002365c42bb06b:9VXIEai8H92dXBsQd-wb19fRXofiiLkbVFeUe3jYC9_tMP7ZduiJfHvRExWPqMGv04V562qjlKu7wBvFe5lDBg==:d0cfc94e6739114a
+// rye:signed:2026-11-25T15:28:09Z:a2d9e5a7a109ebfe1d533d00420bf8b25799e6649204bd5f1e9e39e120a373ad:d0BU4ur3HoHR9V9D0XFHsRrl6mro7rZhQNkKgXCRQDcMdoNWOD3FuKbdblTg29RZNDFABd4F8KH1QNdK4G1OCw==:d0cfc94e6739114a
 // @ts-check
 /**
  * Runs a directive as an agent thread (docs/agent-runtime.md). The entry of the runtime: it reaches the
@@ -7,7 +7,8 @@
  *
  * The parent of a child thread is known from `RYE_THREAD_PARENT`, which only the runtime's dispatcher sets
  * (the executor removes `RYE_THREAD_*` from every other tool's environment); parameters cannot name it.
- * With `async_exec` the thread runs in a detached worker process and this call returns at once.
+ * With `async_exec` the thread runs in a detached worker process and this call returns at once; with the postgres
+ * threads back end it becomes a durable job that a `rye thread worker` runs (docs/agent-runtime.md §13).
  */
 import { spawn } from "node:child_process";
 
@@ -93,8 +94,20 @@ export async function main(params, context) {
     // Refuse what cannot start before going to the background: the directive and its inputs.
     await engine.execute({ item_type: "directive", item_id: params.directive_name, parameters: { inputs: params.inputs ?? {} }, dry_run: true });
     const threadId = await sdk.threads.allocateThreadId(projectPath, params.directive_name);
+    const durable = sdk.threads.backendKind(env) === "postgres";
     // The record exists at once (created); the worker replaces it when its thread starts.
-    await sdk.threads.writeThread(projectPath, sdk.threads.newThreadRecord({ thread_id: threadId, directive: params.directive_name, parent_thread_id: parent?.thread_id ?? null }));
+    await sdk.threads.writeThread(projectPath, sdk.threads.newThreadRecord({ thread_id: threadId, directive: params.directive_name, parent_thread_id: parent?.thread_id ?? null, ...(durable ? { durable_job: "queued" } : {}) }));
+    if (durable) {
+      // The postgres back end: a durable job that any `rye thread worker` of this project runs (and, when that
+      // worker dies, another continues); the parent's context travels with the job instead of the environment.
+      const job = { project_path: projectPath, thread_id: threadId, params: { ...params, async_exec: true }, parent: env.RYE_THREAD_PARENT ?? null };
+      const jobId = await sdk.threads.enqueueThread(job, env).catch(async (/** @type {any} */ err) => {
+        await sdk.threads.finishThread(projectPath, threadId, "error", { error: { code: "enqueue_failed", message: String(err?.message ?? err) } }).catch(() => undefined);
+        throw err;
+      });
+      await sdk.threads.updateThread(projectPath, threadId, { durable_job: jobId });
+      return { success: true, status: "queued", thread_id: threadId, job_id: jobId, directive: params.directive_name };
+    }
     const child = spawn(process.execPath, [process.argv[1] ?? "", context.toolPath ?? ""], {
       cwd: projectPath,
       env: { ...env, RYE_THREAD_WORKER: threadId, RYE_PROJECT_PATH: projectPath },

@@ -9,7 +9,7 @@ import { RyeError } from "@rye/core";
 import { readCancelRequest, requestCancel, requestHandoff } from "../../threads/cancel.ts";
 import { decideApproval, pendingApprovals } from "../../threads/approvals.ts";
 import type { LedgerEntry } from "../../threads/ledger.ts";
-import { getEntry } from "../../threads/ledger.ts";
+import { getEntry } from "../../threads/budget.ts";
 import { threadFile } from "../../threads/paths.ts";
 import { cancelDescendants, isOrphaned, killThread } from "../../threads/control.ts";
 import type { ChainNode } from "../../threads/orchestrate.ts";
