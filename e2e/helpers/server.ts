@@ -205,6 +205,10 @@ export async function startServer(options: { env?: Record<string, string>; logDi
     // Every request of a run comes from 127.0.0.1: the default per-IP limits would throttle the suite.
     RYE_RATE_LIMIT_READS: "100000",
     RYE_RATE_LIMIT_WRITES: "10000",
+    // Webhook receivers of the tests listen on 127.0.0.1; deliveries are looked for often.
+    RYE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: "1",
+    RYE_WEBHOOK_POLL_MS: "200",
+    RYE_WEBHOOK_RETRY_BASE_MS: "500",
     ...options.env,
   };
   if (scratch) env.DATABASE_URL = scratch.url;

@@ -10,6 +10,7 @@ const SECTIONS = [
   { href: "/settings/keys", label: "Keys" },
   { href: "/settings/orgs", label: "Organizations" },
   { href: "/settings/approvals", label: "Approvals" },
+  { href: "/settings/webhooks", label: "Webhooks" },
 ] as const;
 
 /** The settings sections; the current one is marked for assistive technology (aria-current). */
