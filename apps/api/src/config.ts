@@ -20,6 +20,9 @@ const envSchema = z.object({
   RYE_CHECKPOINT_EVERY_ENTRIES: int(100),
   RYE_REGISTRY_APPROVAL: z.enum(["off", "flagged", "all"]).default("off"),
   RYE_REGISTRY_APPROVAL_RISK: z.enum(["low", "medium", "high"]).default("high"),
+  RYE_DOWNLOAD_FLUSH_MS: int(1000),
+  RYE_PULL_CACHE_ENTRIES: int(10_000),
+  RYE_PULL_CACHE_BYTES: int(64 * 1024 * 1024),
 });
 
 /** Which new versions are held for approval (docs/registry-approval.md). */
@@ -47,6 +50,11 @@ export interface RegistryConfig {
    */
   approval: { mode: ApprovalMode; risk: "low" | "medium" | "high" };
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
+  /**
+   * The pull read path (services/pull-cache.ts): download counts are written every `downloadFlushMs`; the
+   * in-process cache of pull answers holds at most `pullCacheEntries` answers and `pullCacheBytes` bytes.
+   */
+  reads: { downloadFlushMs: number; pullCacheEntries: number; pullCacheBytes: number };
   /** Upstream identity providers, local accounts switch, sign-in cookie secret. */
   upstream: UpstreamAuthConfig;
 }
@@ -73,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     trustProxy: e.RYE_TRUST_PROXY === "true" || e.RYE_TRUST_PROXY === "1",
     approval: { mode: e.RYE_REGISTRY_APPROVAL, risk: e.RYE_REGISTRY_APPROVAL_RISK },
     logLevel: e.RYE_LOG_LEVEL,
+    reads: { downloadFlushMs: e.RYE_DOWNLOAD_FLUSH_MS, pullCacheEntries: e.RYE_PULL_CACHE_ENTRIES, pullCacheBytes: e.RYE_PULL_CACHE_BYTES },
     upstream: loadUpstreamAuthConfig(env),
   };
 }

@@ -61,7 +61,11 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
     (closing ??= new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
-    }).then(() => removeAdminFile(config.dataDir).then(() => deps.db.close())));
+    })
+      .then(() => removeAdminFile(config.dataDir))
+      // Pending download counts are written before the database closes (also on SIGTERM / SIGINT, below).
+      .then(() => deps.reads.close())
+      .then(() => deps.db.close()));
   const shutdown = () => void close().finally(() => process.exit(0));
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);
