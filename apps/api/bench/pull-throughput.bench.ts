@@ -14,7 +14,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -179,15 +179,19 @@ async function verdaccioLane(bytes: number): Promise<Figures> {
   }
 }
 
-/** A gzip tarball of about `bytes` bytes: random (incompressible) content inside package/. */
+/** A gzip tarball of about `bytes` bytes: random (incompressible) bytes inside package/. */
 async function tarballOfSize(dir: string, bytes: number): Promise<Buffer> {
   const pkg = join(dir, "pkg", "package");
   await mkdir(pkg, { recursive: true });
   await writeFile(join(pkg, "package.json"), JSON.stringify({ name: "bench-item", version: "1.0.0" }));
-  await writeFile(join(pkg, "content.txt"), randomBytes(Math.max(16, Math.floor((bytes - 400) * 0.75))).toString("base64").slice(0, Math.max(16, bytes - 400)));
-  execFileSync("tar", ["-czf", join(dir, "item.tgz"), "-C", join(dir, "pkg"), "package"]);
-  const { readFile } = await import("node:fs/promises");
-  return readFile(join(dir, "item.tgz"));
+  let payload = Math.max(16, bytes - 200);
+  for (;;) {
+    await writeFile(join(pkg, "content.bin"), randomBytes(payload));
+    execFileSync("tar", ["-czf", join(dir, "item.tgz"), "-C", join(dir, "pkg"), "package"]);
+    const tarball = await readFile(join(dir, "item.tgz"));
+    if (tarball.length <= bytes || payload <= 16) return tarball;
+    payload -= tarball.length - bytes;
+  }
 }
 
 if (RUNTIME === "dist") await ensureServerBuild("api", (m) => console.log(m));
