@@ -71,7 +71,14 @@ function knowledge(name: string, version: string): string {
   return `---\nid: ${name}\ntitle: ${name}\nversion: ${version}\nentry_type: reference\ncategory: notes\n---\n\n# ${name}\n\n${text}\n`;
 }
 
-async function startRye(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
+/** Resident set size of process `pid` in MB (Linux /proc), or NaN elsewhere. */
+async function rssMb(pid: number | undefined): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  return kb ? Number(kb) / 1024 : Number.NaN;
+}
+
+async function startRye(env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number | undefined; stop(): Promise<void> }> {
   const port = await freePort();
   const entry = RUNTIME === "dist" ? [join(root, "apps/api/dist/main.js")] : ["--import", "tsx", join(root, "apps/api/src/main.ts")];
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
@@ -84,6 +91,7 @@ async function startRye(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): 
   await waitFor(`${url}/health`, child, "the registry");
   return {
     url,
+    pid: child.pid,
     stop: async () => {
       child.kill("SIGTERM");
       if (child.exitCode === null) await once(child, "exit");
@@ -115,10 +123,12 @@ async function publish(url: string): Promise<{ pinned: string; latest: string; b
   return { pinned, latest: `${url}/v1/pull/knowledge/bench/notes/fs_read`, bytes };
 }
 
-async function ryeLane(name: string, env: NodeJS.ProcessEnv): Promise<{ pinned: Figures; bytes: number }> {
+async function ryeLane(name: string, env: NodeJS.ProcessEnv, rssTargetMb: number): Promise<{ pinned: Figures; latest: Figures; bytes: number }> {
   const rye = await startRye(env);
   try {
     const item = await publish(rye.url);
+    await new Promise((r) => setTimeout(r, 2_000)); // idle: start-up garbage collected
+    const idle = await rssMb(rye.pid);
     const health = await load(`${rye.url}/health`);
     const pinned = await load(item.pinned);
     const latest = await load(item.latest);
@@ -126,7 +136,8 @@ async function ryeLane(name: string, env: NodeJS.ProcessEnv): Promise<{ pinned: 
     console.log(`  /health        ${fmt(health)}`);
     console.log(`  pinned pull    ${fmt(pinned)}   ${(pinned.rps / health.rps).toFixed(2)}× health (target ≥ 0.9, p99 ≤ 30 ms)`);
     console.log(`  latest pull    ${fmt(latest)}   ${(latest.rps / health.rps).toFixed(2)}× health (target ≥ 0.8)`);
-    return { pinned, bytes: item.bytes };
+    console.log(`  idle RSS       ${idle.toFixed(0)} MB (target ≤ ${rssTargetMb} MB), after the load ${(await rssMb(rye.pid)).toFixed(0)} MB`);
+    return { pinned, latest, bytes: item.bytes };
   } finally {
     await rye.stop();
   }
@@ -196,11 +207,11 @@ async function tarballOfSize(dir: string, bytes: number): Promise<Buffer> {
 
 if (RUNTIME === "dist") await ensureServerBuild("api", (m) => console.log(m));
 console.log(`pull throughput bench: load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}, ${process.env.BENCH_CPU_PROF ? "profiling" : "no profiler"}`);
-let ryePinned: { pinned: Figures; bytes: number } | undefined;
+let ryePinned: { pinned: Figures; latest: Figures; bytes: number } | undefined;
 if (LANES.has("pglite")) {
   const dataDir = await mkdtemp(join(tmpdir(), "rye-bench-pglite-"));
   try {
-    ryePinned = await ryeLane("PGlite", { RYE_DATA_DIR: dataDir, DATABASE_URL: "" });
+    ryePinned = await ryeLane("PGlite", { RYE_DATA_DIR: dataDir, DATABASE_URL: "" }, 400);
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
@@ -212,7 +223,7 @@ if (LANES.has("postgres")) {
     const scratch = await createScratchPostgresDatabase(server.url);
     const dataDir = await mkdtemp(join(tmpdir(), "rye-bench-pg-"));
     try {
-      const lane = await ryeLane("PostgreSQL", { RYE_DATA_DIR: dataDir, DATABASE_URL: scratch.url });
+      const lane = await ryeLane("PostgreSQL", { RYE_DATA_DIR: dataDir, DATABASE_URL: scratch.url }, 150);
       ryePinned ??= lane;
     } finally {
       await scratch.drop();
@@ -223,5 +234,8 @@ if (LANES.has("postgres")) {
 }
 if (LANES.has("verdaccio")) {
   const verdaccio = await verdaccioLane(ryePinned?.bytes ?? 3_600);
-  if (ryePinned) console.log(`\nrye pinned pull ÷ Verdaccio tarball: ${(ryePinned.pinned.rps / verdaccio.rps).toFixed(2)}× req/s (target ≥ 1.2); p99 ${ryePinned.pinned.p99} ms vs ${verdaccio.p99} ms`);
+  if (ryePinned) {
+    console.log(`\nrye pinned pull ÷ Verdaccio tarball: ${(ryePinned.pinned.rps / verdaccio.rps).toFixed(2)}× req/s (target ≥ 1.2); p99 ${ryePinned.pinned.p99} ms vs ${verdaccio.p99} ms`);
+    console.log(`rye latest pull ÷ Verdaccio tarball: ${(ryePinned.latest.rps / verdaccio.rps).toFixed(2)}× req/s`);
+  }
 }
