@@ -19,6 +19,8 @@ import { createScratchPostgresDatabase, postgresAvailable } from "@rye/db/testin
 import { createTestRegistry, type TestRegistry, type TestUser } from "../../test/harness.ts";
 import { revokeRegistryKey, rotateRegistryKey } from "../keys/keyring.ts";
 import { hashToken, TOKEN_PREFIX } from "../auth/api-tokens.ts";
+import { silentLogger } from "../logger.ts";
+import { DownloadCounter } from "../services/download-counter.ts";
 
 type Json = Record<string, any>;
 const knowledge = (id: string, version = "1.0.0") => `---\nid: ${id}\ntitle: ${id}\nversion: ${version}\nentry_type: reference\ncategory: notes\n---\n\nBody of ${id} at ${version}.\n`;
@@ -234,6 +236,23 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       await reg.deps.reads.downloads.flush();
       assert.equal(await dbCount("counted"), 5);
       assert.equal(reg.deps.reads.downloads.pendingTotal(), 0);
+    });
+
+    test("two counters flushing overlapping batches at the same time add up exactly (rows are locked in id order)", async () => {
+      const names = ["c1", "c2", "c3", "c4"];
+      for (const name of names) await push(`alice/notes/${name}`, "1.0.0");
+      const ids = await Promise.all(names.map(async (name) => (await reg.db.prisma.item.findFirstOrThrow({ where: { name } })).id));
+      const counters = [0, 1].map(() => new DownloadCounter(reg.db, silentLogger, { intervalMs: 3_600_000, maxPendingItems: 1_000_000 }));
+      try {
+        for (let round = 0; round < 10; round++) {
+          for (const id of ids) counters[0]!.add(id);
+          for (const id of [...ids].reverse()) counters[1]!.add(id);
+          await Promise.all(counters.map((c) => c.flush()));
+        }
+      } finally {
+        await Promise.all(counters.map((c) => c.close()));
+      }
+      for (const name of names) assert.equal(await dbCount(name), 20);
     });
   });
 }
