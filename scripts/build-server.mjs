@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Compiles the servers to JavaScript so production runs no TypeScript compiler (issue #15):
-//   api  apps/api/src/main.ts       → apps/api/dist/main.js          (`npm run start:api`)
-//   web  apps/web/server/main.ts    → apps/web/server/dist/main.js   (`npm start`: API + website)
+//   api       apps/api/src/main.ts                → apps/api/dist/main.js          (`npm run start:api`)
+//   web       apps/web/server/main.ts             → apps/web/server/dist/main.js   (`npm start`: API + website)
+//   registry  apps/api/src/cli/registry-main.ts   → apps/api/dist/registry-cli.js  (`npm run registry`, operator CLI)
 // One ESM bundle per server with our workspace packages (@rye/*) inlined and every third-party package left
 // as an import from node_modules. `import.meta.url` keeps naming the original source file, so paths the code
 // computes from it (prisma/migrations, the repository's .ai/, the site's directory) are those of the checkout.
 // A build is stale when any source it depends on (the workspace packages, the lockfile) is newer than it.
-// Usage: node scripts/build-server.mjs [api|web] [--run]   (--run: then run it in this process)
+// Usage: node scripts/build-server.mjs [api|web|registry] [--run [args…]]   (--run: then run it in this process, with args)
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
@@ -17,6 +18,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 export const SERVER_TARGETS = {
   api: { entry: "apps/api/src/main.ts", outfile: "apps/api/dist/main.js" },
   web: { entry: "apps/web/server/main.ts", outfile: "apps/web/server/dist/main.js" },
+  registry: { entry: "apps/api/src/cli/registry-main.ts", outfile: "apps/api/dist/registry-cli.js" },
 };
 
 // Everything a server bundle is made of (the site's own Next build has its own staleness check: apps/web/server/build.ts).
@@ -80,7 +82,7 @@ export async function buildServer(target) {
 export async function ensureServerBuild(target, log = (message) => console.error(message)) {
   if (!serverBuildIsStale(target)) return false;
   const started = Date.now();
-  log(`building the ${target} server (${relative(root, join(root, SERVER_TARGETS[target].outfile))}); this happens once after each change`);
+  log(`building the ${target} ${target === "registry" ? "CLI" : "server"} (${relative(root, join(root, SERVER_TARGETS[target].outfile))}); this happens once after each change`);
   await buildServer(target);
   log(`built in ${Date.now() - started} ms`);
   return true;
@@ -93,5 +95,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     process.exit(2);
   }
   await ensureServerBuild(target);
-  if (process.argv.includes("--run")) await import(pathToFileURL(join(root, SERVER_TARGETS[target].outfile)).href);
+  if (process.argv[3] === "--run") {
+    // The bundle sees the arguments after --run, as if it had been started itself.
+    const outfile = join(root, SERVER_TARGETS[target].outfile);
+    process.argv = [process.argv[0], outfile, ...process.argv.slice(4)];
+    await import(pathToFileURL(outfile).href);
+  }
 }

@@ -2,10 +2,11 @@
  * Production runs compiled JavaScript (issue #15 item 2): `npm run start:api` / `npm start` go through
  * scripts/build-server.mjs, which bundles the server when its output is missing or older than its sources and
  * then runs the bundle. Here the API bundle runs under plain Node with type stripping turned off — any
- * TypeScript module loaded at run time would fail — and serves the system bundle it seeded from the checkout.
+ * TypeScript module loaded at run time would fail — and serves the system bundle it seeded from the checkout;
+ * the operator CLI (`npm run registry`) the same way.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, utimesSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -68,4 +69,12 @@ test("the API builds when stale, then runs as JavaScript with no TypeScript load
     await rm(dataDir, { recursive: true, force: true });
   }
   assert.equal(server.exitCode, 0, stderr);
+});
+
+test("the operator CLI runs compiled too, with its arguments", { timeout: 120_000 }, async () => {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const out = execFileSync(process.execPath, ["--no-experimental-strip-types", join(ROOT, "scripts/build-server.mjs"), "registry", "--run", "keys", "--help"], { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  assert.match(out, /Usage: registry keys/);
+  assert.match(out, /rotate/);
 });
