@@ -25,6 +25,9 @@ const envSchema = z.object({
   RYE_WEBHOOK_MAX_ATTEMPTS: int(8).refine((n) => n <= 20, "at most 20 attempts"),
   RYE_WEBHOOK_RETRY_BASE_MS: int(30_000),
   RYE_WEBHOOK_POLL_MS: int(1000),
+  RYE_DOWNLOAD_FLUSH_MS: int(1000),
+  RYE_PULL_CACHE_ENTRIES: int(10_000),
+  RYE_PULL_CACHE_BYTES: int(64 * 1024 * 1024),
 });
 
 /** Which new versions are held for approval (docs/registry-approval.md). */
@@ -58,6 +61,11 @@ export interface RegistryConfig {
    * an hour); how often a process looks for due deliveries.
    */
   webhooks: { allowPrivateNetworks: boolean; timeoutMs: number; maxAttempts: number; retryBaseMs: number; pollMs: number };
+  /**
+   * The pull read path (services/pull-cache.ts): download counts are written every `downloadFlushMs`; the
+   * in-process cache of pull answers holds at most `pullCacheEntries` answers and `pullCacheBytes` bytes.
+   */
+  reads: { downloadFlushMs: number; pullCacheEntries: number; pullCacheBytes: number };
   /** Upstream identity providers, local accounts switch, sign-in cookie secret. */
   upstream: UpstreamAuthConfig;
 }
@@ -91,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       retryBaseMs: e.RYE_WEBHOOK_RETRY_BASE_MS,
       pollMs: e.RYE_WEBHOOK_POLL_MS,
     },
+    reads: { downloadFlushMs: e.RYE_DOWNLOAD_FLUSH_MS, pullCacheEntries: e.RYE_PULL_CACHE_ENTRIES, pullCacheBytes: e.RYE_PULL_CACHE_BYTES },
     upstream: loadUpstreamAuthConfig(env),
   };
 }

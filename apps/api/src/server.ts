@@ -66,7 +66,10 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
       server.close(() => resolve());
     })
       .then(() => webhooks.stop())
-      .then(() => removeAdminFile(config.dataDir).then(() => deps.db.close())));
+      .then(() => removeAdminFile(config.dataDir))
+      // Pending download counts are written before the database closes (also on SIGTERM / SIGINT, below).
+      .then(() => deps.reads.close())
+      .then(() => deps.db.close()));
   const shutdown = () => void close().finally(() => process.exit(0));
   process.once("SIGINT", shutdown);
   process.once("SIGTERM", shutdown);

@@ -85,6 +85,7 @@ export async function createTestRegistry(options: { kind?: DatabaseKind; config?
       return Promise.resolve(app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) }));
     },
     async close() {
+      await deps.reads.close();
       await db.close();
     },
   };

@@ -21,6 +21,12 @@ export interface Database {
   prisma: PrismaClient;
   kind: DatabaseKind;
   raw: RawSql;
+  /**
+   * PGlite only (the database lives in this process): LISTEN on `channel`. PGlite hands a notification to
+   * `handler` while it reads the answer to the statement that committed it, so the handler has run before that
+   * statement's promise resolves. Returns the UNLISTEN function.
+   */
+  listen?(channel: string, handler: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -115,6 +121,7 @@ export async function wrapPglite(
         rows: (await db.query<Row>(sql, params, { parsers: pgliteRawParsers })).rows,
       }),
     },
+    listen: (channel, handler) => db.listen(channel, handler),
     close: async () => {
       try {
         await prisma.$disconnect();

@@ -2,11 +2,13 @@
 import { Hono } from "hono";
 import { limitBody } from "../middleware/body-limit.ts";
 import { z } from "zod";
-import { extractSignature, ITEM_TYPES, registryIdOf, type RegistryItemType, RyeError } from "@rye/core";
+import { ITEM_TYPES, RyeError } from "@rye/core";
 import type { AppEnv } from "../env.ts";
 import { optionalPrincipalOrSession, requirePrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
-import { findReadableItem } from "../services/items.ts";
+import { canRead } from "../services/access.ts";
+import { type PullAnswer, pullCacheKey } from "../services/pull-cache.ts";
+import { resolvePull } from "../services/pull.ts";
 import { publishItem } from "../services/publish.ts";
 import { tokenAllowsItem } from "../services/tokens.ts";
 
@@ -77,67 +79,34 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       return c.json(result, result.status === "held" ? 202 : 201);
     })
     .get("/v1/pull/:item_type/:item_id{.+}", async (c) => {
-      // Private items: members read them with a token, or signed in on the website (the browser verifies pulls).
-      const { type, ref, item, seesHeld } = await findReadableItem(deps.db, await optionalPrincipalOrSession(c, deps.db), c.req.param("item_type"), c.req.param("item_id"));
+      const typeParam = c.req.param("item_type");
+      const id = c.req.param("item_id");
       const requested = c.req.query("version");
-      // latest_version is maintained on publish, yank and delete (highest non-yanked, stable first).
-      const version = requested ?? item.latestVersion;
-      if (!version) throw new RyeError("ITEM_NOT_FOUND", `${type} ${ref.id} has no installable version (all are yanked)`, { hint: "Pull an explicit version with ?version=." });
-      const found = await deps.db.prisma.itemVersion.findUnique({ where: { itemId_version: { itemId: item.id, version } }, include: { publisher: { select: { username: true } } } });
-      // A version held for approval (pending or rejected) exists only for those who review it.
-      const row = found && (found.status === "published" || (await seesHeld())) ? found : null;
-      if (!row) {
-        const versions = await deps.db.prisma.itemVersion.findMany({ where: { itemId: item.id, ...((await seesHeld()) ? {} : { status: "published" }) }, select: { version: true }, orderBy: { createdAt: "desc" }, take: 50 });
-        throw new RyeError("ITEM_NOT_FOUND", `${type} ${ref.id}@${version} not found`, { details: { versions: versions.map((v) => v.version) } });
+      const key = pullCacheKey(typeParam, id, requested);
+      // Read before the database (services/read-generation.ts): an answer read after a change is kept under the older
+      // generation at worst, and read again on the next pull.
+      const generation = await deps.reads.generation.current();
+      let answer: PullAnswer | undefined = deps.reads.cache.get(key, generation);
+      // Private items: members read them with a token, or signed in on the website (the browser verifies pulls).
+      // A cached private answer goes only to callers who pass the same check as an uncached pull; others take the
+      // uncached path, which answers ITEM_NOT_FOUND as before.
+      if (answer && answer.access.visibility === "private" && !(await canRead(deps.db, await optionalPrincipalOrSession(c, deps.db), answer.access, answer.namespaceName))) answer = undefined;
+      if (!answer) {
+        const resolved = await resolvePull(deps.db, deps.reads.cache, await optionalPrincipalOrSession(c, deps.db), typeParam, id, requested);
+        if (resolved.cacheable) deps.reads.cache.set(key, generation, resolved);
+        answer = resolved;
       }
-
-      const etag = `"${row.contentHash}"`;
-      c.header("ETag", etag);
+      c.header("ETag", answer.etag);
       c.header("Vary", "Authorization");
-      c.header(
-        "Cache-Control",
-        item.visibility !== "public" || row.status !== "published" ? "private, no-cache" : requested ? "public, max-age=31536000, immutable" : "public, max-age=60, must-revalidate",
-      );
-      if (c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(etag)) return c.body(null, 304);
+      c.header("Cache-Control", answer.cacheControl);
+      if (c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(answer.etag)) return c.body(null, 304);
       // A pull is a download unless the caller says it only shows the item (the website's pages and its
       // in-browser verification send `X-Rye-Purpose: view`): page views must neither inflate the count
       // nor block a deletion ("never downloaded"). Opting out is harmless, so the header needs no trust.
-      const counted = c.req.header("x-rye-purpose")?.toLowerCase() !== "view" && row.status === "published";
-      // Raw SQL: a Prisma update would also bump updated_at, and downloads must not reorder "recently updated".
-      if (counted) void deps.db.raw.query("UPDATE items SET download_count = download_count + 1 WHERE id = $1::uuid", [item.id]).catch(() => undefined);
-      const attestation = row.attestation as Record<string, unknown>;
-      return c.json({
-        item_type: type,
-        item_id: registryIdOf(item.namespace.name, item.category, item.name),
-        namespace: item.namespace.name,
-        category: item.category,
-        name: item.name,
-        version: row.version,
-        content: row.content,
-        file_extension: item.fileExtension ?? (type === "skill" ? ".yaml" : ".md"),
-        author: row.publisher.username,
-        signature: signatureInfo(row.content, type),
-        content_hash: row.contentHash,
-        file_sha256: row.fileSha256,
-        author_key: row.authorFingerprint ? { fingerprint: row.authorFingerprint, signature: row.authorSignature, verified: row.authorVerified } : null,
-        attestation: { payload: attestation, signature: row.attestationSignature, key_fingerprint: signatureInfo(row.content, type).fingerprint },
-        log_index: row.logIndex === null ? null : Number(row.logIndex),
-        yanked: row.yanked,
-        yanked_reason: row.yankedReason,
-        deprecated: item.deprecated,
-        deprecation_message: item.deprecationMessage,
-        visibility: item.visibility,
-        // "published"; "pending" / "rejected" only for the namespace's owners/admins and registry admins.
-        status: row.status,
-        created_at: row.createdAt.toISOString(),
-      });
+      // Counted in memory and written in batches (services/download-counter.ts).
+      if (answer.status === "published" && c.req.header("x-rye-purpose")?.toLowerCase() !== "view") deps.reads.downloads.add(answer.itemId);
+      c.header("Content-Type", "application/json");
+      return c.body(answer.body as Uint8Array<ArrayBuffer>, 200);
     });
 }
 
-function signatureInfo(content: string, type: RegistryItemType): { timestamp: string; hash: string; registry_username: string | null; fingerprint: string } {
-  // A skill's content is its manifest, signed with the tool rule (`# rye:signed:` line).
-  const extracted = extractSignature(content, type === "skill" ? "tool" : type);
-  if (extracted.status !== "signed") return { timestamp: "", hash: "", fingerprint: "", registry_username: null };
-  const sig = extracted.signature;
-  return { timestamp: sig.timestamp, hash: sig.hash, fingerprint: sig.fingerprint, registry_username: sig.provider === "rye-registry" ? (sig.username ?? null) : null };
-}

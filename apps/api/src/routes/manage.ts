@@ -65,6 +65,9 @@ export function manageRoutes(deps: AppDeps): Hono<AppEnv> {
       const force = forceSchema.safeParse(c.req.query("force"));
       if (!force.success) throw new RyeError("BAD_REQUEST", "force must be true or false");
       const version = c.req.query("version") || undefined;
+      // The policy refuses items that were ever downloaded: this process's counts still in memory go first. (Another
+      // process's unflushed counts, at most RYE_DOWNLOAD_FLUSH_MS old, are not seen.)
+      await deps.reads.downloads.flush();
       return c.json(await deleteItem(ctx, ...params(c), { version, force: force.data === "true" || force.data === "1" }));
     })
     .post(`/v1/transfer${ID}`, limit, async (c) => {

@@ -490,7 +490,7 @@ export function buildOpenApiDocument(options: { version: string; serverUrl: stri
         IfNoneMatch: { name: "If-None-Match", in: "header", required: false, description: "An ETag from an earlier response.", schema: { type: "string" } },
       },
       headers: {
-        ETag: { description: "Quoted SHA-256 of the served file (item content or bundle manifest).", schema: { type: "string" } },
+        ETag: { description: "Quoted SHA-256 of the served file (item content or bundle manifest); for item pulls followed by `.` and 16 hex digits of the version's state (yanked, deprecated, visibility…), so a change of state is not answered 304.", schema: { type: "string" } },
         CacheControl: { description: "immutable for explicit versions of public content; private for private content.", schema: { type: "string" } },
         NoStore: { description: "no-store (with Pragma: no-cache): tokens, codes and their errors are never cached.", schema: { type: "string", const: "no-store" } },
         ...ACCOUNT_HEADERS,

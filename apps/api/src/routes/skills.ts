@@ -79,7 +79,7 @@ export function skillRoutes(deps: AppDeps, options: { blobs?: BlobStore } = {}):
         files.push({ path, sha256: entry.sha256, size: entry.size, executable: entry.executable === true, ...(bytes ? { content_base64: Buffer.from(bytes).toString("base64") } : {}) });
       }
       if (c.req.header("x-rye-purpose")?.toLowerCase() !== "view" && row.status === "published") {
-        void deps.db.raw.query("UPDATE items SET download_count = download_count + 1 WHERE id = $1::uuid", [item.id]).catch(() => undefined);
+        deps.reads.downloads.add(item.id);
       }
       const signature = extractSignature(row.content, "tool");
       const base = deps.config.publicUrl.replace(/\/+$/, "");

