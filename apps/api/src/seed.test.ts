@@ -22,3 +22,15 @@ test("the system bundle is published once under rye/, author-verified and regist
   assert.equal(body.author_key.verified, true, "signed by the release key registered to the rye account");
   assert.equal((await verifyItem(body.content, "tool", keyResolverFrom([key]))).code, "OK");
 });
+
+test("two registry processes seeding the same empty database at once both start, and every item is published once", async () => {
+  const fresh = await createTestRegistry();
+  try {
+    const counts = await Promise.all([seedSystemBundle(fresh.deps), seedSystemBundle(fresh.deps)]);
+    const items = await fresh.db.prisma.item.count({ where: { namespace: { name: "rye" } } });
+    assert.equal(counts[0]! + counts[1]!, items, "each item was published by exactly one of them");
+    assert.equal(await fresh.db.prisma.itemVersion.count({ where: { item: { namespace: { name: "rye" } } } }), items);
+  } finally {
+    await fresh.close();
+  }
+});

@@ -3,7 +3,7 @@
  * at once. The release key is registered as the `rye` account's key, so author signatures verify.
  */
 import { readFile } from "node:fs/promises";
-import { ITEM_TYPES, type ItemType, parseItem } from "@rye/core";
+import { ITEM_TYPES, type ItemType, parseItem, RyeError } from "@rye/core";
 // The registry seeds from the system bundle's source in this repository (the client package's own modules,
 // not its published entry: the bundle and the release key are the same files the package ships).
 import { releasePublicKey } from "../../../packages/rye/src/engine/release-key.ts";
@@ -36,11 +36,16 @@ export async function seedSystemBundle(deps: AppDeps, systemAiDir: string = repo
     for (const file of await listItemFiles({ name: "system", root: systemAiDir }, type)) {
       const content = await readFile(file.path, "utf8");
       const version = parseItem(content, type, { path: file.path }).summary.version ?? "1.0.0";
-      await publishItem(
-        { item_type: type, item_id: `${SYSTEM_NAMESPACE}/${file.itemId}`, content, version, file_extension: file.extension },
-        { db: deps.db, principal, registryKey, registryUrl: deps.config.publicUrl, maxItemBytes: deps.config.limits.maxItemBytes, ip: null, requestId: "seed" },
-      );
-      count++;
+      try {
+        await publishItem(
+          { item_type: type, item_id: `${SYSTEM_NAMESPACE}/${file.itemId}`, content, version, file_extension: file.extension },
+          { db: deps.db, principal, registryKey, registryUrl: deps.config.publicUrl, maxItemBytes: deps.config.limits.maxItemBytes, ip: null, requestId: "seed" },
+        );
+        count++;
+      } catch (err) {
+        // Another registry process starting at the same moment published it first: nothing to do.
+        if (!(err instanceof RyeError && err.code === "VERSION_EXISTS")) throw err;
+      }
     }
   }
   return count;
