@@ -295,3 +295,25 @@ test("item, diff and namespace pages have no serious or critical axe violations"
     }
   }
 });
+
+test("the downloads panel shows the last 30 days and the versions downloaded; page views do not count", async ({ page, server }) => {
+  const api = new RyeApi(server.baseURL);
+  const id = `${data.author.username}/guides/${uniqueItemName("counted")}`;
+  const publish = (version: string) => api.publish(data.token, { type: "knowledge", id, key: data.guide.key, version, content: itemSource.knowledge(id, { version }) });
+  const v1 = await publish("1.0.0");
+  await publish("1.1.0");
+  for (let i = 0; i < 3; i++) expect((await page.request.get(`/v1/pull/knowledge/${id}`)).ok()).toBe(true);
+  expect((await page.request.get(`/v1/pull/knowledge/${id}?version=1.0.0`)).ok()).toBe(true);
+  await page.goto(v1.path); // the page's own pulls say X-Rye-Purpose: view
+  const panel = page.getByRole("region", { name: "Downloads" });
+  await expect
+    .poll(async () => {
+      await page.reload();
+      return panel.getByText(/downloads? in the last 30 days/).textContent();
+    }, { timeout: 15_000 })
+    .toBe("4 downloads in the last 30 days");
+  await expect(panel.getByRole("img", { name: /^Downloads per day from \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}, at most 4 a day$/ })).toBeVisible();
+  const rows = panel.getByRole("table", { name: "Downloads per version in the last 30 days" }).getByRole("row");
+  await expect(rows.nth(1)).toHaveText(/1\.1\.0\s*3/);
+  await expect(rows.nth(2)).toHaveText(/1\.0\.0\s*1/);
+});

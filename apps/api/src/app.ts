@@ -10,6 +10,7 @@ import { adminRoutes } from "./routes/admin.ts";
 import { approvalRoutes, orgApprovalRoutes } from "./routes/approvals.ts";
 import { bundleRoutes } from "./routes/bundles.ts";
 import { changesRoutes } from "./routes/changes.ts";
+import { downloadRoutes } from "./routes/downloads.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { itemRoutes } from "./routes/items.ts";
 import { oauthRoutes } from "./oauth/index.ts";
@@ -51,6 +52,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", itemRoutes(deps));
   app.route("/", searchRoutes(deps));
   app.route("/", statsRoutes(deps));
+  app.route("/", downloadRoutes(deps));
   app.route("/", manageRoutes(deps));
   app.route("/", approvalRoutes(deps));
   app.route("/", orgApprovalRoutes(deps));

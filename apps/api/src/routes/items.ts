@@ -104,7 +104,7 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       // in-browser verification send `X-Rye-Purpose: view`): page views must neither inflate the count
       // nor block a deletion ("never downloaded"). Opting out is harmless, so the header needs no trust.
       // Counted in memory and written in batches (services/download-counter.ts).
-      if (answer.status === "published" && c.req.header("x-rye-purpose")?.toLowerCase() !== "view") deps.reads.downloads.add(answer.itemId);
+      if (answer.status === "published" && c.req.header("x-rye-purpose")?.toLowerCase() !== "view") deps.reads.downloads.add(answer.itemId, answer.version);
       c.header("Content-Type", "application/json");
       return c.body(answer.body as Uint8Array<ArrayBuffer>, 200);
     });

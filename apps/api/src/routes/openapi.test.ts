@@ -88,6 +88,7 @@ test("the paths and methods are pinned", () => {
     "GET /v1/bundle/pull/{bundle_id}",
     "GET /v1/changes",
     "GET /v1/device",
+    "GET /v1/downloads/{item_type}/{item_id}",
     "GET /v1/items/{item_type}/{item_id}",
     "GET /v1/keys",
     "GET /v1/log/checkpoint",
@@ -496,6 +497,9 @@ test("the routes answer as documented: items, search, management and the log", a
   await expect(200, call("GET", "/v1/log/entries?limit=2", "/v1/log/entries"));
   await expect(200, call("GET", "/v1/log/checkpoint", "/v1/log/checkpoint"));
   await expect(200, call("GET", "/v1/changes?limit=50", "/v1/changes"));
+  await expect(200, call("GET", "/v1/downloads/knowledge/carolco/notes/openapi?days=7", "/v1/downloads/{item_type}/{item_id}"));
+  await expect(400, call("GET", "/v1/downloads/knowledge/carolco/notes/openapi?days=0", "/v1/downloads/{item_type}/{item_id}"));
+  await expect(404, call("GET", "/v1/downloads/knowledge/carolco/notes/missing", "/v1/downloads/{item_type}/{item_id}"));
   await expect(400, call("GET", "/v1/changes?since=-1", "/v1/changes"));
 
   const hooks = "/v1/namespaces/{namespace}/webhooks";

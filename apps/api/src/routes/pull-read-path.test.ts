@@ -245,14 +245,16 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       const counters = [0, 1].map(() => new DownloadCounter(reg.db, silentLogger, { intervalMs: 3_600_000, maxPendingItems: 1_000_000 }));
       try {
         for (let round = 0; round < 10; round++) {
-          for (const id of ids) counters[0]!.add(id);
-          for (const id of [...ids].reverse()) counters[1]!.add(id);
+          for (const id of ids) counters[0]!.add(id, "1.0.0");
+          for (const id of [...ids].reverse()) counters[1]!.add(id, "1.0.0");
           await Promise.all(counters.map((c) => c.flush()));
         }
       } finally {
         await Promise.all(counters.map((c) => c.close()));
       }
       for (const name of names) assert.equal(await dbCount(name), 20);
+      const days = await reg.db.prisma.downloadDay.findMany({ where: { itemId: { in: ids } } });
+      for (const id of ids) assert.equal(days.filter((d) => d.itemId === id).reduce((sum, d) => sum + d.count, 0), 20, "the daily statistics add up too");
     });
   });
 }

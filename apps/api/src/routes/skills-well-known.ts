@@ -97,7 +97,7 @@ export function skillWellKnownRoutes(deps: AppDeps, options: { blobs?: BlobStore
       if (notModified(c, etag)) return c.body(null, 304);
       const bytes = await requiredBlob(blobs, pick.sha256);
       // An artifact fetched is a download, as a pull is (HEAD and 304 are not); raw SQL keeps updated_at.
-      if (c.req.method === "GET" && row.status === "published") deps.reads.downloads.add(item.id);
+      if (c.req.method === "GET" && row.status === "published") deps.reads.downloads.add(item.id, row.version);
       return c.body(new Uint8Array(bytes), 200, { "Content-Type": pick.type, "Content-Length": String(bytes.length) });
     });
 }

@@ -79,7 +79,7 @@ export function skillRoutes(deps: AppDeps, options: { blobs?: BlobStore } = {}):
         files.push({ path, sha256: entry.sha256, size: entry.size, executable: entry.executable === true, ...(bytes ? { content_base64: Buffer.from(bytes).toString("base64") } : {}) });
       }
       if (c.req.header("x-rye-purpose")?.toLowerCase() !== "view" && row.status === "published") {
-        deps.reads.downloads.add(item.id);
+        deps.reads.downloads.add(item.id, row.version);
       }
       const signature = extractSignature(row.content, "tool");
       const base = deps.config.publicUrl.replace(/\/+$/, "");

@@ -1,10 +1,11 @@
 /**
- * Download counts without a write per pull: pulls add to a map in memory, and one UPDATE per flush adds the
- * batch to `items.download_count` (every `intervalMs`, sooner when `maxPendingItems` distinct items wait, and on
- * close — the server closes it on SIGTERM/SIGINT before the database). A failed flush puts its counts back for
- * the next one, so counts are late, never lost, while the process lives. Rows are updated in id order, so two
- * processes flushing overlapping batches cannot deadlock. The UPDATE leaves updated_at alone (downloads must
- * not reorder "recently updated") and does not bump the read generation.
+ * Download counts without a write per pull: pulls add to a map in memory (per item, version and UTC day), and one
+ * statement per flush adds the batch to `items.download_count` and to the daily statistics `download_days` (every
+ * `intervalMs`, sooner when `maxPendingItems` distinct keys wait, and on close — the server closes it on
+ * SIGTERM/SIGINT before the database). A failed flush puts its counts back for the next one, so counts are late,
+ * never lost, while the process lives. Rows are written in key order, so two processes flushing overlapping
+ * batches cannot deadlock. The UPDATE leaves updated_at alone (downloads must not reorder "recently updated") and
+ * does not bump the read generation.
  */
 import type { Database } from "@rye/db";
 import type { Logger } from "../logger.ts";
@@ -32,9 +33,10 @@ export class DownloadCounter {
     this.timer.unref();
   }
 
-  /** One download of item `itemId` (the items row id). */
-  add(itemId: string): void {
-    this.pending.set(itemId, (this.pending.get(itemId) ?? 0) + 1);
+  /** One download of `version` of item `itemId` (the items row id), counted on today's UTC date. */
+  add(itemId: string, version: string, now = new Date()): void {
+    const key = `${itemId}\u0000${version}\u0000${now.toISOString().slice(0, 10)}`;
+    this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
     if (this.pending.size >= this.options.maxPendingItems) void this.flush();
   }
 
@@ -55,15 +57,25 @@ export class DownloadCounter {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
-    const ids = [...batch.keys()].sort();
+    const keys = [...batch.keys()].sort();
+    const parts = keys.map((k) => k.split("\u0000") as [string, string, string]);
     try {
+      // One statement: the item totals and the daily rows land together or not at all. An item deleted
+      // meanwhile is skipped (the join finds no row), so its counts are dropped rather than failing the batch.
       await this.db.raw.query(
-        "UPDATE items AS i SET download_count = i.download_count + d.n FROM unnest($1::uuid[], $2::int4[]) AS d(id, n) WHERE i.id = d.id",
-        [ids, ids.map((id) => batch.get(id)!)],
+        `WITH d AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::date[], $4::int4[]) AS d(item_id, version, day, n)),
+              totals AS (
+                UPDATE items AS i SET download_count = i.download_count + t.n
+                FROM (SELECT item_id, sum(n)::int4 AS n FROM d GROUP BY item_id ORDER BY item_id) AS t
+                WHERE i.id = t.item_id RETURNING i.id)
+         INSERT INTO download_days (item_id, version, day, count)
+         SELECT d.item_id, d.version, d.day, d.n FROM d JOIN totals ON totals.id = d.item_id ORDER BY d.item_id, d.version, d.day
+         ON CONFLICT (item_id, version, day) DO UPDATE SET count = download_days.count + excluded.count`,
+        [parts.map((p) => p[0]), parts.map((p) => p[1]), parts.map((p) => p[2]), keys.map((k) => batch.get(k)!)],
       );
     } catch (error) {
       for (const [id, n] of batch) this.pending.set(id, (this.pending.get(id) ?? 0) + n);
-      this.logger.log("warn", "could not write download counts; kept for the next flush", { items: batch.size, error: (error as Error).message });
+      this.logger.log("warn", "could not write download counts; kept for the next flush", { keys: batch.size, error: (error as Error).message });
     }
   }
 

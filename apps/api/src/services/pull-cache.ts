@@ -13,8 +13,9 @@
  */
 
 export interface PullAnswer {
-  /** The row id of the item (download counts). */
+  /** The row id of the item and the version served (download counts). */
   itemId: string;
+  version: string;
   /** "published", or pending / rejected (never cached). */
   status: string;
   /** Private: served only after canRead(principal) for `access`/`namespaceName`. */

@@ -92,6 +92,7 @@ export async function resolvePull(db: Database, cache: PullCache, principal: Pri
   const published = row.status === "published";
   return {
     itemId: item.id,
+    version: row.version,
     status: row.status,
     access: { visibility: item.visibility, namespaceId: item.namespaceId },
     namespaceName: item.namespace.name,

@@ -19,6 +19,7 @@ import { MarkdownView } from "@/lib/markdown";
 import { getExecutorChain, getItemDetails, getPulled, itemHref, itemIdFromSegments, parsePulled, pickVersion } from "./data";
 import { DiffView } from "./diff-view";
 import { DirectiveDetails, KnowledgeDetails, Section, ToolDetails } from "./item-details";
+import { DownloadsPanel } from "./downloads-panel";
 import { InstallPanel, ProvenancePanel } from "./side-panels";
 import { SourceView } from "./source-view";
 import { VerifyPanel } from "./verify-panel";
@@ -296,6 +297,7 @@ export async function ItemPage({ type, ...props }: ItemRouteProps & { type: Item
             </dl>
           </section>
           <InstallPanel type={type} id={details.item_id} version={version} latest={isLatest} />
+          <DownloadsPanel type={type} id={details.item_id} />
           <ProvenancePanel pull={pull} />
           <VerifyPanel type={type} id={details.item_id} version={version} fileSha256={pull.file_sha256} />
         </aside>
