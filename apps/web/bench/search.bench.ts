@@ -101,6 +101,8 @@ async function seed(databaseUrl: string): Promise<{ memberToken: string }> {
       [ITEMS],
     );
     // The same document the publish path writes (services/search-document.ts), with generated content.
+    // The per-row trigger that keeps item_search_terms is replaced by one set-based insert (same ranks).
+    await client.query(`ALTER TABLE items DISABLE TRIGGER items_search_terms`);
     await client.query(`
       UPDATE items SET search_document =
         setweight(to_tsvector('simple', regexp_replace(name, '[_/.-]', ' ', 'g') || ' ' || name), 'A') ||
@@ -108,8 +110,15 @@ async function seed(databaseUrl: string): Promise<{ memberToken: string }> {
         setweight(to_tsvector('simple', regexp_replace(category, '[_/.-]', ' ', 'g')), 'C') ||
         setweight(to_tsvector('simple', description || ' ' || name || ' notes about ' || category), 'D')
       WHERE namespace_id IN (SELECT id FROM namespaces WHERE name ~ '^(user|org)[0-9]+$')`);
+    await client.query(`
+      INSERT INTO item_search_terms (term, item_id, rank)
+      SELECT u.lexeme, i.id, ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', i.search_document, quote_literal(u.lexeme)::tsquery, 32)
+      FROM items i, unnest(i.search_document) AS u(lexeme, positions, weights)
+      WHERE i.namespace_id IN (SELECT id FROM namespaces WHERE name ~ '^(user|org)[0-9]+$')`);
+    await client.query(`ALTER TABLE items ENABLE TRIGGER items_search_terms`);
     await client.query("COMMIT");
     await client.query("VACUUM ANALYZE items");
+    await client.query("VACUUM ANALYZE item_search_terms");
     await client.query("ANALYZE namespaces");
     const count = await client.query<{ n: string; public: string }>(`SELECT count(*) AS n, count(*) FILTER (WHERE visibility = 'public') AS public FROM items`);
     console.log(`seeded ${count.rows[0]!.n} items (${count.rows[0]!.public} public) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
@@ -152,6 +161,7 @@ interface Row {
   name: string;
   p50: number;
   p95: number;
+  p99: number;
   ttfbP50?: number;
   note?: string;
 }
@@ -170,7 +180,7 @@ async function measure(name: string, url: string, headers: Record<string, string
     total.push(r.total);
     ttfb.push(r.ttfb);
   }
-  return { name, p50: pct(total, 50), p95: pct(total, 95), ttfbP50: pct(ttfb, 50), sample };
+  return { name, p50: pct(total, 50), p95: pct(total, 95), p99: pct(total, 99), ttfbP50: pct(ttfb, 50), sample };
 }
 
 // ------------------------------------------------------------------ run
@@ -250,9 +260,9 @@ try {
 
   const ratio = (v: number) => `${(v / health.p50).toFixed(1)}×`;
   console.log(`\n${ITEMS} items, PostgreSQL, ${SAMPLES} sequential samples each (keep-alive), after ${WARMUP} warm-up requests`);
-  console.log(`${"".padEnd(48)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)} ${"ratio".padStart(7)} ${"TTFB p50".padStart(9)}`);
+  console.log(`${"".padEnd(48)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"ratio".padStart(7)} ${"TTFB p50".padStart(9)}`);
   for (const r of rows) {
-    console.log(`${r.name.padEnd(48)} ${r.p50.toFixed(1).padStart(8)} ${r.p95.toFixed(1).padStart(8)} ${ratio(r.p50).padStart(7)} ${(r.ttfbP50 ?? r.p50).toFixed(1).padStart(9)}  ${r.note ?? ""}`);
+    console.log(`${r.name.padEnd(48)} ${r.p50.toFixed(1).padStart(8)} ${r.p95.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${ratio(r.p50).padStart(7)} ${(r.ttfbP50 ?? r.p50).toFixed(1).padStart(9)}  ${r.note ?? ""}`);
   }
   console.log("\nratio = p50 / p50 of GET /health in this run; pages stream, so TTFB is the shell and p50 the whole page with results.");
 } finally {
