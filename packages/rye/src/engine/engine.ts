@@ -81,6 +81,7 @@ export class Engine {
       source,
       projectPath: this.ctx.projectPath,
       indexDir: searchIndexDir(this.ctx.env),
+      watch: this.ctx.longLived,
       ...(params.category ? { categoryPrefix: params.category } : {}),
       ...(params.limit !== undefined ? { limit: params.limit } : {}),
       ...(params.offset !== undefined ? { offset: params.offset } : {}),

@@ -59,7 +59,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const engine = (projectPath: string | undefined) =>
-    Engine.open({ projectPath: projectPath ?? cwd, env, ...(options.systemRoot ? { systemRoot: options.systemRoot } : {}) });
+    Engine.open({ projectPath: projectPath ?? cwd, env, longLived: true, ...(options.systemRoot ? { systemRoot: options.systemRoot } : {}) });
   const guard = async (body: () => Promise<unknown>): Promise<CallToolResult> => {
     try {
       return ok(await body());

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { ItemType } from "@rye/core";
 import { ITEM_TYPES, RyeError } from "@rye/core";
 import type { Space } from "../spaces/spaces.ts";
+import { typeDir } from "../spaces/spaces.ts";
 import type { IndexedDocument } from "./document.ts";
 import { buildDocument, MAX_FILE_BYTES } from "./document.ts";
 import { fieldLength, fieldTermCount, fieldTermsStart } from "./field-data.ts";
@@ -18,6 +19,7 @@ import type { StoredSegment, StoredSpace } from "./persist.ts";
 import { encodeSpace, readStoredSpace, writeStoredSpace } from "./persist.ts";
 import type { ScanCounters, ScannedFile } from "./scan.ts";
 import { isRacy, TypeDirScanner } from "./scan.ts";
+import { TreeWatcher } from "./watch.ts";
 
 export type FileReader = (path: string) => Promise<Uint8Array>;
 
@@ -44,6 +46,8 @@ export interface IndexCounters extends ScanCounters {
   documentsLoaded: number;
   storedIndexesRejected: number;
   storedIndexesWritten: number;
+  /** Refreshes a quiet file-system watcher let skip (watch mode). */
+  scansSkipped: number;
 }
 
 const counters: IndexCounters = {
@@ -54,6 +58,7 @@ const counters: IndexCounters = {
   documentsLoaded: 0,
   storedIndexesRejected: 0,
   storedIndexesWritten: 0,
+  scansSkipped: 0,
   dirsListed: 0,
   dirsStatted: 0,
   filesStatted: 0,
@@ -124,6 +129,7 @@ export class SegmentIndex {
   private queue: Promise<void> = Promise.resolve();
   /** The stored index was looked at (once per process and segment). */
   private storeRead = false;
+  private watcher: TreeWatcher | null = null;
   /** The documents differ from what the store holds. */
   private dirty = false;
 
@@ -148,15 +154,35 @@ export class SegmentIndex {
     return { docs, racy: [...this.racyPaths], postings: postingsOf(docs) };
   }
 
-  /** Brings the index up to date with the disk; concurrent calls run one after the other. */
-  refresh(): Promise<void> {
-    const run = this.queue.then(() => this.update());
+  /**
+   * Brings the index up to date with the disk; concurrent calls run one after the other. With `watch`
+   * (a long-lived process), a file-system watcher lets a refresh skip the scan when nothing changed.
+   */
+  refresh(watch = false): Promise<void> {
+    const run = this.queue.then(() => this.update(watch));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async update(): Promise<void> {
+  /** Stops watching (the segment left the cache). */
+  close(): void {
+    this.watcher?.close();
+    this.watcher = null;
+  }
+
+  private async update(watch: boolean): Promise<void> {
     if (!this.storeRead) this.loadStored();
+    if (watch) {
+      if (!this.watcher?.alive) this.watcher = TreeWatcher.start(typeDir(this.space, this.type));
+      // One turn of the event loop first: a change made before this search was asked for has its event
+      // queued by then (the kernel queues it at the write), and it must be seen.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.watcher?.quiet() && !this.scanner.unwatchable && this.racyPaths.size === 0) {
+        counters.scansSkipped++;
+        return;
+      }
+      this.watcher?.beginScan();
+    }
     const files = this.scanner.scan();
     const present = new Set<string>();
     const stale: ScannedFile[] = [];
@@ -373,13 +399,18 @@ export function segmentIndex(space: Space, type: ItemType, storeDir: string | nu
     segments.delete(key);
   } else {
     segment = new SegmentIndex(space, type, storeDir === null ? null : spaceStore(storeDir, space));
-    if (segments.size >= MAX_CACHED_SEGMENTS) segments.delete(segments.keys().next().value!);
+    if (segments.size >= MAX_CACHED_SEGMENTS) {
+      const oldest = segments.keys().next().value!;
+      segments.get(oldest)?.close();
+      segments.delete(oldest);
+    }
   }
   segments.set(key, segment);
   return segment;
 }
 
 export function clearSearchIndexCache(): void {
+  for (const segment of segments.values()) segment.close();
   segments.clear();
   stores.clear();
 }

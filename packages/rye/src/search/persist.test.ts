@@ -183,3 +183,23 @@ test("several processes searching and writing one index at once leave a whole, c
   assert.deepEqual(fromIndex, await answers(spaces, null));
   assert.equal((await searchItems({ query: "cormorant", spaces, indexDir: dir, limit: 50 })).total, 6);
 });
+
+test("watch mode (the MCP server) skips the scan of unchanged spaces and still sees an edit made just before a search", async () => {
+  const { spaces, project } = await corpus();
+  const options = { spaces, limit: 50, watch: true } as const;
+  await searchItems({ query: "heron", ...options });
+  await new Promise((r) => setTimeout(r, 700)); // past the watchers' settling time
+  await searchItems({ query: "heron", ...options }); // the first scan a settled watcher vouches for
+  const quiet = await measure(() => searchItems({ query: "heron", ...options }));
+  assert.equal(quiet.delta.filesStatted, 0, "no file is stat-ed when nothing changed");
+  assert.ok(quiet.delta.scansSkipped > 0);
+
+  const path = join(project.root, "tools", "t", "tool_3.py");
+  await writeFile(path, pythonToolFile("t/tool_3", "Tool 3 now counts kingfishers"));
+  assert.deepEqual((await searchItems({ query: "kingfishers", ...options })).results.map((h) => h.id), ["t/tool_3"]);
+  await unlink(path);
+  assert.equal((await searchItems({ query: "kingfishers", ...options })).total, 0);
+  await writeItem(project, "knowledge", "k/new", knowledgeFile("k/new", "New", "About kingfishers."));
+  assert.deepEqual((await searchItems({ query: "kingfishers", ...options })).results.map((h) => h.id), ["k/new"]);
+  clearSearchIndexCache(); // closes the watchers
+});

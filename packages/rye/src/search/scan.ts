@@ -76,6 +76,8 @@ function statOrNull(path: string): Stats | null {
 export class TypeDirScanner {
   private readonly listings = new Map<string, DirListing>();
   private readonly extensions: readonly string[];
+  /** The last scan met a symlink or a directory listed too soon after a change: a watcher cannot vouch for it. */
+  unwatchable = true;
 
   constructor(
     readonly space: Space,
@@ -99,6 +101,7 @@ export class TypeDirScanner {
     }
     const visited = new Set<string>();
     const files: ScannedFile[] = [];
+    let unwatchable = false;
     const addFile = (candidate: FileCandidate): void => {
       this.counters.filesStatted++;
       const info = statOrNull(candidate.path);
@@ -112,6 +115,7 @@ export class TypeDirScanner {
       const listing = this.listing(dir, prefix);
       if (!listing) return;
       visited.add(dir);
+      if (listing.racy || listing.links.length > 0) unwatchable = true;
       for (const name of listing.subdirs) walk(join(dir, name), join(realDir, name), `${prefix}${name}/`, depth + 1);
       if (listing.links.length === 0) {
         listing.files.forEach(addFile);
@@ -141,6 +145,7 @@ export class TypeDirScanner {
     };
     walk(base, realBase, "", 0);
     for (const dir of this.listings.keys()) if (!visited.has(dir)) this.listings.delete(dir);
+    this.unwatchable = unwatchable;
     return files;
   }
 

@@ -37,6 +37,8 @@ export interface SearchOptions {
   verify?: VerifyFunction;
   /** Keeps the indexes on disk in this directory between processes (persist.ts); default: in memory only. */
   indexDir?: string | null;
+  /** A long-lived caller (the MCP server): watch the spaces so unchanged ones are not re-scanned (watch.ts). */
+  watch?: boolean;
 }
 
 export interface SearchHit {
@@ -140,7 +142,7 @@ export async function searchItems(options: SearchOptions): Promise<SearchResult>
   const query = parseQuery(options.query);
   // Every space is refreshed, also those filtered out by `source`, to tell which hits are shadowed.
   const segments = options.spaces.flatMap((space) => checked.types.map((type) => segmentIndex(space, type, options.indexDir ?? null)));
-  const [config] = await Promise.all([loadSearchConfig(configPath(options)), ...segments.map((s) => s.refresh())]);
+  const [config] = await Promise.all([loadSearchConfig(configPath(options)), ...segments.map((s) => s.refresh(options.watch ?? false))]);
   const searched = segments.filter((s) => checked.source === "all" || s.space.name === checked.source);
 
   const scores = evaluateQuery(query, {
