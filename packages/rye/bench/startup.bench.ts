@@ -7,7 +7,7 @@
  *                                 RYE_SEARCH_INDEX=0 (every file read, what a process did before the index)
  *   rye mcp                       time to the first tools/list answer, warm `search` calls, idle RSS
  *   orig-search.py                the original's per-query time on the same tree, when python3 and a
- *                                 checkout of leolilley/rye-os are given (RYE_OS_CHECKOUT, ORIG_SEARCH_PY)
+ *                                 checkout of leolilley/rye-os are given (RYE_OS_CHECKOUT, ORIG_SEARCH_PY, PYTHON)
  *
  *   npm run build -w ryeos && node --import tsx packages/rye/bench/startup.bench.ts [items=10000] [runs=15]
  */
@@ -140,7 +140,7 @@ try {
   const checkout = process.env.RYE_OS_CHECKOUT;
   const script = process.env.ORIG_SEARCH_PY ?? join(packageDir, "..", "..", "..", "shared", "bench", "orig-search.py");
   if (checkout && existsSync(script)) {
-    const out = execFileSync("python3", [script, checkout, project], { encoding: "utf8", env: { ...process.env, HOME: home } });
+    const out = execFileSync(process.env.PYTHON ?? "python3", [script, checkout, project], { encoding: "utf8", env: { ...process.env, HOME: home } });
     const times = [...out.matchAll(/([\d.]+) ms$/gm)].map((m) => Number(m[1]));
     const perQuery = pct(times, 50);
     console.log(`original (orig-search.py) per query p50: ${perQuery.toFixed(1)} ms → rye search (whole process) is ${(perQuery / rows[2]!.p50).toFixed(1)}× faster`);
