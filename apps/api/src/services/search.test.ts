@@ -16,7 +16,7 @@ const knowledge = (name: string, category: string, description: string, body: st
   `---\nid: ${name}\ntitle: ${name}\nversion: 1.0.0\nentry_type: reference\ncategory: ${category}\ndescription: ${description}\n---\n\n${body}\n`;
 
 /** Forces the broad paths with a handful of items. */
-const BROAD: SearchTuning = { exactCountMax: 3, facetSampleRows: 4 };
+const BROAD: SearchTuning = { exactCountMax: 3, facetSampleRows: 4, candidatesPerTerm: 1000 };
 
 for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["pglite"] as const)) {
   describe(`search at scale on ${kind}`, () => {
@@ -87,7 +87,7 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       assert.equal(broad.facets!.item_type.length, 1);
       assert.ok(Math.abs(sampledTotal - broad.total) <= 1, "the sample's counts are scaled to the estimated total");
       // A sample that holds the whole match set counts exactly, and says so.
-      const whole = await run({ query: "heron", facets: true }, { exactCountMax: 3, facetSampleRows: 1000 });
+      const whole = await run({ query: "heron", facets: true }, { ...BROAD, facetSampleRows: 1000 });
       assert.equal(whole.total_estimated, undefined);
       assert.equal(whole.total, exact.total);
       assert.deepEqual(whole.facets, exact.facets);
@@ -97,6 +97,19 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       for (const input of [{ query: "heron pond" }, { query: "heron", category: "ponds" }, { query: "herron" }, { query: "heron", sort: "downloads" as const }]) {
         assert.deepEqual(rows(await run({ ...input, limit: 100 }, BROAD)), rows(await run({ ...input, limit: 100 })), JSON.stringify(input));
       }
+    });
+
+    test("several words rank among each word's best items: the exact order of those candidates, the exact page when they cannot fill it", async () => {
+      const exact = await run({ query: "heron pond", limit: 100 });
+      // Each word's 3 best items: the candidates are few, the page is their exact ranking.
+      const bounded = await run({ query: "heron pond", limit: 2 }, { ...BROAD, candidatesPerTerm: 3 });
+      const scores = new Map(exact.results.map((h) => [h.item_id, h.score]));
+      for (const hit of bounded.results) assert.equal(hit.score, scores.get(hit.item_id), "every candidate is a match with its exact score");
+      assert.deepEqual(bounded.results.map((h) => h.score), [...bounded.results.map((h) => h.score!)].sort((a, b) => b - a));
+      // One candidate per word cannot fill a page of 5: every match is ranked instead.
+      assert.deepEqual(rows(await run({ query: "heron pond", limit: 5 }, { ...BROAD, candidatesPerTerm: 1 })), rows(await run({ query: "heron pond", limit: 5 })));
+      // OR is not bounded.
+      assert.deepEqual(rows(await run({ query: "heron OR boots", limit: 100 }, { ...BROAD, candidatesPerTerm: 1 })), rows(await run({ query: "heron OR boots", limit: 100 })));
     });
 
     test("item_search_terms follows publishes and deletions", async () => {

@@ -35,8 +35,12 @@
  * gives exact counts instead. A one-word query sorted by relevance (optionally filtered by type) then
  * walks `item_search_terms` (term, rank DESC), where a trigger keeps each lexeme's ts_rank_cd for the
  * item, instead of ranking every match: the same scores and order as ranking them all, reading about a
- * page of rows. Items whose name equals the query (score 2 + rank) come from the trigram index on name
- * and are put first, as the ranking does.
+ * page of rows. Items whose name equals the query (score 2 + rank) come from the index on lower(name) and
+ * are put first, as the ranking does. A broad query of several words ANDed (no OR, NOT or phrase) ranks,
+ * with the full expression, only the matches among each word's `candidatesPerTerm` (1 000) best items by
+ * that word's rank: a bounded candidate set, so an item ranked low for every word alone can miss the
+ * first pages (exact whenever every word is in fewer items; when the candidates cannot fill the page,
+ * every match is ranked as before).
  *
  * Anonymous listings without a query and without a namespace, category or tool_type filter (the browse
  * page, the home page, a type's listing) are the same for every visitor and count nearly every public
@@ -60,13 +64,16 @@ export const FACET_TOP = 20;
 export const SEARCH_EXACT_COUNT_MAX = 5_000;
 /** How many matches estimated facets are counted on. */
 export const FACET_SAMPLE_ROWS = 2_000;
+/** A broad query of several words ranks the items among each word's this many best (see the top). */
+export const CANDIDATES_PER_TERM = 1_000;
 
 /** The thresholds above, overridable so tests can reach the estimated path with a few items. */
 export interface SearchTuning {
   exactCountMax: number;
   facetSampleRows: number;
+  candidatesPerTerm: number;
 }
-const DEFAULT_TUNING: SearchTuning = { exactCountMax: SEARCH_EXACT_COUNT_MAX, facetSampleRows: FACET_SAMPLE_ROWS };
+const DEFAULT_TUNING: SearchTuning = { exactCountMax: SEARCH_EXACT_COUNT_MAX, facetSampleRows: FACET_SAMPLE_ROWS, candidatesPerTerm: CANDIDATES_PER_TERM };
 
 export interface SearchInput {
   query: string;
@@ -157,8 +164,8 @@ export async function searchItems(db: Database, principal: Principal | null, inp
   // With facets, the facet query counts the match set too (its grand-total grouping set): no separate count.
   const run = async (match: Match): Promise<Found> => {
     if (match !== "all") {
-      const [estimate, lexeme] = await Promise.all([estimateMatches(db, filters, userId, match), order === "score" && match === "text" && !filters.namespace && !filters.category && !filters.toolType ? singleLexeme(db, query) : null]);
-      if (estimate > tuning.exactCountMax) return broad(match, estimate, lexeme);
+      const [estimate, lexemes] = await Promise.all([estimateMatches(db, filters, userId, match), order === "score" && match === "text" && !filters.namespace && !filters.category && !filters.toolType ? andedLexemes(db, query) : null]);
+      if (estimate > tuning.exactCountMax) return broad(match, estimate, lexemes);
     }
     const page = pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset);
     // Anonymous listings of everything (or of one type) are the same for every visitor and count most of
@@ -174,8 +181,14 @@ export async function searchItems(db: Database, principal: Principal | null, inp
     return { match, rows, total };
   };
   /** A match set too large to count: estimated total and facets, and a walk of precomputed ranks for one word. */
-  const broad = async (match: Match, estimate: number, lexeme: string | null): Promise<Found> => {
-    const page = lexeme !== null ? rankedByTerm(db, filters, userId, lexeme, cursor, input.limit + 1, offset) : pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset);
+  const broad = async (match: Match, estimate: number, lexemes: string[] | null): Promise<Found> => {
+    const exactPage = () => pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset);
+    const page =
+      lexemes?.length === 1
+        ? rankedByTerm(db, filters, userId, lexemes[0]!, cursor, input.limit + 1, offset)
+        : lexemes && lexemes.length > 1
+          ? rankedAmongCandidates(db, filters, userId, lexemes, tuning.candidatesPerTerm, cursor, input.limit + 1, offset).then((rows) => rows ?? exactPage())
+          : exactPage();
     // Trigram matches are not sampled: under a LIMIT the planner trades the trigram index for a sequential
     // scan that computes similarity on every row (measured 10× slower); their facets count the whole set.
     const sample = match === "fuzzy" ? undefined : { estimate, rows: tuning.facetSampleRows };
@@ -270,22 +283,54 @@ async function estimateMatches(db: Database, f: Filters, userId: string | null, 
   return Number.isFinite(estimate) && estimate >= 0 ? Math.round(estimate) : 0;
 }
 
-/** The query's lexeme when its full-text query is exactly one lexeme (no operator, no phrase); else null. */
-async function singleLexeme(db: Database, query: string): Promise<string | null> {
-  const { rows } = await db.raw.query<{ nodes: number; lexemes: string[] | null }>(
-    `SELECT numnode(q) AS nodes, tsvector_to_array(to_tsvector('simple', $1::text)) AS lexemes FROM websearch_to_tsquery('simple', $1::text) q`,
+/** Most words a query may have for the candidate-bounded ranking; longer queries rank every match. */
+const MAX_CANDIDATE_WORDS = 8;
+
+/** The query's lexemes when its full-text query is one lexeme or several ANDed (no OR, NOT, phrase); else null. */
+async function andedLexemes(db: Database, query: string): Promise<string[] | null> {
+  const { rows } = await db.raw.query<{ nodes: number; operators: boolean; lexemes: string[] | null }>(
+    `SELECT numnode(q) AS nodes, q::text ~ '[|!<]' AS operators, tsvector_to_array(to_tsvector('simple', $1::text)) AS lexemes FROM websearch_to_tsquery('simple', $1::text) q`,
     [query],
   );
   const row = rows[0];
-  return row && Number(row.nodes) === 1 && row.lexemes?.length === 1 ? row.lexemes[0]! : null;
+  const lexemes = row?.lexemes ?? [];
+  if (!row || row.operators || lexemes.length === 0 || lexemes.length > MAX_CANDIDATE_WORDS) return null;
+  // n lexemes ANDed are 2n - 1 nodes; a repeated word makes fewer distinct lexemes than nodes say.
+  return Number(row.nodes) === 2 * lexemes.length - 1 ? lexemes : null;
 }
 
-/** `\`, `%` and `_` escaped for ILIKE, so the pattern matches the text exactly (case-insensitively). */
-const likeExact = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+/**
+ * A relevance page ranked with the full expression among the union of each lexeme's `perTerm` best items;
+ * null when those candidates cannot fill the page (the caller then ranks every match).
+ */
+async function rankedAmongCandidates(db: Database, f: Filters, userId: string | null, lexemes: string[], perTerm: number, cursor: Cursor | null, limit: number, offset: number): Promise<Row[] | null> {
+  const p = new Params();
+  const candidates = `SELECT DISTINCT c.item_id FROM unnest(${p.add(lexemes)}::text[]) AS l(term)
+      CROSS JOIN LATERAL (SELECT t.item_id FROM item_search_terms t WHERE t.term = l.term ORDER BY t.rank DESC, t.item_id LIMIT ${p.add(perTerm)}::int) c`;
+  const where = whereClause(p, f, userId, "text");
+  const score = matchExpressions(p, f.query).score("text");
+  let after = "TRUE";
+  if (cursor) {
+    const key = `${p.add(cursor.key)}::float8`;
+    after = `(r.score < ${key} OR (r.score = ${key} AND r.id > ${p.add(cursor.id)}::uuid))`;
+  }
+  const sql = `
+    WITH candidates AS (${candidates})
+    SELECT * FROM (
+      SELECT i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
+             i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${score} AS score
+      FROM candidates k JOIN items i ON i.id = k.item_id JOIN namespaces n ON n.id = i.namespace_id WHERE ${where}
+    ) r
+    WHERE ${after}
+    ORDER BY r.score DESC, r.id ASC
+    LIMIT ${p.add(limit)}::int OFFSET ${p.add(offset)}::int`;
+  const rows = (await db.raw.query<Row>(sql, p.values)).rows;
+  return rows.length >= limit ? rows : null;
+}
 
 /**
  * A relevance page of a one-word query from `item_search_terms`: items named exactly like the query first
- * (score 2 + rank, from the trigram index on name), then the term's items by precomputed rank (score
+ * (score 2 + rank, from the index on lower(name)), then the term's items by precomputed rank (score
  * 1 + rank), ties by id, as `pageOf` orders them, reading only about the rows the page needs.
  */
 async function rankedByTerm(db: Database, f: Filters, userId: string | null, lexeme: string, cursor: Cursor | null, limit: number, offset: number): Promise<Row[]> {
@@ -298,7 +343,7 @@ async function rankedByTerm(db: Database, f: Filters, userId: string | null, lex
   const q = `${e.add(f.query)}::text`;
   const exactSql = `
     SELECT ${columns}, 2 + ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', i.search_document, websearch_to_tsquery('simple', ${q}), 32)::float8 AS score
-    ${FROM} WHERE ${whereClause(e, f, userId, "text")} AND i.name ILIKE ${e.add(likeExact(f.query))}::text AND lower(i.name) = lower(${q})`;
+    ${FROM} WHERE ${whereClause(e, f, userId, "text")} AND lower(i.name) = lower(${q})`;
   const exact = (await db.raw.query<Row>(exactSql, e.values)).rows.sort((a, b) => Number(b.score) - Number(a.score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const exactIds = new Set(exact.map((r) => r.id));
   const out = exact.filter(after);
