@@ -15,7 +15,7 @@ import type { IndexedDocument } from "./document.ts";
 import { buildDocument, MAX_FILE_BYTES } from "./document.ts";
 import { fieldLength, fieldTermCount, fieldTermsStart } from "./field-data.ts";
 import { INDEX_FIELDS } from "./fields.ts";
-import type { StoredSegment, StoredSpace } from "./persist.ts";
+import type { StoredFile, StoredSegment, StoredSpace } from "./persist.ts";
 import { encodeSpace, readStoredSpace, writeStoredSpace } from "./persist.ts";
 import type { ScanCounters, ScannedFile } from "./scan.ts";
 import { isRacy, TypeDirScanner } from "./scan.ts";
@@ -335,7 +335,9 @@ export function storedSpaceFile(storeDir: string, space: Space): string {
  * whenever one of its segments changed (with the stored state of segments this process has not used).
  */
 class SpaceStore {
-  private stored: StoredSpace | null | undefined;
+  private stored: StoredFile | null | undefined;
+  /** Types whose stored segment a live segment took over (the store then saves the live one). */
+  private readonly taken = new Set<ItemType>();
   private readonly members = new Map<ItemType, SegmentIndex>();
 
   constructor(
@@ -347,15 +349,18 @@ class SpaceStore {
     this.members.set(segment.type, segment);
   }
 
-  /** The stored segment of `type`, once; null when there is none or the file was unusable (then counted). */
+  /** The stored segment of `type`, once; null when there is none or it is unusable (then counted). */
   take(type: ItemType): StoredSegment | null {
     if (this.stored === undefined) {
       const read = readStoredSpace(this.file, { space: this.space.name, root: this.space.root });
       if (read === "invalid") counters.storedIndexesRejected++;
       this.stored = read === "invalid" ? null : read;
     }
-    const segment = this.stored?.[type] ?? null;
-    if (this.stored) delete this.stored[type];
+    if (!this.stored || this.taken.has(type)) return null;
+    this.taken.add(type);
+    if (!this.stored.types.includes(type)) return null;
+    const segment = this.stored.segment(type);
+    if (!segment) counters.storedIndexesRejected++;
     return segment;
   }
 
@@ -363,7 +368,7 @@ class SpaceStore {
     const segments: StoredSpace = {};
     for (const type of ITEM_TYPES) {
       const member = this.members.get(type);
-      const segment = member?.loaded ? member.snapshot() : this.stored?.[type];
+      const segment = member?.loaded ? member.snapshot() : !this.taken.has(type) && this.stored?.types.includes(type) ? this.stored.segment(type) : null;
       if (segment) segments[type] = segment;
     }
     if (writeStoredSpace(this.file, encodeSpace({ space: this.space.name, root: this.space.root }, segments))) counters.storedIndexesWritten++;

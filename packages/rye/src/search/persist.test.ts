@@ -92,6 +92,11 @@ test("a later process starts from the stored index, reads no file, and answers e
   assert.equal(warm.delta.storedIndexesWritten, 0, "nothing changed, nothing is written");
 
   clearSearchIndexCache();
+  const toolsOnly = await measure(() => searchItems({ query: "heron", spaces, itemTypes: ["tool"], indexDir: dir }));
+  assert.equal(toolsOnly.delta.documentsLoaded, 13, "a search of one type decodes only that type's documents");
+  assert.equal(toolsOnly.delta.filesRead, 0);
+
+  clearSearchIndexCache();
   assert.deepEqual(warm.result, await answers(spaces, null), "identical to a search without a stored index");
   assert.deepEqual(cold.result, warm.result);
   const files = await readdir(dir);
@@ -152,7 +157,7 @@ test("a damaged, truncated or foreign index file is rebuilt, never used", async 
     assert.ok(delta.filesRead >= 13, `${label}: the project space is read from its files`);
     assert.deepEqual(result, expected, `${label}: results as without an index`);
     const rebuilt = decodeSpace(await readFile(file), { space: "project", root: project.root });
-    assert.ok(rebuilt, `${label}: a whole index was written in its place`);
+    assert.ok(rebuilt && rebuilt.types.every((type) => rebuilt.segment(type)), `${label}: a whole index was written in its place`);
   }
 });
 
@@ -175,7 +180,8 @@ test("several processes searching and writing one index at once leave a whole, c
   await Promise.all([child(), child(), child(), child(), edits]);
 
   const file = storedSpaceFile(dir, project);
-  assert.ok(decodeSpace(await readFile(file), { space: "project", root: project.root }), "the stored file is whole");
+  const stored = decodeSpace(await readFile(file), { space: "project", root: project.root });
+  assert.ok(stored && stored.types.length > 0 && stored.types.every((type) => stored.segment(type)), "the stored file is whole");
   assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith(".tmp")), [], "no temporary file is left behind");
   clearSearchIndexCache();
   const fromIndex = await answers(spaces, dir);

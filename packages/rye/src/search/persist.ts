@@ -222,11 +222,19 @@ class StoredDocument implements IndexedDocument {
   }
 }
 
+/** A stored space whose header and checksum were checked; each segment is decoded when first asked for. */
+export interface StoredFile {
+  types: ItemType[];
+  /** The segment of `type`, with term ids of this process; null when absent or not well formed. */
+  segment(type: ItemType): StoredSegment | null;
+}
+
 /**
- * The segments stored in `bytes`, with term ids of this process; null when the bytes are not a whole,
- * intact index of `key` (the caller then rebuilds from the files).
+ * The stored space in `bytes`; null when the bytes are not a whole, intact index of `key` (the caller
+ * then rebuilds from the files). Only the header is parsed here: a search of one item type decodes
+ * only that type's documents.
  */
-export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredSpace | null {
+export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredFile | null {
   if (bytes.length < PREFIX_BYTES || bytes.toString("latin1", 0, 8) !== MAGIC) return null;
   const headerBytes = bytes.readUInt32LE(8);
   const displayBytes = bytes.readUInt32LE(12);
@@ -240,30 +248,43 @@ export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredSpace | null {
     return null;
   }
   if (!validHeader(header, key, displayBytes, words)) return null;
+  const stored = header;
   const displayStart = PREFIX_BYTES + headerBytes;
   const dataStart = displayStart + displayBytes;
   // Used in place when aligned (a whole-file read is); else copied once.
   const all = (bytes.byteOffset + dataStart) % 4 === 0 ? new Int32Array(bytes.buffer, bytes.byteOffset + dataStart, words) : new Int32Array(new Uint8Array(bytes.subarray(dataStart)).buffer);
-  const globalOf = Int32Array.from(header.terms, (term) => termId(term));
-  const identity = globalOf.every((g, local) => g === local);
+  let globalOf: Int32Array | null = null;
+  let identity = false;
   const prefix = key.root + sep;
-  const out: StoredSpace = {};
-  for (const type of ITEM_TYPES) {
-    const segment = header.segments[type];
-    if (!segment) continue;
+  const decoded = new Map<ItemType, StoredSegment | null>();
+
+  const decode = (type: ItemType): StoredSegment | null => {
+    const segment = stored.segments[type];
+    if (!segment) return null;
+    if (!globalOf) {
+      globalOf = Int32Array.from(stored.terms, (term) => termId(term));
+      identity = globalOf.every((g, local) => g === local);
+    }
+    const map = globalOf;
     const docs: IndexedDocument[] = [];
     for (const [path, mtimeMs, size, ctimeMs, ino, id, category, displayOffset, displayLength, dataOffset, dataLength] of segment.docs) {
       const local = all.subarray(dataOffset, dataOffset + dataLength);
-      if (!wellFormedFieldData(local, globalOf.length)) return null;
-      const data = identity ? local : mapFieldTerms(local, (t) => globalOf[t]!);
+      if (!wellFormedFieldData(local, map.length)) return null;
+      const data = identity ? local : mapFieldTerms(local, (t) => map[t]!);
       const display = bytes.subarray(displayStart + displayOffset, displayStart + displayOffset + displayLength);
       docs.push(new StoredDocument(type, key.space, id, isAbsolute(path) ? path : prefix + path, mtimeMs, size, ctimeMs, ino, category, data, display));
     }
-    const postings = readPostings(all.subarray(segment.postings[0], segment.postings[0] + segment.postings[1]), globalOf, docs.length);
+    const postings = readPostings(all.subarray(segment.postings[0], segment.postings[0] + segment.postings[1]), map, docs.length);
     if (!postings) return null;
-    out[type] = { docs, racy: segment.racy.map((p) => (isAbsolute(p) ? p : prefix + p)), postings };
-  }
-  return out;
+    return { docs, racy: segment.racy.map((p) => (isAbsolute(p) ? p : prefix + p)), postings };
+  };
+  return {
+    types: ITEM_TYPES.filter((type) => stored.segments[type] !== undefined),
+    segment(type) {
+      if (!decoded.has(type)) decoded.set(type, decode(type));
+      return decoded.get(type)!;
+    },
+  };
 }
 
 /** The postings of a block (views into it), or null when a term or a document number is out of range or out of order. */
@@ -290,7 +311,7 @@ function readPostings(block: Int32Array, globalOf: Int32Array, docCount: number)
 }
 
 /** Reads a stored space: null when there is none, "invalid" when there is one that cannot be used. */
-export function readStoredSpace(file: string, key: SpaceKey): StoredSpace | "invalid" | null {
+export function readStoredSpace(file: string, key: SpaceKey): StoredFile | "invalid" | null {
   let bytes: Buffer;
   try {
     if (statSync(file).size > MAX_STORED_INDEX_BYTES) return "invalid";
