@@ -28,6 +28,20 @@
  * total come from one scan (GROUPING SETS) instead of the separate count: a facet request costs about
  * what the count costs (measured in apps/web/bench/search.bench.ts).
  *
+ * Broad queries (services at 100 000 items): when the planner estimates more than `exactCountMax` (5 000)
+ * matches, counting them exactly would cost more than the whole page, so `total` is the planner's
+ * estimate, the facets are counted on the first `facetSampleRows` (2 000) matches and scaled to it, and
+ * the answer says `total_estimated: true`; a sample smaller than its limit is the whole match set and
+ * gives exact counts instead. A one-word query sorted by relevance (optionally filtered by type) then
+ * walks `item_search_terms` (term, rank DESC), where a trigger keeps each lexeme's ts_rank_cd for the
+ * item, instead of ranking every match: the same scores and order as ranking them all, reading about a
+ * page of rows. Items whose name equals the query (score 2 + rank) come from the index on lower(name) and
+ * are put first, as the ranking does. A broad query of several words ANDed (no OR, NOT or phrase) ranks,
+ * with the full expression, only the matches among each word's `candidatesPerTerm` (1 000) best items by
+ * that word's rank: a bounded candidate set, so an item ranked low for every word alone can miss the
+ * first pages (exact whenever every word is in fewer items; when the candidates cannot fill the page,
+ * every match is ranked as before).
+ *
  * Anonymous listings without a query and without a namespace, category or tool_type filter (the browse
  * page, the home page, a type's listing) are the same for every visitor and count nearly every public
  * item: their total and facets are shared for BROWSE_COUNTS_TTL_MS (5 s) per process, so they may lag a
@@ -46,6 +60,20 @@ export const SEARCH_MAX_QUERY_CHARS = 256;
 export const SEARCH_MAX_LIMIT = 100;
 /** Largest namespace and category facet lists. */
 export const FACET_TOP = 20;
+/** Above this many estimated matches, totals and facets are estimates (see the top of this module). */
+export const SEARCH_EXACT_COUNT_MAX = 5_000;
+/** How many matches estimated facets are counted on. */
+export const FACET_SAMPLE_ROWS = 2_000;
+/** A broad query of several words ranks the items among each word's this many best (see the top). */
+export const CANDIDATES_PER_TERM = 1_000;
+
+/** The thresholds above, overridable so tests can reach the estimated path with a few items. */
+export interface SearchTuning {
+  exactCountMax: number;
+  facetSampleRows: number;
+  candidatesPerTerm: number;
+}
+const DEFAULT_TUNING: SearchTuning = { exactCountMax: SEARCH_EXACT_COUNT_MAX, facetSampleRows: FACET_SAMPLE_ROWS, candidatesPerTerm: CANDIDATES_PER_TERM };
 
 export interface SearchInput {
   query: string;
@@ -119,7 +147,7 @@ export function normalizeQuery(raw: string): string {
   return query;
 }
 
-export async function searchItems(db: Database, principal: Principal | null, input: SearchInput): Promise<SearchResponse> {
+export async function searchItems(db: Database, principal: Principal | null, input: SearchInput, tuning: SearchTuning = DEFAULT_TUNING): Promise<SearchResponse> {
   const query = normalizeQuery(input.query);
   const filters: Filters = { query, itemType: input.itemType, namespace: input.namespace?.toLowerCase(), category: input.category?.replace(/^\/+|\/+$/g, "") || undefined, toolType: input.toolType };
   if (input.limit < 1 || input.limit > SEARCH_MAX_LIMIT) throw new RyeError("BAD_REQUEST", `limit must be between 1 and ${SEARCH_MAX_LIMIT}`);
@@ -135,6 +163,10 @@ export async function searchItems(db: Database, principal: Principal | null, inp
   const offset = input.offset ?? 0;
   // With facets, the facet query counts the match set too (its grand-total grouping set): no separate count.
   const run = async (match: Match): Promise<Found> => {
+    if (match !== "all") {
+      const [estimate, lexemes] = await Promise.all([estimateMatches(db, filters, userId, match), order === "score" && match === "text" && !filters.namespace && !filters.category && !filters.toolType ? andedLexemes(db, query) : null]);
+      if (estimate > tuning.exactCountMax) return broad(match, estimate, lexemes);
+    }
     const page = pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset);
     // Anonymous listings of everything (or of one type) are the same for every visitor and count most of
     // the table: their counts are shared briefly. Narrower listings (a namespace, a category) count live.
@@ -147,6 +179,22 @@ export async function searchItems(db: Database, principal: Principal | null, inp
     const counting = shared ? shared.get(`c${fingerprintOf(filters, "recent")}`, async () => ({ total: await countMatches(db, filters, userId, match) })) : countMatches(db, filters, userId, match).then((total) => ({ total }));
     const [rows, { total }] = await Promise.all([page, counting]);
     return { match, rows, total };
+  };
+  /** A match set too large to count: estimated total and facets, and a walk of precomputed ranks for one word. */
+  const broad = async (match: Match, estimate: number, lexemes: string[] | null): Promise<Found> => {
+    const exactPage = () => pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset);
+    const page =
+      lexemes?.length === 1
+        ? rankedByTerm(db, filters, userId, lexemes[0]!, cursor, input.limit + 1, offset)
+        : lexemes && lexemes.length > 1
+          ? rankedAmongCandidates(db, filters, userId, lexemes, tuning.candidatesPerTerm, cursor, input.limit + 1, offset).then((rows) => rows ?? exactPage())
+          : exactPage();
+    // Trigram matches are not sampled: under a LIMIT the planner trades the trigram index for a sequential
+    // scan that computes similarity on every row (measured 10× slower); their facets count the whole set.
+    const sample = match === "fuzzy" ? undefined : { estimate, rows: tuning.facetSampleRows };
+    const counting = input.facets ? facetCounts(db, filters, userId, match, sample) : Promise.resolve({ total: estimate, estimated: true });
+    const [rows, counted] = await Promise.all([page, counting]);
+    return { match, rows, total: counted.total, estimated: counted.estimated, ...("facets" in counted ? { facets: counted.facets } : {}) };
   };
   let found: Found;
   if (cursor) found = await run(cursor.match);
@@ -161,7 +209,7 @@ export async function searchItems(db: Database, principal: Principal | null, inp
   const page = rows.slice(0, input.limit);
   const last = page[page.length - 1];
   const next = rows.length > input.limit && last ? encodeCursor({ match, order, key: sortKeyOf(last, order), id: last.id, fingerprint }) : null;
-  const response: SearchResponse = { results: page.map(toResult), total, limit: input.limit, offset, next_cursor: next, query, sort };
+  const response: SearchResponse = { results: page.map(toResult), total, ...(found.estimated ? { total_estimated: true } : {}), limit: input.limit, offset, next_cursor: next, query, sort };
   if (input.facets) response.facets = found.facets ?? emptyFacets();
   return response;
 }
@@ -170,6 +218,8 @@ interface Found {
   match: Match;
   rows: Row[];
   total: number;
+  /** total (and facets) are estimates. */
+  estimated?: boolean;
   facets?: SearchFacets;
 }
 
@@ -222,6 +272,105 @@ function matchExpressions(p: Params, query: string) {
 }
 
 const FROM = "FROM items i JOIN namespaces n ON n.id = i.namespace_id";
+
+/** The planner's estimate of the match set's size (EXPLAIN, no execution: about a millisecond). */
+async function estimateMatches(db: Database, f: Filters, userId: string | null, match: Match): Promise<number> {
+  const p = new Params();
+  const { rows } = await db.raw.query<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) SELECT 1 ${FROM} WHERE ${whereClause(p, f, userId, match)}`, p.values);
+  const raw = Object.values(rows[0] ?? {})[0];
+  const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as [{ Plan?: { "Plan Rows"?: unknown } }] | undefined;
+  const estimate = Number(plan?.[0]?.Plan?.["Plan Rows"]);
+  return Number.isFinite(estimate) && estimate >= 0 ? Math.round(estimate) : 0;
+}
+
+/** Most words a query may have for the candidate-bounded ranking; longer queries rank every match. */
+const MAX_CANDIDATE_WORDS = 8;
+
+/** The query's lexemes when its full-text query is one lexeme or several ANDed (no OR, NOT, phrase); else null. */
+async function andedLexemes(db: Database, query: string): Promise<string[] | null> {
+  const { rows } = await db.raw.query<{ nodes: number; operators: boolean; lexemes: string[] | null }>(
+    `SELECT numnode(q) AS nodes, q::text ~ '[|!<]' AS operators, tsvector_to_array(to_tsvector('simple', $1::text)) AS lexemes FROM websearch_to_tsquery('simple', $1::text) q`,
+    [query],
+  );
+  const row = rows[0];
+  const lexemes = row?.lexemes ?? [];
+  if (!row || row.operators || lexemes.length === 0 || lexemes.length > MAX_CANDIDATE_WORDS) return null;
+  // n lexemes ANDed are 2n - 1 nodes; a repeated word makes fewer distinct lexemes than nodes say.
+  return Number(row.nodes) === 2 * lexemes.length - 1 ? lexemes : null;
+}
+
+/**
+ * A relevance page ranked with the full expression among the union of each lexeme's `perTerm` best items;
+ * null when those candidates cannot fill the page (the caller then ranks every match).
+ */
+async function rankedAmongCandidates(db: Database, f: Filters, userId: string | null, lexemes: string[], perTerm: number, cursor: Cursor | null, limit: number, offset: number): Promise<Row[] | null> {
+  const p = new Params();
+  const candidates = `SELECT DISTINCT c.item_id FROM unnest(${p.add(lexemes)}::text[]) AS l(term)
+      CROSS JOIN LATERAL (SELECT t.item_id FROM item_search_terms t WHERE t.term = l.term ORDER BY t.rank DESC, t.item_id LIMIT ${p.add(perTerm)}::int) c`;
+  const where = whereClause(p, f, userId, "text");
+  const score = matchExpressions(p, f.query).score("text");
+  let after = "TRUE";
+  if (cursor) {
+    const key = `${p.add(cursor.key)}::float8`;
+    after = `(r.score < ${key} OR (r.score = ${key} AND r.id > ${p.add(cursor.id)}::uuid))`;
+  }
+  const sql = `
+    WITH candidates AS (${candidates})
+    SELECT * FROM (
+      SELECT i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
+             i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${score} AS score
+      FROM candidates k JOIN items i ON i.id = k.item_id JOIN namespaces n ON n.id = i.namespace_id WHERE ${where}
+    ) r
+    WHERE ${after}
+    ORDER BY r.score DESC, r.id ASC
+    LIMIT ${p.add(limit)}::int OFFSET ${p.add(offset)}::int`;
+  const rows = (await db.raw.query<Row>(sql, p.values)).rows;
+  return rows.length >= limit ? rows : null;
+}
+
+/**
+ * A relevance page of a one-word query from `item_search_terms`: items named exactly like the query first
+ * (score 2 + rank, from the index on lower(name)), then the term's items by precomputed rank (score
+ * 1 + rank), ties by id, as `pageOf` orders them, reading only about the rows the page needs.
+ */
+async function rankedByTerm(db: Database, f: Filters, userId: string | null, lexeme: string, cursor: Cursor | null, limit: number, offset: number): Promise<Row[]> {
+  const columns = `i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
+                   i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility`;
+  const key = cursor ? Number(cursor.key) : Number.POSITIVE_INFINITY;
+  const after = (row: Row) => !cursor || Number(row.score) < key || (Number(row.score) === key && row.id > cursor.id);
+
+  const e = new Params();
+  const q = `${e.add(f.query)}::text`;
+  const exactSql = `
+    SELECT ${columns}, 2 + ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', i.search_document, websearch_to_tsquery('simple', ${q}), 32)::float8 AS score
+    ${FROM} WHERE ${whereClause(e, f, userId, "text")} AND lower(i.name) = lower(${q})`;
+  const exact = (await db.raw.query<Row>(exactSql, e.values)).rows.sort((a, b) => Number(b.score) - Number(a.score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const exactIds = new Set(exact.map((r) => r.id));
+  const out = exact.filter(after);
+
+  const p = new Params();
+  const where = [`t.term = ${p.add(lexeme)}::text`, whereClause(p, f, userId, "all")];
+  if (cursor && key < 2) {
+    const k = `${p.add(key)}::float8`;
+    // The first test can use the (term, rank DESC) index; the second is the exact keyset condition.
+    where.push(`t.rank <= (${k} - 1 + 1e-6)::real`, `(1 + t.rank::float8 < ${k} OR (1 + t.rank::float8 = ${k} AND t.item_id > ${p.add(cursor.id)}::uuid))`);
+  }
+  // Exact-name rows are skipped in the walk, so it reads that many more.
+  const want = offset + limit + exactIds.size;
+  const sql = `
+    SELECT ${columns}, 1 + t.rank::float8 AS score
+    FROM item_search_terms t JOIN items i ON i.id = t.item_id JOIN namespaces n ON n.id = i.namespace_id
+    WHERE ${where.join(" AND ")}
+    ORDER BY t.rank DESC, t.item_id ASC
+    LIMIT ${p.add(Math.max(want, 1))}::int`;
+  const walked = (await db.raw.query<Row>(sql, p.values)).rows;
+  for (const row of walked) {
+    if (exactIds.has(row.id)) continue;
+    if (!after(row)) continue;
+    out.push(row);
+  }
+  return out.slice(offset, offset + limit);
+}
 
 async function countMatches(db: Database, f: Filters, userId: string | null, match: Match): Promise<number> {
   const p = new Params();
@@ -297,29 +446,45 @@ type FacetRow = { count: bigint | number } & { [F in FacetField]: string | null 
  * scan with GROUPING SETS (plus the grand total); a facet whose own filter is set is counted without
  * it, in its own query (at most three more).
  */
-async function facetCounts(db: Database, f: Filters, userId: string | null, match: Match): Promise<{ total: number; facets: SearchFacets }> {
+async function facetCounts(
+  db: Database,
+  f: Filters,
+  userId: string | null,
+  match: Match,
+  sample?: { estimate: number; rows: number },
+): Promise<{ total: number; facets: SearchFacets; estimated?: boolean }> {
   // The next category level under the filter: segment depth+1 of the categories inside it.
   const depth = f.category ? f.category.split("/").length : 0;
   const expressions: Record<FacetField, string> = {
-    type: "i.type::text",
-    namespace: "n.name",
-    category: `split_part(i.category, '/', ${depth + 1})`,
-    tool_type: "i.tool_type",
+    type: "m.type::text",
+    namespace: "m.namespace",
+    category: `split_part(m.category, '/', ${depth + 1})`,
+    tool_type: "m.tool_type",
   };
   const own: Record<FacetField, keyof Filters | null> = { type: "itemType", namespace: "namespace", category: null, tool_type: "toolType" };
+  // Sampled: every grouping also counts its sample (the grand total), to scale by.
   const grouped = async (filters: Filters, fields: FacetField[], total: boolean) => {
     const p = new Params();
     const where = whereClause(p, filters, userId, match);
-    const sets = [...(total ? ["()"] : []), ...fields.map((field) => `(${expressions[field]})`)].join(", ");
+    const limit = sample ? ` LIMIT ${p.add(sample.rows)}::int` : "";
+    const source = `(SELECT i.type, n.name AS namespace, i.category, i.tool_type ${FROM} WHERE ${where}${limit}) m`;
+    const sets = [...(total || sample ? ["()"] : []), ...fields.map((field) => `(${expressions[field]})`)].join(", ");
     // GROUPING() only takes expressions of the grouping sets: the other fields are constants here.
     const columns = FACET_FIELDS.map((field) => (fields.includes(field) ? `GROUPING(${expressions[field]})::int AS g_${field}, ${expressions[field]} AS ${field}` : `1 AS g_${field}, NULL::text AS ${field}`));
-    const sql = `SELECT ${columns.join(", ")}, count(*) AS count ${FROM} WHERE ${where} GROUP BY GROUPING SETS (${sets})`;
-    return (await db.raw.query<FacetRow>(sql, p.values)).rows;
+    const sql = `SELECT ${columns.join(", ")}, count(*) AS count FROM ${source} GROUP BY GROUPING SETS (${sets})`;
+    const rows = (await db.raw.query<FacetRow>(sql, p.values)).rows;
+    if (!sample) return { rows, exact: true };
+    const sampled = Number(rows.find((r) => FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1))?.count ?? 0);
+    // A sample below its limit is the whole match set: its counts are exact.
+    if (sampled < sample.rows) return { rows, exact: true, size: sampled };
+    const estimate = filters === f ? sample.estimate : await estimateMatches(db, filters, userId, match);
+    const scale = Math.max(estimate, sampled) / sampled;
+    return { rows: rows.map((r) => ({ ...r, count: Math.round(Number(r.count) * scale) })), exact: false, size: Math.max(estimate, sampled) };
   };
   const shared = FACET_FIELDS.filter((field) => own[field] === null || !f[own[field]!]);
   const separate = FACET_FIELDS.filter((field) => !shared.includes(field));
   const results = await Promise.all([grouped(f, shared, true), ...separate.map((field) => grouped({ ...f, [own[field]!]: undefined }, [field], false))]);
-  const rows = results.flat();
+  const rows = results.flatMap((r) => r.rows).filter((r) => !FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1));
 
   const values = (field: FacetField, top: number | null, prefix = "") => {
     const list = rows
@@ -328,9 +493,12 @@ async function facetCounts(db: Database, f: Filters, userId: string | null, matc
       .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
     return top === null ? list : list.slice(0, top);
   };
-  const totalRow = results[0]!.find((r) => FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1));
+  const main = results[0]!;
+  const totalRow = main.rows.find((r) => FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1));
+  const estimated = results.some((r) => !r.exact);
   return {
-    total: Number(totalRow?.count ?? 0),
+    total: main.size ?? Number(totalRow?.count ?? 0),
+    ...(estimated ? { estimated: true } : {}),
     facets: {
       item_type: values("type", null),
       namespace: values("namespace", FACET_TOP),

@@ -104,7 +104,7 @@ async function SearchResults({ state, path }: { state: SearchState; path: string
   const first = (state.page - 1) * PAGE_SIZE + 1;
   const range = data.results.length > 0 ? `${first}–${first + data.results.length - 1} of ` : "";
   const clearHref = hasFilters(state) ? searchHref(state, { type: undefined, namespace: undefined, category: undefined, tool_type: undefined }) : undefined;
-  const count = new Intl.NumberFormat("en").format(data.total);
+  const count = `${data.total_estimated ? "about " : ""}${new Intl.NumberFormat("en").format(data.total)}`;
   return (
     <div className="grid gap-6 lg:grid-cols-[15rem_minmax(0,1fr)]">
       <nav aria-label="Filters" className="lg:row-span-2">

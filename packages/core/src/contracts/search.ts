@@ -44,6 +44,13 @@ export type SearchFacets = z.infer<typeof searchFacetsSchema>;
 export const searchResponseSchema = z.object({
   results: z.array(searchResultSchema),
   total: z.number().int(),
+  total_estimated: z
+    .boolean()
+    .optional()
+    .meta({
+      description:
+        "Present (true) when the query matches so many items that `total` and the facet counts are estimates (the planner's row estimate; facets counted on a sample and scaled) instead of exact counts.",
+    }),
   limit: z.number().int(),
   offset: z.number().int().meta({ description: "0 when paging by cursor." }),
   next_cursor: z.string().nullable(),

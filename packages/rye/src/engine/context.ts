@@ -16,6 +16,8 @@ export interface EngineOptions {
   systemRoot?: string;
   /** Extra keys trusted for the system space (tests). */
   extraSystemKeys?: PublicKey[];
+  /** The caller runs for long (the MCP server): search watches the spaces instead of re-scanning them. */
+  longLived?: boolean;
 }
 
 export interface EngineContext {
@@ -24,6 +26,7 @@ export interface EngineContext {
   spaces: Space[];
   verifier: Verifier;
   userBase: string;
+  longLived: boolean;
   space(name: SpaceName): Space;
 }
 
@@ -39,6 +42,7 @@ export async function createEngineContext(options: EngineOptions = {}): Promise<
     spaces,
     verifier,
     userBase: userSpaceBase(env),
+    longLived: options.longLived ?? false,
     space(name) {
       // When the project is the user's home, the two are one space (kept under the name "project").
       return spaces.find((s) => s.name === name) ?? spaces.find((s) => s.name !== "system")!;

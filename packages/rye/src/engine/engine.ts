@@ -4,16 +4,15 @@ import { ITEM_TYPES, RyeError } from "@rye/core";
 import type { SearchResult } from "../search/search.ts";
 import { searchItems } from "../search/search.ts";
 import type { RegistryHit } from "../registry/remote-search.ts";
-import { searchRegistries } from "../registry/remote-search.ts";
+import { searchIndexDir } from "../spaces/paths.ts";
 import type { SpaceName } from "../spaces/spaces.ts";
 import type { EngineContext, EngineOptions } from "./context.ts";
 import { createEngineContext } from "./context.ts";
 import type { ExecuteParams } from "./execute.ts";
-import { executeItem } from "./execute.ts";
 import type { LoadParams } from "./load.ts";
-import { loadItem } from "./load.ts";
 import type { SignParams } from "./sign.ts";
-import { signItems } from "./sign.ts";
+// Registry, load, execute and sign are imported when first used: a local search or `--help` does not
+// pay for the registry client, the runtime or the MCP code (the bundle splits them into their own chunks).
 
 export interface SearchParams {
   query: string;
@@ -56,6 +55,7 @@ export class Engine {
     const base = { item_type: itemTypes.length === 1 ? itemTypes[0]! : ("all" as const), source, search_type: "keyword" as const };
     if (scope === "local") return { ...local!, ...base };
     const limit = params.limit ?? 10;
+    const { searchRegistries } = await import("../registry/remote-search.ts");
     const remote = await searchRegistries({ query: params.query, itemTypes, category: params.category, limit }, { projectPath: this.ctx.projectPath, env: this.ctx.env });
     const localIds = new Set((local?.results ?? []).map((h) => `${h.type}:${h.id}`));
     const remoteHits = remote.hits.filter((h) => !localIds.has(`${h.type}:${h.id}`));
@@ -80,6 +80,8 @@ export class Engine {
       itemTypes,
       source,
       projectPath: this.ctx.projectPath,
+      indexDir: searchIndexDir(this.ctx.env),
+      watch: this.ctx.longLived,
       ...(params.category ? { categoryPrefix: params.category } : {}),
       ...(params.limit !== undefined ? { limit: params.limit } : {}),
       ...(params.offset !== undefined ? { offset: params.offset } : {}),
@@ -91,16 +93,19 @@ export class Engine {
     });
   }
 
-  load(params: LoadParams) {
+  async load(params: LoadParams) {
+    const { loadItem } = await import("./load.ts");
     return loadItem(this.ctx, params);
   }
 
-  execute(params: ExecuteParams) {
+  async execute(params: ExecuteParams) {
+    const { executeItem } = await import("./execute.ts");
     return executeItem(this.ctx, params);
   }
 
-  sign(params: SignParams) {
+  async sign(params: SignParams) {
     if (!params.item_id) throw new RyeError("BAD_REQUEST", "item_id is required");
+    const { signItems } = await import("./sign.ts");
     return signItems(this.ctx, params);
   }
 }

@@ -16,10 +16,11 @@ import { importVerifiedModule, readVerifiedItem } from "../sdk/runtime.ts";
 import { readParentContext } from "../sdk/threads.ts";
 import type { GraphRunState } from "./store.ts";
 import { withFileLock } from "../threads/lock.ts";
+import { GRAPH_ENV } from "./env.ts";
 import { assertRunId, newRunId, readRun, RunStore, valueHash } from "./store.ts";
 
 /** Variables `rye graph run/resume` hands the runtime (never passed on to the tools a graph runs). */
-export const GRAPH_ENV = { resume: "RYE_GRAPH_RESUME", force: "RYE_GRAPH_FORCE", runId: "RYE_GRAPH_RUN_ID" } as const;
+export { GRAPH_ENV };
 
 type Evaluate = (condition: unknown, doc: unknown) => boolean;
 type Interpolate = (value: unknown, context: unknown) => unknown;

@@ -50,15 +50,16 @@ export interface ItemResources {
 /** One listed item as an MCP resource. */
 function itemResource(item: Awaited<ReturnType<typeof listVerifiedItems>>[number]): Resource {
   const { doc } = item;
-  const title = doc.title ?? doc.name;
+  const { display } = doc;
+  const title = display.title ?? display.name;
   return {
     uri: itemUri(item.type, item.id),
     name: item.id,
     title: `${TYPE_TITLES[item.type]}: ${title}`,
-    description: doc.description.replace(/\s+/g, " ").trim().slice(0, 1000) || `${item.type} ${item.id}`,
+    description: display.description.replace(/\s+/g, " ").trim().slice(0, 1000) || `${item.type} ${item.id}`,
     mimeType: itemMimeType(item.extension),
     size: doc.size,
-    _meta: { "rye/item": { type: item.type, id: item.id, space: item.space, version: doc.version } },
+    _meta: { "rye/item": { type: item.type, id: item.id, space: item.space, version: display.version } },
   };
 }
 

@@ -66,7 +66,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const engine = (projectPath: string | undefined) =>
-    Engine.open({ projectPath: projectPath ?? cwd, env, ...(options.systemRoot ? { systemRoot: options.systemRoot } : {}) });
+    Engine.open({ projectPath: projectPath ?? cwd, env, longLived: true, ...(options.systemRoot ? { systemRoot: options.systemRoot } : {}) });
   const server = new McpServer(SERVER_INFO, { capabilities: { tools: {}, logging: {} } });
   const logger = mcpLogger(server.server);
   const guard = async (tool: string, body: () => Promise<unknown>): Promise<CallToolResult> => {

@@ -30,3 +30,10 @@ export function dictionarySize(): number {
 export function forEachTerm(visit: (term: string, id: number) => void): void {
   for (let id = 0; id < terms.length; id++) visit(terms[id]!, id);
 }
+
+/** The term of an id handed out by `termId`. */
+export function termOf(id: number): string {
+  const term = terms[id];
+  if (term === undefined) throw new RangeError(`unknown term id ${id}`);
+  return term;
+}

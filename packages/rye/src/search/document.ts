@@ -2,12 +2,13 @@
  * One indexed item file: display fields, flags and per-field token positions (see field-data.ts). A
  * file that cannot be parsed is still indexed from its id, name and text, with `parseError` set.
  */
-import type { ItemSummary, ItemType, ParsedItem } from "@rye/core";
+import type { ItemType, ParsedItem } from "@rye/core";
 import { categoryOfItemId, extractSignature, nameOfItemId, parseItem, stripSignature, utf8Decode } from "@rye/core";
-import type { ListedItemFile, SpaceName } from "../spaces/spaces.ts";
+import type { SpaceName } from "../spaces/spaces.ts";
 import type { FieldData, FieldTokens } from "./field-data.ts";
 import { packFields } from "./field-data.ts";
 import type { IndexField } from "./fields.ts";
+import type { ScannedFile } from "./scan.ts";
 import { INDEX_FIELDS } from "./fields.ts";
 import type { Token } from "./tokenize.ts";
 import { tokenize } from "./tokenize.ts";
@@ -18,6 +19,17 @@ export const MAX_CONTENT_CHARS = 64 * 1024;
 export const MAX_FILE_BYTES = 1024 * 1024;
 const PREVIEW_CHARS = 200;
 
+/** What a hit shows; read only for the hits of a page (a stored index decodes it lazily). */
+export interface DocumentDisplay {
+  name: string;
+  title?: string;
+  description: string;
+  version: string | null;
+  signed: boolean;
+  preview: string;
+  parseError?: string;
+}
+
 export interface IndexedDocument {
   /** Assigned when the document enters a segment index; unique in the process. */
   docId: number;
@@ -27,17 +39,11 @@ export interface IndexedDocument {
   path: string;
   mtimeMs: number;
   size: number;
-  name: string;
-  title?: string;
-  description: string;
+  ctimeMs: number;
+  ino: number;
   category: string;
-  version: string | null;
-  signed: boolean;
-  preview: string;
-  parseError?: string;
-  /** What parseItem found; absent when the file could not be parsed. */
-  summary?: ItemSummary;
   data: FieldData;
+  readonly display: DocumentDisplay;
 }
 
 
@@ -108,7 +114,7 @@ function messageOf(err: unknown): string {
  * Builds the document of a file from its bytes; `bytes` is null when the file was not read
  * (`unreadReason` says why).
  */
-export function buildDocument(file: ListedItemFile, bytes: Uint8Array | null, unreadReason?: string): IndexedDocument {
+export function buildDocument(file: ScannedFile, bytes: Uint8Array | null, unreadReason?: string): IndexedDocument {
   let raw = "";
   let parseError = unreadReason;
   if (bytes) {
@@ -145,24 +151,14 @@ export function buildDocument(file: ListedItemFile, bytes: Uint8Array | null, un
   };
   const data = packFields(INDEX_FIELDS.map((field) => (field === "tags" ? fieldFromTags(summary?.tags ?? []) : fieldFromText(texts[field]))));
 
-  const doc: IndexedDocument = {
-    docId: 0,
-    type: file.type,
-    space: file.space.name,
-    id: file.itemId,
-    path: file.path,
-    mtimeMs: file.mtimeMs,
-    size: file.size,
+  const display: DocumentDisplay = {
     name,
     description,
-    category,
     version: summary?.version ?? null,
     signed: extractSignature(raw, file.type).status === "signed",
     preview: previewOf(parsed, content),
-    data,
   };
-  if (summary?.title) doc.title = summary.title;
-  if (parseError !== undefined) doc.parseError = parseError;
-  if (summary) doc.summary = summary;
-  return doc;
+  if (summary?.title) display.title = summary.title;
+  if (parseError !== undefined) display.parseError = parseError;
+  return { docId: 0, type: file.type, space: file.space.name, id: file.itemId, path: file.path, mtimeMs: file.mtimeMs, size: file.size, ctimeMs: file.ctimeMs, ino: file.ino, category, data, display };
 }

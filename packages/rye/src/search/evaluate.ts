@@ -107,36 +107,52 @@ class Evaluator {
   /** BM25 of the leaf in each field, weighted per item type and summed. */
   private score(plan: LeafPlan, fields: readonly IndexField[]): DocScores {
     const fieldNumbers = fields.map((f) => FIELD_NUMBER[f]);
-    const documentFrequency = new Array<number>(fields.length).fill(0);
-    const hits: { doc: IndexedDocument; tf: Float64Array; factor: Float64Array }[] = [];
+    const width = fieldNumbers.length;
+    const documentFrequency = new Array<number>(width).fill(0);
+    // Hits in flat arrays (hit h's field i at h * width + i): no objects per matching document.
+    const docs: IndexedDocument[] = [];
+    let tf = new Float64Array(256 * width);
+    let factors = new Float64Array(256 * width);
     const out = { factor: 0 };
     for (const segment of this.corpus.segments) {
       for (const docId of plan.candidates(segment)) {
         const doc = segment.docs.get(docId);
         if (!doc) continue;
-        let hit: (typeof hits)[number] | null = null;
-        for (let i = 0; i < fieldNumbers.length; i++) {
+        const base = docs.length * width;
+        if (base + width > tf.length) {
+          const grownTf = new Float64Array(tf.length * 2);
+          grownTf.set(tf);
+          tf = grownTf;
+          const grownFactors = new Float64Array(factors.length * 2);
+          grownFactors.set(factors);
+          factors = grownFactors;
+        }
+        let hit = false;
+        for (let i = 0; i < width; i++) {
           const frequency = plan.frequency(doc.data, fieldNumbers[i]!, out);
           if (frequency <= 0) continue;
-          hit ??= { doc, tf: new Float64Array(fields.length), factor: new Float64Array(fields.length) };
-          hit.tf[i] = frequency;
-          hit.factor[i] = out.factor;
+          hit = true;
+          tf[base + i] = frequency;
+          factors[base + i] = out.factor;
           documentFrequency[i]!++;
         }
-        if (hit) hits.push(hit);
+        if (hit) docs.push(doc);
       }
     }
     const idf = documentFrequency.map((df) => inverseDocumentFrequency(this.documentCount, df));
     const scores: DocScores = new Map();
-    for (const { doc, tf, factor } of hits) {
+    for (let h = 0; h < docs.length; h++) {
+      const doc = docs[h]!;
       const weights = this.corpus.config.weights[doc.type];
+      const base = h * width;
       let score = 0;
-      fieldNumbers.forEach((number, i) => {
-        const frequency = tf[i]!;
-        if (frequency <= 0) return;
+      for (let i = 0; i < width; i++) {
+        const frequency = tf[base + i]!;
+        if (frequency <= 0) continue;
+        const number = fieldNumbers[i]!;
         const length = fieldLength(doc.data, number);
-        score += weights[number]! * idf[i]! * termFrequencyScore(frequency, length, this.averageLength[number]!) * factor[i]!;
-      });
+        score += weights[number]! * idf[i]! * termFrequencyScore(frequency, length, this.averageLength[number]!) * factors[base + i]!;
+      }
       scores.set(doc, score * plan.boost);
     }
     return scores;

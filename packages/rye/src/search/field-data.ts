@@ -118,3 +118,63 @@ export function packFields(fields: (FieldTokens | undefined)[]): FieldData {
   });
   return data;
 }
+
+/**
+ * The same data with every term id replaced by `map(id)` (another dictionary's numbering); each field's
+ * terms are re-sorted with their position runs, since lookups rely on ascending term ids.
+ */
+export function mapFieldTerms(data: FieldData, map: (term: number) => number): FieldData {
+  const out = new Int32Array(data.length);
+  out.set(data.subarray(0, FIELD_COUNT));
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    const block = data[f]!;
+    if (block < 0) continue;
+    const n = data[block + 1]!;
+    const termsAt = block + 2;
+    const endsAt = termsAt + n;
+    const positionsAt = endsAt + n;
+    const mapped = new Int32Array(n);
+    for (let i = 0; i < n; i++) mapped[i] = map(data[termsAt + i]!);
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => mapped[a]! - mapped[b]!);
+    out[block] = data[block]!;
+    out[block + 1] = n;
+    let write = positionsAt;
+    order.forEach((i, rank) => {
+      const from = i === 0 ? positionsAt : data[endsAt + i - 1]!;
+      const to = data[endsAt + i]!;
+      out[termsAt + rank] = mapped[i]!;
+      out.set(data.subarray(from, to), write);
+      write += to - from;
+      out[endsAt + rank] = write;
+    });
+  }
+  return out;
+}
+
+/**
+ * Whether `data` has the layout above with every index in bounds and term ids ascending below
+ * `termCount`: what must hold before data read from a stored index is used.
+ */
+export function wellFormedFieldData(data: FieldData, termCount: number): boolean {
+  if (data.length < FIELD_COUNT) return false;
+  let next = FIELD_COUNT;
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    const block = data[f]!;
+    if (block === -1) continue;
+    if (block !== next || block + 2 > data.length) return false;
+    const n = data[block + 1]!;
+    if (data[block]! < 0 || n < 1 || block + 2 + 2 * n > data.length) return false;
+    const endsAt = block + 2 + n;
+    let previousTerm = -1;
+    let previousEnd = endsAt + n;
+    for (let i = 0; i < n; i++) {
+      const term = data[block + 2 + i]!;
+      const end = data[endsAt + i]!;
+      if (term <= previousTerm || term >= termCount || end <= previousEnd || end > data.length) return false;
+      previousTerm = term;
+      previousEnd = end;
+    }
+    next = previousEnd;
+  }
+  return next === data.length;
+}

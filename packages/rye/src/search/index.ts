@@ -1,18 +1,25 @@
 /**
- * The in-memory index of one (space, item type), cached per process. Each refresh re-scans the
- * folder and re-reads only files whose (mtime, size) changed, were added, or were read so soon after
- * a change that a second change could hide behind the same mtime; removed files disappear.
+ * The index of one (space, item type), cached per process and, when a store directory is given, on
+ * disk (persist.ts) so the next process starts from it. Each refresh re-scans the folder and re-reads
+ * only files whose (mtime, size, ctime, inode) changed, were added, or were read so soon after a change
+ * that a second change could hide behind the same mtime; removed files disappear.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { ItemType } from "@rye/core";
-import { RyeError } from "@rye/core";
-import type { ListedItemFile, Space } from "../spaces/spaces.ts";
+import { ITEM_TYPES, RyeError } from "@rye/core";
+import type { Space } from "../spaces/spaces.ts";
+import { typeDir } from "../spaces/spaces.ts";
 import type { IndexedDocument } from "./document.ts";
 import { buildDocument, MAX_FILE_BYTES } from "./document.ts";
 import { fieldLength, fieldTermCount, fieldTermsStart } from "./field-data.ts";
 import { INDEX_FIELDS } from "./fields.ts";
-import type { ScanCounters } from "./scan.ts";
+import type { StoredFile, StoredSegment, StoredSpace } from "./persist.ts";
+import { encodeSpace, readStoredSpace, writeStoredSpace } from "./persist.ts";
+import type { ScanCounters, ScannedFile } from "./scan.ts";
 import { isRacy, TypeDirScanner } from "./scan.ts";
+import { TreeWatcher } from "./watch.ts";
 
 export type FileReader = (path: string) => Promise<Uint8Array>;
 
@@ -35,6 +42,12 @@ export interface IndexCounters extends ScanCounters {
   documentsIndexed: number;
   documentsRemoved: number;
   verifyCalls: number;
+  /** Documents taken from a stored index instead of their files. */
+  documentsLoaded: number;
+  storedIndexesRejected: number;
+  storedIndexesWritten: number;
+  /** Refreshes a quiet file-system watcher let skip (watch mode). */
+  scansSkipped: number;
 }
 
 const counters: IndexCounters = {
@@ -42,6 +55,10 @@ const counters: IndexCounters = {
   documentsIndexed: 0,
   documentsRemoved: 0,
   verifyCalls: 0,
+  documentsLoaded: 0,
+  storedIndexesRejected: 0,
+  storedIndexesWritten: 0,
+  scansSkipped: 0,
   dirsListed: 0,
   dirsStatted: 0,
   filesStatted: 0,
@@ -63,7 +80,22 @@ export function setSearchFileReader(replacement: FileReader | null): void {
 }
 
 const READ_BATCH = 64;
-let nextDocId = 1;
+
+/** Ascending document ids; lists from a stored index stay typed arrays until a document is added to them. */
+export type PostingList = number[] | Int32Array;
+
+/** Postings of documents that will take ids 1…n in this order (how a stored segment is loaded). */
+function postingsOf(docs: IndexedDocument[]): Map<number, number[]> {
+  const postings = new Map<number, number[]>();
+  docs.forEach((doc, i) => {
+    for (const term of distinctTerms(doc)) {
+      const list = postings.get(term);
+      if (list) list.push(i + 1);
+      else postings.set(term, [i + 1]);
+    }
+  });
+  return postings;
+}
 
 function distinctTerms(doc: IndexedDocument): Set<number> {
   const terms = new Set<number>();
@@ -80,9 +112,11 @@ export class SegmentIndex {
   readonly byId = new Map<string, IndexedDocument>();
   /**
    * term id → ascending ids of the documents holding it in any field. Removal is lazy: ids of removed
-   * documents stay until they make up a third of all entries, then every list is compacted.
+   * documents stay until they make up a third of all entries, then every list is compacted. Document
+   * ids are local to the segment and only grow.
    */
-  readonly postings = new Map<number, number[]>();
+  readonly postings = new Map<number, PostingList>();
+  private nextDocId = 1;
   private liveEntries = 0;
   private staleEntries = 0;
   /** Sum of field lengths over all documents, per INDEX_FIELDS position. */
@@ -90,32 +124,72 @@ export class SegmentIndex {
   private readonly byPath = new Map<string, IndexedDocument>();
   /** Paths read within the racy window of their mtime: re-read on the next refresh. */
   private readonly racyPaths = new Set<string>();
-  private readonly verified = new Map<string, { mtimeMs: number; size: number; outcome: VerifyOutcome }>();
+  private readonly verified = new Map<string, { doc: IndexedDocument; outcome: VerifyOutcome }>();
   private readonly scanner: TypeDirScanner;
   private queue: Promise<void> = Promise.resolve();
+  /** The stored index was looked at (once per process and segment). */
+  private storeRead = false;
+  private watcher: TreeWatcher | null = null;
+  /** The documents differ from what the store holds. */
+  private dirty = false;
 
+  /** `store`: where the segment is kept between processes; null keeps it in memory only. */
   constructor(
     readonly space: Space,
     readonly type: ItemType,
+    private readonly store: SpaceStore | null = null,
   ) {
     this.scanner = new TypeDirScanner(space, type, counters);
+    store?.attach(this);
   }
 
-  /** Brings the index up to date with the disk; concurrent calls run one after the other. */
-  refresh(): Promise<void> {
-    const run = this.queue.then(() => this.update());
+  /** Whether the segment has been brought up to date at least once (its documents are meaningful). */
+  get loaded(): boolean {
+    return this.storeRead;
+  }
+
+  /** What the store should hold for this segment. */
+  snapshot(): StoredSegment {
+    const docs = [...this.docs.values()];
+    return { docs, racy: [...this.racyPaths], postings: postingsOf(docs) };
+  }
+
+  /**
+   * Brings the index up to date with the disk; concurrent calls run one after the other. With `watch`
+   * (a long-lived process), a file-system watcher lets a refresh skip the scan when nothing changed.
+   */
+  refresh(watch = false): Promise<void> {
+    const run = this.queue.then(() => this.update(watch));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async update(): Promise<void> {
+  /** Stops watching (the segment left the cache). */
+  close(): void {
+    this.watcher?.close();
+    this.watcher = null;
+  }
+
+  private async update(watch: boolean): Promise<void> {
+    if (!this.storeRead) this.loadStored();
+    if (watch) {
+      if (!this.watcher?.alive) this.watcher = TreeWatcher.start(typeDir(this.space, this.type));
+      // One turn of the event loop first: a change made before this search was asked for has its event
+      // queued by then (the kernel queues it at the write), and it must be seen.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.watcher?.quiet() && !this.scanner.unwatchable && this.racyPaths.size === 0) {
+        counters.scansSkipped++;
+        return;
+      }
+      this.watcher?.beginScan();
+    }
     const files = this.scanner.scan();
     const present = new Set<string>();
-    const stale: ListedItemFile[] = [];
+    const stale: ScannedFile[] = [];
     for (const file of files) {
       present.add(file.path);
       const doc = this.byPath.get(file.path);
-      if (!doc || doc.mtimeMs !== file.mtimeMs || doc.size !== file.size || this.racyPaths.has(file.path)) stale.push(file);
+      if (!doc || !sameFile(doc, file) || this.racyPaths.has(file.path)) stale.push(file);
     }
     const fresh: (IndexedDocument | null)[] = [];
     for (let i = 0; i < stale.length; i += READ_BATCH) {
@@ -130,10 +204,40 @@ export class SegmentIndex {
       const doc = fresh[i];
       if (doc) this.add(doc);
     });
+    if (this.dirty && this.store) {
+      this.dirty = false;
+      this.store.save();
+    }
+  }
+
+  /** Starts from the stored index when there is a usable one. */
+  private loadStored(): void {
+    this.storeRead = true;
+    const stored = this.store?.take(this.type);
+    if (!stored || this.docs.size > 0) {
+      this.dirty = true;
+      return;
+    }
+    // Stored documents take ids 1…n in their stored order, which is what the stored postings hold.
+    stored.docs.forEach((doc, i) => {
+      doc.docId = i + 1;
+      this.docs.set(doc.docId, doc);
+      this.byPath.set(doc.path, doc);
+      this.byId.set(doc.id, doc);
+      INDEX_FIELDS.forEach((_, f) => (this.fieldLengthTotals[f]! += fieldLength(doc.data, f)));
+    });
+    this.nextDocId = stored.docs.length + 1;
+    for (const [term, list] of stored.postings) {
+      this.postings.set(term, list);
+      this.liveEntries += list.length;
+    }
+    for (const path of stored.racy) if (this.byPath.has(path)) this.racyPaths.add(path);
+    counters.documentsLoaded += stored.docs.length;
+    this.dirty = false;
   }
 
   /** The file's document; null when it vanished since the scan. */
-  private async load(file: ListedItemFile): Promise<IndexedDocument | null> {
+  private async load(file: ScannedFile): Promise<IndexedDocument | null> {
     if (file.size > MAX_FILE_BYTES) {
       this.racyPaths.delete(file.path);
       return buildDocument(file, null, `the file is larger than ${MAX_FILE_BYTES} bytes and was not read`);
@@ -155,16 +259,17 @@ export class SegmentIndex {
 
   private add(doc: IndexedDocument): void {
     counters.documentsIndexed++;
+    this.dirty = true;
     // Ids only grow, so appending keeps every posting list ascending.
-    doc.docId = nextDocId++;
+    doc.docId = this.nextDocId++;
     this.docs.set(doc.docId, doc);
     this.byPath.set(doc.path, doc);
     this.byId.set(doc.id, doc);
     const terms = distinctTerms(doc);
     for (const term of terms) {
       const list = this.postings.get(term);
-      if (list) list.push(doc.docId);
-      else this.postings.set(term, [doc.docId]);
+      if (Array.isArray(list)) list.push(doc.docId);
+      else this.postings.set(term, list ? [...list, doc.docId] : [doc.docId]);
     }
     this.liveEntries += terms.size;
     INDEX_FIELDS.forEach((_, f) => (this.fieldLengthTotals[f]! += fieldLength(doc.data, f)));
@@ -172,6 +277,7 @@ export class SegmentIndex {
 
   private remove(doc: IndexedDocument): void {
     counters.documentsRemoved++;
+    this.dirty = true;
     this.docs.delete(doc.docId);
     this.byPath.delete(doc.path);
     if (this.byId.get(doc.id) === doc) this.byId.delete(doc.id);
@@ -204,34 +310,110 @@ export class SegmentIndex {
    */
   async verify(doc: IndexedDocument, verify: VerifyFunction): Promise<VerifyOutcome> {
     const hit = this.verified.get(doc.path);
-    if (hit && hit.mtimeMs === doc.mtimeMs && hit.size === doc.size) return hit.outcome;
+    if (hit && sameFile(hit.doc, doc)) return hit.outcome;
     try {
       counters.filesRead++;
       const content = new TextDecoder("utf-8", { ignoreBOM: true }).decode(await reader(doc.path));
       counters.verifyCalls++;
       const outcome = await verify({ path: doc.path, type: doc.type, space: doc.space, content });
       // The document may have been replaced meanwhile; only cache against the version we verified.
-      if (this.byPath.get(doc.path) === doc) this.verified.set(doc.path, { mtimeMs: doc.mtimeMs, size: doc.size, outcome });
+      if (this.byPath.get(doc.path) === doc) this.verified.set(doc.path, { doc, outcome });
       return outcome;
     } catch (err) {
-      return { signed: doc.signed, verified: false, code: err instanceof RyeError ? err.code : "VERIFY_FAILED" };
+      return { signed: doc.display.signed, verified: false, code: err instanceof RyeError ? err.code : "VERIFY_FAILED" };
     }
   }
+}
+
+/** Whether a document still describes the file: same path and the same (mtime, size, ctime, inode). */
+function sameFile(a: { mtimeMs: number; size: number; ctimeMs: number; ino: number }, b: { mtimeMs: number; size: number; ctimeMs: number; ino: number }): boolean {
+  return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+}
+
+/** Where a space's index is stored under `storeDir`: one file per space, named by a hash of its name and root. */
+export function storedSpaceFile(storeDir: string, space: Space): string {
+  return join(storeDir, `${createHash("sha256").update(`${space.name}\0${space.root}`).digest("hex").slice(0, 32)}.idx`);
+}
+
+/**
+ * The stored index of one space, shared by its three segments: read once per process, written whole
+ * whenever one of its segments changed (with the stored state of segments this process has not used).
+ */
+class SpaceStore {
+  private stored: StoredFile | null | undefined;
+  /** Types whose stored segment a live segment took over (the store then saves the live one). */
+  private readonly taken = new Set<ItemType>();
+  private readonly members = new Map<ItemType, SegmentIndex>();
+
+  constructor(
+    readonly file: string,
+    readonly space: Space,
+  ) {}
+
+  attach(segment: SegmentIndex): void {
+    this.members.set(segment.type, segment);
+  }
+
+  /** The stored segment of `type`, once; null when there is none or it is unusable (then counted). */
+  take(type: ItemType): StoredSegment | null {
+    if (this.stored === undefined) {
+      const read = readStoredSpace(this.file, { space: this.space.name, root: this.space.root });
+      if (read === "invalid") counters.storedIndexesRejected++;
+      this.stored = read === "invalid" ? null : read;
+    }
+    if (!this.stored || this.taken.has(type)) return null;
+    this.taken.add(type);
+    if (!this.stored.types.includes(type)) return null;
+    const segment = this.stored.segment(type);
+    if (!segment) counters.storedIndexesRejected++;
+    return segment;
+  }
+
+  save(): void {
+    const segments: StoredSpace = {};
+    for (const type of ITEM_TYPES) {
+      const member = this.members.get(type);
+      const segment = member?.loaded ? member.snapshot() : !this.taken.has(type) && this.stored?.types.includes(type) ? this.stored.segment(type) : null;
+      if (segment) segments[type] = segment;
+    }
+    if (writeStoredSpace(this.file, encodeSpace({ space: this.space.name, root: this.space.root }, segments))) counters.storedIndexesWritten++;
+  }
+}
+
+const stores = new Map<string, SpaceStore>();
+
+function spaceStore(storeDir: string, space: Space): SpaceStore {
+  const file = storedSpaceFile(storeDir, space);
+  let store = stores.get(file);
+  if (store) stores.delete(file);
+  else {
+    store = new SpaceStore(file, space);
+    if (stores.size >= MAX_CACHED_SEGMENTS) stores.delete(stores.keys().next().value!);
+  }
+  stores.set(file, store);
+  return store;
 }
 
 /** Least recently used segments are dropped beyond this many (e.g. a server that saw many projects). */
 const MAX_CACHED_SEGMENTS = 48;
 const segments = new Map<string, SegmentIndex>();
 
-/** The cached index of (space root, type), created empty on first use; call `refresh()` before reading it. */
-export function segmentIndex(space: Space, type: ItemType): SegmentIndex {
-  const key = `${space.name}\0${space.root}\0${type}`;
+/**
+ * The cached index of (space root, type), created empty on first use; call `refresh()` before reading
+ * it. With `storeDir`, the index is also kept on disk there between processes.
+ */
+export function segmentIndex(space: Space, type: ItemType, storeDir: string | null = null): SegmentIndex {
+  const key = `${space.name}\0${space.root}\0${type}\0${storeDir ?? ""}`;
   let segment = segments.get(key);
   if (segment) {
     segments.delete(key);
   } else {
-    segment = new SegmentIndex(space, type);
-    if (segments.size >= MAX_CACHED_SEGMENTS) segments.delete(segments.keys().next().value!);
+    segment = new SegmentIndex(space, type, storeDir === null ? null : spaceStore(storeDir, space));
+    if (segments.size >= MAX_CACHED_SEGMENTS) {
+      const oldest = segments.keys().next().value!;
+      segments.get(oldest)?.close();
+      segments.delete(oldest);
+    }
   }
   segments.set(key, segment);
   return segment;
@@ -243,5 +425,7 @@ export function forgetSearchVerifications(): void {
 }
 
 export function clearSearchIndexCache(): void {
+  for (const segment of segments.values()) segment.close();
   segments.clear();
+  stores.clear();
 }

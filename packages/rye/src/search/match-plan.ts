@@ -6,7 +6,7 @@
 import type { FieldData } from "./field-data.ts";
 import { fieldTermCount, fieldTermsStart, findTerm, positionRange, termCount } from "./field-data.ts";
 import { dictionarySize, forEachTerm, lookupTermId } from "./dictionary.ts";
-import type { SegmentIndex } from "./index.ts";
+import type { PostingList, SegmentIndex } from "./index.ts";
 import type { PhraseNode, TermNode, WildcardNode } from "./query.ts";
 import { autoFuzzyDistance, boundedEditDistance, compileWildcard, pluralTwin } from "./term-match.ts";
 import { wordsOf } from "./tokenize.ts";
@@ -99,7 +99,7 @@ class TermSetPlan implements LeafPlan {
 }
 
 /** Ids present in every ascending list (a merge walk). */
-function* intersectSorted(lists: number[][]): Iterable<number> {
+function* intersectSorted(lists: readonly PostingList[]): Iterable<number> {
   const ordered = [...lists].sort((a, b) => a.length - b.length);
   const [smallest, ...rest] = ordered;
   const cursors = rest.map(() => 0);
@@ -135,7 +135,7 @@ class PhrasePlan implements LeafPlan {
   candidates(segment: SegmentIndex): Iterable<number> {
     const lists = this.distinct.map((w) => segment.postings.get(w));
     if (lists.some((l) => l === undefined)) return [];
-    return intersectSorted(lists as number[][]);
+    return intersectSorted(lists as PostingList[]);
   }
 
   frequency(data: FieldData, field: number, out: { factor: number }): number {

@@ -21,6 +21,13 @@ import { MAX_LIST_DEPTH, typeDir } from "../spaces/spaces.ts";
 /** The directory names `listItemFiles` never enters (kept in step with spaces.ts by a parity test). */
 const SKIP_DIRS = new Set(["node_modules", "__pycache__", ".venv", ".git", "lockfiles", "dist", "build"]);
 
+/** A listed item file with what tells a replaced file from the one that was indexed. */
+export interface ScannedFile extends ListedItemFile {
+  /** Status change time: moves on every write, rename or utimes, and cannot be set back by a user. */
+  ctimeMs: number;
+  ino: number;
+}
+
 export interface ScanCounters {
   dirsListed: number;
   dirsStatted: number;
@@ -69,6 +76,8 @@ function statOrNull(path: string): Stats | null {
 export class TypeDirScanner {
   private readonly listings = new Map<string, DirListing>();
   private readonly extensions: readonly string[];
+  /** The last scan met a symlink or a directory listed too soon after a change: a watcher cannot vouch for it. */
+  unwatchable = true;
 
   constructor(
     readonly space: Space,
@@ -79,7 +88,7 @@ export class TypeDirScanner {
   }
 
   /** The item files, in no particular order. */
-  scan(): ListedItemFile[] {
+  scan(): ScannedFile[] {
     const base = typeDir(this.space, this.type);
     let realRoot: string;
     let realBase: string;
@@ -91,13 +100,14 @@ export class TypeDirScanner {
       return [];
     }
     const visited = new Set<string>();
-    const files: ListedItemFile[] = [];
+    const files: ScannedFile[] = [];
+    let unwatchable = false;
     const addFile = (candidate: FileCandidate): void => {
       this.counters.filesStatted++;
       const info = statOrNull(candidate.path);
       if (!info?.isFile()) return;
       const { itemId, path, extension } = candidate;
-      files.push({ space: this.space, type: this.type, itemId, path, extension, size: info.size, mtimeMs: info.mtimeMs });
+      files.push({ space: this.space, type: this.type, itemId, path, extension, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino });
     };
 
     const walk = (dir: string, realDir: string, prefix: string, depth: number): void => {
@@ -105,6 +115,7 @@ export class TypeDirScanner {
       const listing = this.listing(dir, prefix);
       if (!listing) return;
       visited.add(dir);
+      if (listing.racy || listing.links.length > 0) unwatchable = true;
       for (const name of listing.subdirs) walk(join(dir, name), join(realDir, name), `${prefix}${name}/`, depth + 1);
       if (listing.links.length === 0) {
         listing.files.forEach(addFile);
@@ -134,6 +145,7 @@ export class TypeDirScanner {
     };
     walk(base, realBase, "", 0);
     for (const dir of this.listings.keys()) if (!visited.has(dir)) this.listings.delete(dir);
+    this.unwatchable = unwatchable;
     return files;
   }
 

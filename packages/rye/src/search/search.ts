@@ -35,6 +35,10 @@ export interface SearchOptions {
   projectPath?: string;
   /** Called only for the hits of the returned page; results are cached by (path, mtimeMs, size). */
   verify?: VerifyFunction;
+  /** Keeps the indexes on disk in this directory between processes (persist.ts); default: in memory only. */
+  indexDir?: string | null;
+  /** A long-lived caller (the MCP server): watch the spaces so unchanged ones are not re-scanned (watch.ts). */
+  watch?: boolean;
 }
 
 export interface SearchHit {
@@ -137,8 +141,8 @@ export async function searchItems(options: SearchOptions): Promise<SearchResult>
   const checked = checkOptions(options);
   const query = parseQuery(options.query);
   // Every space is refreshed, also those filtered out by `source`, to tell which hits are shadowed.
-  const segments = options.spaces.flatMap((space) => checked.types.map((type) => segmentIndex(space, type)));
-  const [config] = await Promise.all([loadSearchConfig(configPath(options)), ...segments.map((s) => s.refresh())]);
+  const segments = options.spaces.flatMap((space) => checked.types.map((type) => segmentIndex(space, type, options.indexDir ?? null)));
+  const [config] = await Promise.all([loadSearchConfig(configPath(options)), ...segments.map((s) => s.refresh(options.watch ?? false))]);
   const searched = segments.filter((s) => checked.source === "all" || s.space.name === checked.source);
 
   const scores = evaluateQuery(query, {
@@ -159,24 +163,25 @@ export async function searchItems(options: SearchOptions): Promise<SearchResult>
     page.map(async ({ doc, score }): Promise<SearchHit> => {
       const segment = searched.find((s) => s.docs.get(doc.docId) === doc)!;
       const outcome = options.verify ? await segment.verify(doc, options.verify) : null;
+      const display = doc.display;
       const hit: SearchHit = {
         id: doc.id,
         type: doc.type,
         space: segment.space.name,
-        name: doc.name,
-        description: doc.description,
+        name: display.name,
+        description: display.description,
         category: doc.category,
-        version: doc.version,
+        version: display.version,
         score,
-        signed: doc.signed,
+        signed: display.signed,
         verified: outcome ? outcome.verified : null,
         verifyCode: outcome ? outcome.code : null,
         shadowed: isShadowed(doc, segment, segments),
         path: doc.path,
-        preview: doc.preview,
+        preview: display.preview,
       };
-      if (doc.title !== undefined) hit.title = doc.title;
-      if (doc.parseError !== undefined) hit.parseError = doc.parseError;
+      if (display.title !== undefined) hit.title = display.title;
+      if (display.parseError !== undefined) hit.parseError = display.parseError;
       return hit;
     }),
   );

@@ -1,10 +1,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { createBundle, inspectBundle, listBundles, verifyBundleAt } from "../../bundles/bundles.ts";
 import type { BundleInspection, BundleVerifyReport, ListedBundle } from "../../bundles/bundles.ts";
-import { KeyStore } from "../../keys/keystore.ts";
 import type { BundleTransferContext, TransferProgress } from "../../registry/bundle-transfer.ts";
-import { bundleVerificationKeys, pullBundle, pushBundle, splitBundleRef } from "../../registry/bundle-transfer.ts";
 import { userSpaceBase } from "../../spaces/paths.ts";
 import { resolveSpaces } from "../../spaces/spaces.ts";
 import type { CliContext } from "../context.ts";
@@ -133,7 +130,7 @@ export function registerBundle(program: Command, ctx: CliContext, options: Bundl
       ctx.run(opts.json, async () => {
         const { space, root } = rootOf(ctx, opts);
         let keyCreated = false;
-        const result = await createBundle({
+        const result = await (await import("../../bundles/bundles.ts")).createBundle({
           root,
           bundleId,
           version: opts.version,
@@ -141,7 +138,7 @@ export function registerBundle(program: Command, ctx: CliContext, options: Bundl
           entrypoint: opts.entrypoint,
           package: opts.package,
           key: async () => {
-            const loaded = await new KeyStore({ env: ctx.env }).loadOrCreate();
+            const loaded = await new (await import("../../keys/keystore.ts")).KeyStore({ env: ctx.env }).loadOrCreate();
             keyCreated = loaded.created;
             return loaded.key;
           },
@@ -164,8 +161,8 @@ export function registerBundle(program: Command, ctx: CliContext, options: Bundl
     .action(async (bundleId: string, opts: SpaceOpts) =>
       ctx.run(opts.json, async () => {
         const { space, root } = rootOf(ctx, opts);
-        const { keys, registry } = await bundleVerificationKeys(root, bundleId, ctx.env);
-        const report = await verifyBundleAt({ root, bundleId, keys });
+        const { keys, registry } = await (await import("../../registry/bundle-transfer.ts")).bundleVerificationKeys(root, bundleId, ctx.env);
+        const report = await (await import("../../bundles/bundles.ts")).verifyBundleAt({ root, bundleId, keys });
         if (opts.json) ctx.json(verifyJson(space, report, registry));
         else printVerify(ctx, report, registry);
         return report.ok ? EXIT.OK : EXIT.FAILURE;
@@ -200,7 +197,7 @@ export function registerBundle(program: Command, ctx: CliContext, options: Bundl
         };
         let result;
         try {
-          result = await pushBundle({ bundleId, ...(opts.user ? { fromUser: true } : {}), ...(visibility ? { visibility } : {}), ...(opts.registry ? { registryUrl: opts.registry } : {}) }, context);
+          result = await (await import("../../registry/bundle-transfer.ts")).pushBundle({ bundleId, ...(opts.user ? { fromUser: true } : {}), ...(visibility ? { visibility } : {}), ...(opts.registry ? { registryUrl: opts.registry } : {}) }, context);
         } catch (err) {
           reporter.fail();
           throw err;
@@ -225,11 +222,11 @@ export function registerBundle(program: Command, ctx: CliContext, options: Bundl
       const { reporter, listener } = transferProgress(ctx, options, opts.json);
       return ctx.run(opts.json, async () => {
         const to = parseTo(opts.to);
-        const { bundleId, version } = splitBundleRef(ref);
+        const { bundleId, version } = (await import("../../registry/bundle-transfer.ts")).splitBundleRef(ref);
         const context: BundleTransferContext = { projectPath: resolve(ctx.cwd), env: ctx.env, info: (text) => ctx.io.stderr(text), onProgress: listener };
         let result;
         try {
-          result = await pullBundle({ bundleId, version, ...(to ? { to } : {}), ...(opts.force ? { force: true } : {}), ...(opts.registry ? { registryUrl: opts.registry } : {}) }, context);
+          result = await (await import("../../registry/bundle-transfer.ts")).pullBundle({ bundleId, version, ...(to ? { to } : {}), ...(opts.force ? { force: true } : {}), ...(opts.registry ? { registryUrl: opts.registry } : {}) }, context);
         } catch (err) {
           reporter.fail();
           throw err;
@@ -257,7 +254,7 @@ export function registerBundle(program: Command, ctx: CliContext, options: Bundl
     .action(async (bundleId: string, opts: SpaceOpts) =>
       ctx.run(opts.json, async () => {
         const { space, root } = rootOf(ctx, opts);
-        const inspection = await inspectBundle({ root, bundleId });
+        const inspection = await (await import("../../bundles/bundles.ts")).inspectBundle({ root, bundleId });
         if (opts.json) ctx.json({ space, ...inspection });
         else printInspection(ctx, space, inspection);
       }),
@@ -269,7 +266,7 @@ export function registerBundle(program: Command, ctx: CliContext, options: Bundl
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const bundles = await listBundles(await resolveSpaces({ projectPath: ctx.cwd, env: ctx.env }));
+        const bundles = await (await import("../../bundles/bundles.ts")).listBundles(await resolveSpaces({ projectPath: ctx.cwd, env: ctx.env }));
         if (opts.json) ctx.json({ bundles });
         else printList(ctx, bundles);
       }),

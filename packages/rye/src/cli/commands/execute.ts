@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { Engine } from "../../engine/engine.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 import { RyeError } from "@rye/core";
@@ -17,7 +16,7 @@ export function registerExecute(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (type: string, itemId: string, opts: { params?: string; param?: string[]; dryRun?: boolean; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const engine = await Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
+        const engine = await (await import("../../engine/engine.ts")).Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
         const controller = new AbortController();
         const onSignal = () => controller.abort();
         process.once("SIGINT", onSignal);

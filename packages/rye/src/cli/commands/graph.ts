@@ -5,11 +5,9 @@
  */
 import type { Command } from "commander";
 import { isErrorCode, RyeError } from "@rye/core";
-import { Engine } from "../../engine/engine.ts";
-import { GRAPH_ENV } from "../../graphs/walker.ts";
-import { listRuns, processAlive, readRun, runPaths } from "../../graphs/store.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
+import { GRAPH_ENV } from "../../graphs/env.ts";
 import { parseInputs } from "./thread-run.ts";
 
 function collect(value: string, previous: string[]): string[] {
@@ -83,7 +81,7 @@ export function registerGraph(program: Command, ctx: CliContext): void {
     .action(async (graphId: string, opts: { input: string[]; inputs?: string; runId?: string; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
         const inputs = parseInputs(opts.input, opts.inputs);
-        const engine = await Engine.open({ projectPath: opts.project ?? ctx.cwd, env: graphEnv(ctx.env, opts.runId ? { [GRAPH_ENV.runId]: opts.runId } : {}) });
+        const engine = await (await import("../../engine/engine.ts")).Engine.open({ projectPath: opts.project ?? ctx.cwd, env: graphEnv(ctx.env, opts.runId ? { [(await import("../../graphs/walker.ts")).GRAPH_ENV.runId]: opts.runId } : {}) });
         const loaded = await engine.load({ item_type: "tool", item_id: graphId });
         if (loaded.metadata.toolType !== "graph") {
           throw new RyeError("BAD_REQUEST", `${graphId} is not a graph (its tool_type is ${JSON.stringify(loaded.metadata.toolType)})`, { hint: `Run other tools with: rye execute tool ${graphId}` });
@@ -102,9 +100,9 @@ export function registerGraph(program: Command, ctx: CliContext): void {
     .action(async (runId: string, opts: { force?: boolean; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
         const projectPath = opts.project ?? ctx.cwd;
-        const check = await Engine.open({ projectPath, env: graphEnv(ctx.env, {}) });
-        const { run } = await readRun(check.ctx, runId);
-        const engine = await Engine.open({ projectPath, env: graphEnv(ctx.env, { [GRAPH_ENV.resume]: runId, ...(opts.force ? { [GRAPH_ENV.force]: "1" } : {}) }) });
+        const check = await (await import("../../engine/engine.ts")).Engine.open({ projectPath, env: graphEnv(ctx.env, {}) });
+        const { run } = await (await import("../../graphs/store.ts")).readRun(check.ctx, runId);
+        const engine = await (await import("../../engine/engine.ts")).Engine.open({ projectPath, env: graphEnv(ctx.env, { [(await import("../../graphs/walker.ts")).GRAPH_ENV.resume]: runId, ...(opts.force ? { [(await import("../../graphs/walker.ts")).GRAPH_ENV.force]: "1" } : {}) }) });
         const result = await interruptible((signal) => engine.execute({ item_type: "tool", item_id: run.graph.id, parameters: run.inputs, signal }));
         return report(ctx, opts.json, runOutcome(result, run.graph.id));
       }),
@@ -117,11 +115,11 @@ export function registerGraph(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (runId: string, opts: { project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const engine = await Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
-        const { run, path } = await readRun(engine.ctx, runId);
-        const paths = runPaths(engine.ctx.projectPath, run.graph.id, run.run_id);
+        const engine = await (await import("../../engine/engine.ts")).Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
+        const { run, path } = await (await import("../../graphs/store.ts")).readRun(engine.ctx, runId);
+        const paths = (await import("../../graphs/store.ts")).runPaths(engine.ctx.projectPath, run.graph.id, run.run_id);
         // A "running" run whose process is gone crashed (or was killed): resume it.
-        const crashed = run.status === "running" && !processAlive(run.pid);
+        const crashed = run.status === "running" && !(await import("../../graphs/store.ts")).processAlive(run.pid);
         if (opts.json) ctx.json({ ...run, path, events: paths.events, ...(run.status === "running" ? { process_alive: !crashed } : {}) });
         else {
           ctx.io.stdout(`run ${run.run_id} of ${run.graph.id}@${run.graph.version}: ${run.status}${crashed ? " (its process is gone: rye graph resume continues it)" : ""}, ${run.steps} steps, ${run.current ? `at node ${run.current}` : "ended"}`);
@@ -141,8 +139,8 @@ export function registerGraph(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (opts: { project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const engine = await Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
-        const runs = await listRuns(engine.ctx.projectPath);
+        const engine = await (await import("../../engine/engine.ts")).Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
+        const runs = await (await import("../../graphs/store.ts")).listRuns(engine.ctx.projectPath);
         if (opts.json) ctx.json({ runs });
         else if (runs.length === 0) ctx.io.stdout("No graph runs.");
         else for (const r of runs) ctx.io.stdout(`${r.run_id}  ${r.graph}  ${r.status}  ${r.steps} steps${r.current ? `  at ${r.current}` : ""}  ${r.updated_at}`);

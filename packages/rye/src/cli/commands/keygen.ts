@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { KeyStore } from "../../keys/keystore.ts";
 import type { CliContext } from "../context.ts";
 
 export function registerKeygen(program: Command, ctx: CliContext): void {
@@ -10,7 +9,7 @@ export function registerKeygen(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (opts: { force?: boolean; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const store = new KeyStore({ env: ctx.env });
+        const store = new (await import("../../keys/keystore.ts")).KeyStore({ env: ctx.env });
         const existing = opts.force ? undefined : await store.load();
         const key = existing ?? (await store.create({ replace: Boolean(opts.force) }));
         const result = {

@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { Engine } from "../../engine/engine.ts";
 import type { CliContext } from "../context.ts";
 import { parseItemType, parseSpace } from "./common.ts";
 
@@ -14,7 +13,7 @@ export function registerLoad(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (type: string, itemId: string, opts: Record<string, string | boolean | undefined>) =>
       ctx.run(Boolean(opts.json), async () => {
-        const engine = await Engine.open({ projectPath: (opts.project as string | undefined) ?? ctx.cwd, env: ctx.env });
+        const engine = await (await import("../../engine/engine.ts")).Engine.open({ projectPath: (opts.project as string | undefined) ?? ctx.cwd, env: ctx.env });
         const source = parseSpace(opts.source as string | undefined, ["project", "user", "system"]);
         const destination = parseSpace(opts.to as string | undefined, ["project", "user"]) as "project" | "user" | undefined;
         const result = await engine.load({

@@ -1,9 +1,5 @@
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
-import { accessTokenFor } from "../../registry/session.ts";
-import { CredentialStore } from "../../registry/credentials.ts";
-import { loginWithBrowser, loginWithDevice, loginWithToken, logout, whoAmI } from "../../registry/login.ts";
-import { resolveRegistryUrl } from "../../registry/registry-url.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 
@@ -24,7 +20,7 @@ export function registerLogin(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (opts: { registry?: string; web?: boolean; tokenStdin?: boolean; browser?: boolean; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const registryUrl = resolveRegistryUrl(opts.registry, ctx.env);
+        const registryUrl = (await import("../../registry/registry-url.ts")).resolveRegistryUrl(opts.registry, ctx.env);
         const controller = new AbortController();
         const cancel = () => controller.abort();
         process.once("SIGINT", cancel);
@@ -36,7 +32,7 @@ export function registerLogin(program: Command, ctx: CliContext): void {
             signal: controller.signal,
             ...(opts.browser === false ? { openBrowser: () => false } : {}),
           };
-          const me = opts.tokenStdin ? await loginWithToken(options, await readStdin()) : opts.web ? await loginWithBrowser(options) : await loginWithDevice(options);
+          const me = opts.tokenStdin ? await (await import("../../registry/login.ts")).loginWithToken(options, await readStdin()) : opts.web ? await (await import("../../registry/login.ts")).loginWithBrowser(options) : await (await import("../../registry/login.ts")).loginWithDevice(options);
           if (opts.json) return ctx.json({ status: "signed_in", registry: registryUrl, username: me.username });
           ctx.io.stdout(`Signed in to ${registryUrl} as ${me.username}.`);
         } catch (err) {
@@ -58,8 +54,8 @@ export function registerLogin(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (opts: { registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const registryUrl = resolveRegistryUrl(opts.registry, ctx.env);
-        const removed = await logout(registryUrl, ctx.env);
+        const registryUrl = (await import("../../registry/registry-url.ts")).resolveRegistryUrl(opts.registry, ctx.env);
+        const removed = await (await import("../../registry/login.ts")).logout(registryUrl, ctx.env);
         if (opts.json) return ctx.json({ status: removed ? "signed_out" : "not_signed_in", registry: registryUrl });
         ctx.io.stdout(removed ? `Signed out of ${registryUrl}.` : `You were not signed in to ${registryUrl}.`);
         if (ctx.env.RYE_TOKEN) ctx.io.stderr("note: RYE_TOKEN is set in the environment and still authenticates.");
@@ -73,11 +69,11 @@ export function registerLogin(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (opts: { registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const registryUrl = resolveRegistryUrl(opts.registry, ctx.env);
-        const token = await accessTokenFor(registryUrl, ctx.env);
+        const registryUrl = (await import("../../registry/registry-url.ts")).resolveRegistryUrl(opts.registry, ctx.env);
+        const token = await (await import("../../registry/session.ts")).accessTokenFor(registryUrl, ctx.env);
         if (!token) throw new RyeError("UNAUTHORIZED", `Not signed in to ${registryUrl}`, { hint: `Run: rye login --registry ${registryUrl}` });
-        const me = await whoAmI(registryUrl, token);
-        const stored = await new CredentialStore(ctx.env).get(registryUrl);
+        const me = await (await import("../../registry/login.ts")).whoAmI(registryUrl, token);
+        const stored = await new (await import("../../registry/credentials.ts")).CredentialStore(ctx.env).get(registryUrl);
         const source = ctx.env.RYE_TOKEN ? "env" : (stored?.method ?? "unknown");
         if (opts.json) return ctx.json({ registry: registryUrl, username: me.username, scopes: me.scopes ?? null, source });
         ctx.io.stdout(`${me.username} @ ${registryUrl} (${source === "env" ? "RYE_TOKEN" : `signed in with ${source}`})`);

@@ -1,10 +1,7 @@
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
 import { readFile } from "node:fs/promises";
-import { runMcpStdio } from "../../mcp/server.ts";
-import { startMcpHttp } from "../../mcp/http-transport.ts";
 import type { DiscoveredTool, Placement, ServerSpec, StubPlan } from "../../mcp-servers/manage.ts";
-import { assertServerName, discoverTools, listServers, planStubs, readServer, readStubs, removeServer, tierOf, writeStubs } from "../../mcp-servers/manage.ts";
 import { join, resolve } from "node:path";
 import { userAiDir } from "../../spaces/paths.ts";
 import type { CliContext } from "../context.ts";
@@ -32,7 +29,7 @@ function pairs(list: string[] | undefined, what: string): Record<string, string>
   return out;
 }
 
-function describePlan(ctx: CliContext, name: string, plan: StubPlan): void {
+function describePlan(ctx: CliContext, name: string, plan: StubPlan, tierOf: (tool: DiscoveredTool) => string): void {
   const line = (sign: string, tool: DiscoveredTool | string, extra = "") => {
     const t = typeof tool === "string" ? { name: tool, description: "" } : tool;
     ctx.io.stdout(`  ${sign} ${t.name}${typeof tool === "string" ? "" : ` (${tierOf(tool)})`}${extra}${t.description ? ` — ${t.description.replace(/\s+/g, " ").slice(0, 100)}` : ""}`);
@@ -86,12 +83,13 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     .option("--allowed-host <host:port>", "--http: a Host header allowed besides the bound address (repeatable)", collect)
     .action(async (opts: HttpOpts) => {
       if (opts.http === undefined) {
-        await runMcpStdio({ env: ctx.env, cwd: ctx.cwd });
+        await (await import("../../mcp/server.ts")).runMcpStdio({ env: ctx.env, cwd: ctx.cwd });
         // Keep the process alive until the client closes stdin.
         await new Promise<void>((resolve) => process.stdin.once("close", resolve));
         return;
       }
       await ctx.run(false, async () => {
+        const { startMcpHttp } = await import("../../mcp/http-transport.ts");
         const server = await startMcpHttp({ env: ctx.env, cwd: ctx.cwd, port: httpPort(opts.http!), ...(opts.host ? { host: opts.host } : {}), ...(await httpToken(ctx, opts)), allowedOrigins: opts.allowedOrigin ?? [], allowedHosts: opts.allowedHost ?? [] });
         // The one line a launcher (or a test) waits for; logs go to the clients through MCP logging.
         ctx.io.stdout(`rye MCP server listening on ${server.url}`);
@@ -118,23 +116,24 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string, opts: SpaceOpts & { command?: string; arg?: string[]; env?: string[]; url?: string; header?: string[]; dryRun?: boolean }) =>
       ctx.run(opts.json, async () => {
-        assertServerName(name);
+        (await import("../../mcp-servers/manage.ts")).assertServerName(name);
         if (Boolean(opts.command) === Boolean(opts.url)) throw new RyeError("BAD_REQUEST", "Give either --command (a stdio server) or --url (Streamable HTTP)", { hint: "rye mcp add files --command npx --arg -y --arg @modelcontextprotocol/server-filesystem --arg ." });
         const p = placement(ctx, opts);
-        if (await readServer(p, name)) throw new RyeError("ITEM_EXISTS", `MCP server ${name} is already added`, { hint: `Review its changes with rye mcp refresh ${name}, or remove it first.` });
+        if (await (await import("../../mcp-servers/manage.ts")).readServer(p, name)) throw new RyeError("ITEM_EXISTS", `MCP server ${name} is already added`, { hint: `Review its changes with rye mcp refresh ${name}, or remove it first.` });
         const spec: ServerSpec = opts.command
           ? { name, transport: "stdio", command: opts.command, args: opts.arg ?? [], env: pairs(opts.env, "env") }
           : { name, transport: "http", url: String(opts.url), headers: pairs(opts.header, "header") };
         if (spec.transport === "http" && !/^https?:\/\//.test(spec.url)) throw new RyeError("BAD_REQUEST", "--url must be an http(s) URL");
-        const tools = await discoverTools(spec, ctx.env);
-        const plan = planStubs(new Map(), tools);
-        if (opts.dryRun) return opts.json ? ctx.json({ server: name, dry_run: true, tools: tools.map((t) => ({ name: t.name, tier: tierOf(t), description: t.description })) }) : describePlan(ctx, name, plan);
-        if (!opts.json) describePlan(ctx, name, plan);
+        const { tierOf } = await import("../../mcp-servers/manage.ts");
+        const tools = await (await import("../../mcp-servers/manage.ts")).discoverTools(spec, ctx.env);
+        const plan = (await import("../../mcp-servers/manage.ts")).planStubs(new Map(), tools);
+        if (opts.dryRun) return opts.json ? ctx.json({ server: name, dry_run: true, tools: tools.map((t) => ({ name: t.name, tier: tierOf(t), description: t.description })) }) : describePlan(ctx, name, plan, tierOf);
+        if (!opts.json) describePlan(ctx, name, plan, tierOf);
         if (!(await confirmed(ctx, opts, `Sign ${tools.length} stub${tools.length === 1 ? "" : "s"} with your key?`))) {
           ctx.io.stderr("Nothing was written.");
           return 1;
         }
-        const written = await writeStubs(p, spec, tools, [], ctx.env);
+        const written = await (await import("../../mcp-servers/manage.ts")).writeStubs(p, spec, tools, [], ctx.env);
         if (opts.json) return ctx.json({ server: name, written, tools: tools.map((t) => t.name) });
         ctx.io.stdout(`Wrote and signed ${written.length} stubs under ${p.aiDir}/tools/mcp/${name}/ — run them with rye execute tool mcp/${name}/<tool>.`);
       }),
@@ -150,7 +149,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
       ctx.run(opts.json, async () => {
         const p = placement(ctx, opts);
         const servers = [];
-        for (const spec of await listServers(p)) servers.push({ ...spec, stubs: [...(await readStubs(p, spec.name)).keys()] });
+        for (const spec of await (await import("../../mcp-servers/manage.ts")).listServers(p)) servers.push({ ...spec, stubs: [...(await (await import("../../mcp-servers/manage.ts")).readStubs(p, spec.name)).keys()] });
         if (opts.json) return ctx.json({ servers });
         if (servers.length === 0) return ctx.io.stdout("No MCP servers added here (rye mcp add <name> --command … | --url …).");
         for (const s of servers) ctx.io.stdout(`${s.name}  ${s.transport === "stdio" ? `${s.command} ${s.args.join(" ")}` : s.url}  (${s.stubs.length} tools: ${s.stubs.join(", ")})`);
@@ -168,19 +167,20 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     .action(async (name: string, opts: SpaceOpts & { dryRun?: boolean }) =>
       ctx.run(opts.json, async () => {
         const p = placement(ctx, opts);
-        const spec = await readServer(p, assertServerName(name));
+        const spec = await (await import("../../mcp-servers/manage.ts")).readServer(p, (await import("../../mcp-servers/manage.ts")).assertServerName(name));
         if (!spec) throw new RyeError("NOT_FOUND", `No MCP server ${name} here`, { hint: "rye mcp list shows the servers; add one with rye mcp add." });
-        const tools = await discoverTools(spec, ctx.env);
-        const plan = planStubs(await readStubs(p, name), tools);
+        const { tierOf } = await import("../../mcp-servers/manage.ts");
+        const tools = await (await import("../../mcp-servers/manage.ts")).discoverTools(spec, ctx.env);
+        const plan = (await import("../../mcp-servers/manage.ts")).planStubs(await (await import("../../mcp-servers/manage.ts")).readStubs(p, name), tools);
         const summary = { server: name, added: plan.added.map((t) => t.name), changed: plan.changed.map((c) => ({ tool: c.tool.name, before: c.before, after: c.after })), removed: plan.removed, unchanged: plan.unchanged };
         const pending = plan.added.length + plan.changed.length + plan.removed.length;
-        if (!opts.json) describePlan(ctx, name, plan);
+        if (!opts.json) describePlan(ctx, name, plan, tierOf);
         if (opts.dryRun || pending === 0) return opts.json ? ctx.json({ ...summary, written: [] }) : undefined;
         if (!(await confirmed(ctx, opts, `Re-sign ${plan.added.length + plan.changed.length} stub(s) and delete ${plan.removed.length}?`))) {
           ctx.io.stderr("Nothing was written: the changed tools stay refused until their stubs are re-signed.");
           return 1;
         }
-        const written = await writeStubs(p, spec, [...plan.added, ...plan.changed.map((c) => c.tool)], plan.removed, ctx.env);
+        const written = await (await import("../../mcp-servers/manage.ts")).writeStubs(p, spec, [...plan.added, ...plan.changed.map((c) => c.tool)], plan.removed, ctx.env);
         if (opts.json) return ctx.json({ ...summary, written });
         ctx.io.stdout(`Re-signed ${written.length} stub(s), deleted ${plan.removed.length}.`);
       }),
@@ -195,8 +195,8 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     .action(async (name: string, opts: SpaceOpts) =>
       ctx.run(opts.json, async () => {
         const p = placement(ctx, opts);
-        if (!(await readServer(p, assertServerName(name)))) throw new RyeError("NOT_FOUND", `No MCP server ${name} here`, { hint: "rye mcp list shows the servers." });
-        const removed = await removeServer(p, name);
+        if (!(await (await import("../../mcp-servers/manage.ts")).readServer(p, (await import("../../mcp-servers/manage.ts")).assertServerName(name)))) throw new RyeError("NOT_FOUND", `No MCP server ${name} here`, { hint: "rye mcp list shows the servers." });
+        const removed = await (await import("../../mcp-servers/manage.ts")).removeServer(p, name);
         if (opts.json) return ctx.json({ server: name, removed_stubs: removed });
         ctx.io.stdout(`Removed MCP server ${name} and its ${removed} stubs.`);
       }),

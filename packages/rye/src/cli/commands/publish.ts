@@ -7,10 +7,6 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
 import type { ManageAction, PublishContext, PushApproval } from "../../registry/publish.ts";
-import { manageItem, pushItem, splitVersion } from "../../registry/publish.ts";
-import { pullCommand } from "../../registry/pull-command.ts";
-import { pushSkill } from "../../registry/push-skill.ts";
-import { isSkillFolder } from "../../skills/folder.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 import { parseItemType, parseRegistryItemType, parseTo, parseVisibility, ttyPrompt } from "./common.ts";
@@ -60,8 +56,8 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
         const context = base(opts, confirm);
         const file = resolve(ctx.cwd, target);
         const isDir = await stat(file).then((s) => s.isDirectory(), () => false);
-        if (isDir && !type && (await isSkillFolder(file))) {
-          const skill = await pushSkill(
+        if (isDir && !type && (await (await import("../../skills/folder.ts")).isSkillFolder(file))) {
+          const skill = await (await import("../../registry/push-skill.ts")).pushSkill(
             { dir: file, ...(visibility ? { visibility } : {}), ...(opts.namespace ? { namespace: opts.namespace } : {}), ...(opts.registry ? { registryUrl: opts.registry } : {}) },
             context,
           );
@@ -77,7 +73,7 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
             hint: isDir ? "A skill folder holds SKILL.md (rye skill init <name> creates one); for an item pass its file." : "Example: rye push tools/deploy --type directive",
           });
         }
-        const result = await pushItem(
+        const result = await (await import("../../registry/publish.ts")).pushItem(
           {
             ...(isFile ? { path: file } : { itemId: target }),
             ...(type ? { type } : {}),
@@ -107,7 +103,7 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
     .option("--json", "print JSON")
     .action(async (ref: string, opts: { type?: string; to?: string; registry?: string; project?: string; force?: boolean; allowDowngrade?: boolean; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const { id, version } = splitVersion(ref);
+        const { id, version } = (await import("../../registry/publish.ts")).splitVersion(ref);
         const to = parseTo(opts.to);
         // Registry notices (first-use key pin, rotation): `notice:` lines on stderr, or a field with --json.
         const notices: string[] = [];
@@ -119,7 +115,7 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
             else ctx.io.stderr(`notice: ${text}`);
           },
         };
-        const result = await pullCommand(
+        const result = await (await import("../../registry/pull-command.ts")).pullCommand(
           {
             id,
             version,
@@ -146,8 +142,8 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
       .action(async (typeArg: string, ref: string, opts: Record<string, unknown>) =>
         ctx.run(opts.json as boolean | undefined, async () => {
           const type = parseRegistryItemType(typeArg);
-          const { id, version } = splitVersion(ref);
-          const result = await manageItem(
+          const { id, version } = (await import("../../registry/publish.ts")).splitVersion(ref);
+          const result = await (await import("../../registry/publish.ts")).manageItem(
             { action, type, id, ...extra(opts, version), ...(typeof opts.registry === "string" ? { registryUrl: opts.registry } : {}) },
             base({}),
           );

@@ -5,10 +5,6 @@
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
 import { resolve } from "node:path";
-import { readRegistryPins, registryKeyFor, resetRegistryPin } from "../../registry/key-pinning.ts";
-import { decideHeld, listHeld, splitVersion } from "../../registry/publish.ts";
-import { addRegistry, findRegistry, loadRegistries, projectRegistriesPath, removeRegistry, routeRegistry } from "../../registry/registries.ts";
-import { normalizeRegistryUrl } from "../../registry/registry-url.ts";
 import type { CliContext } from "../context.ts";
 import { parseRegistryItemType } from "./common.ts";
 import { registerChanges } from "./webhook.ts";
@@ -26,7 +22,7 @@ export function registerRegistry(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string, url: string, opts: { scope: string[]; default?: boolean; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const entry = await addRegistry({ name, url: normalizeRegistryUrl(url), scopes: opts.scope }, { env: ctx.env, makeDefault: Boolean(opts.default) });
+        const entry = await (await import("../../registry/registries.ts")).addRegistry({ name, url: (await import("../../registry/registry-url.ts")).normalizeRegistryUrl(url), scopes: opts.scope }, { env: ctx.env, makeDefault: Boolean(opts.default) });
         if (opts.json) return ctx.json({ status: "added", ...entry, default: Boolean(opts.default) });
         ctx.io.stdout(`Added registry ${entry.name} (${entry.url})${entry.scopes.length ? ` for ${entry.scopes.join(", ")}` : ""}${opts.default ? ", default" : ""}.`);
       }),
@@ -38,9 +34,9 @@ export function registerRegistry(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const config = await loadRegistries({ env: ctx.env, projectPath: ctx.cwd });
-        const pins = await readRegistryPins(ctx.env);
-        const def = routeRegistry(config, undefined, ctx.env);
+        const config = await (await import("../../registry/registries.ts")).loadRegistries({ env: ctx.env, projectPath: ctx.cwd });
+        const pins = await (await import("../../registry/key-pinning.ts")).readRegistryPins(ctx.env);
+        const def = (await import("../../registry/registries.ts")).routeRegistry(config, undefined, ctx.env);
         const rows = config.registries.map((r) => ({ ...r, default: r.url === def.url, pinned_key: pins[r.url]?.fingerprint ?? null }));
         const unnamed = Object.keys(pins)
           .filter((url) => !config.registries.some((r) => r.url === url))
@@ -48,7 +44,7 @@ export function registerRegistry(program: Command, ctx: CliContext): void {
         if (opts.json) return ctx.json({ default: { url: def.url, source: def.source, pinned_key: pins[def.url]?.fingerprint ?? null }, registries: rows, other_pins: unnamed });
         if (rows.length === 0) ctx.io.stdout("No registries configured (add one with `rye registry add <name> <url>`).");
         for (const r of rows) {
-          const flags = [r.default ? "default" : "", r.origin === "project" ? `from ${projectRegistriesPath(ctx.cwd)}` : ""].filter(Boolean);
+          const flags = [r.default ? "default" : "", r.origin === "project" ? `from ${(await import("../../registry/registries.ts")).projectRegistriesPath(ctx.cwd)}` : ""].filter(Boolean);
           ctx.io.stdout(
             `${r.name}  ${r.url}  scopes: ${r.scopes.length ? r.scopes.join(", ") : "-"}  key: ${r.pinned_key ?? "not pinned"}${flags.length ? `  (${flags.join("; ")})` : ""}`,
           );
@@ -64,12 +60,12 @@ export function registerRegistry(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string, opts: { json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const removed = await removeRegistry(name, { env: ctx.env });
+        const removed = await (await import("../../registry/registries.ts")).removeRegistry(name, { env: ctx.env });
         if (!removed) {
-          const effective = await loadRegistries({ env: ctx.env, projectPath: ctx.cwd });
+          const effective = await (await import("../../registry/registries.ts")).loadRegistries({ env: ctx.env, projectPath: ctx.cwd });
           const fromProject = effective.registries.find((r) => r.name === name && r.origin === "project");
           throw new RyeError("NOT_FOUND", `No registry named "${name}" in your user configuration`, {
-            hint: fromProject ? `It comes from ${projectRegistriesPath(ctx.cwd)}, which rye does not edit.` : "See `rye registry list`.",
+            hint: fromProject ? `It comes from ${(await import("../../registry/registries.ts")).projectRegistriesPath(ctx.cwd)}, which rye does not edit.` : "See `rye registry list`.",
           });
         }
         if (opts.json) return ctx.json({ status: "removed", ...removed });
@@ -84,7 +80,7 @@ export function registerRegistry(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (target: string, opts: { force?: boolean; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const { url, name } = findRegistry(await loadRegistries({ env: ctx.env, projectPath: ctx.cwd }), target);
+        const { url, name } = (await import("../../registry/registries.ts")).findRegistry(await (await import("../../registry/registries.ts")).loadRegistries({ env: ctx.env, projectPath: ctx.cwd }), target);
         if (!opts.force) {
           throw new RyeError("BAD_REQUEST", `Not resetting the pinned key of ${url} without --force`, {
             hint:
@@ -93,7 +89,7 @@ export function registerRegistry(program: Command, ctx: CliContext): void {
               `then run: rye registry reset-key ${name ?? url} --force`,
           });
         }
-        const removed = await resetRegistryPin(url, ctx.env);
+        const removed = await (await import("../../registry/key-pinning.ts")).resetRegistryPin(url, ctx.env);
         if (opts.json) return ctx.json({ status: removed ? "reset" : "not_pinned", registry: url, previous_key: removed?.fingerprint ?? null });
         ctx.io.stdout(removed ? `Forgot the pinned key ${removed.fingerprint} of ${url}; the next contact pins its current key.` : `No key was pinned for ${url}.`);
       }),
@@ -105,9 +101,9 @@ export function registerRegistry(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (target: string | undefined, opts: { json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const config = await loadRegistries({ env: ctx.env, projectPath: ctx.cwd });
-        const { url, name } = target ? findRegistry(config, target) : routeRegistry(config, undefined, ctx.env);
-        const result = await registryKeyFor(url, { env: ctx.env, name });
+        const config = await (await import("../../registry/registries.ts")).loadRegistries({ env: ctx.env, projectPath: ctx.cwd });
+        const { url, name } = target ? (await import("../../registry/registries.ts")).findRegistry(config, target) : (await import("../../registry/registries.ts")).routeRegistry(config, undefined, ctx.env);
+        const result = await (await import("../../registry/key-pinning.ts")).registryKeyFor(url, { env: ctx.env, name });
         for (const w of result.warnings) ctx.io.stderr(`warning: ${w}`);
         if (result.notice) ctx.io.stderr(result.notice);
         if (opts.json) {
@@ -144,7 +140,7 @@ export function registerRegistry(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (namespace: string | undefined, opts: { rejected?: boolean; registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const result = await listHeld({ namespace, rejected: opts.rejected, registryUrl: opts.registry }, publishContext());
+        const result = await (await import("../../registry/publish.ts")).listHeld({ namespace, rejected: opts.rejected, registryUrl: opts.registry }, publishContext());
         if (opts.json) return ctx.json(result);
         const what = opts.rejected ? "rejected" : "held for approval";
         if (result.versions.length === 0) {
@@ -175,9 +171,9 @@ export function registerRegistry(program: Command, ctx: CliContext): void {
       .action(async (typeArg: string, ref: string, opts: { reason?: string; registry?: string; json?: boolean }) =>
         ctx.run(opts.json, async () => {
           const type = parseRegistryItemType(typeArg);
-          const { id, version } = splitVersion(ref);
+          const { id, version } = (await import("../../registry/publish.ts")).splitVersion(ref);
           if (!version) throw new RyeError("BAD_REQUEST", `${decision} needs a version: <item_id>@<version>`, { hint: "rye registry pending lists the held versions." });
-          const result = await decideHeld({ decision, type, id, version, reason: opts.reason, registryUrl: opts.registry }, publishContext());
+          const result = await (await import("../../registry/publish.ts")).decideHeld({ decision, type, id, version, reason: opts.reason, registryUrl: opts.registry }, publishContext());
           if (opts.json) return ctx.json(result);
           ctx.io.stdout(
             decision === "approve"

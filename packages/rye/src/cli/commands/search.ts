@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { Engine } from "../../engine/engine.ts";
 import type { CliContext } from "../context.ts";
 import { parseInteger, parseItemType, parseSpace } from "./common.ts";
 
@@ -19,7 +18,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (words: string[], opts: Record<string, string | boolean | undefined>) =>
       ctx.run(Boolean(opts.json), async () => {
-        const engine = await Engine.open({ projectPath: (opts.project as string | undefined) ?? ctx.cwd, env: ctx.env });
+        const engine = await (await import("../../engine/engine.ts")).Engine.open({ projectPath: (opts.project as string | undefined) ?? ctx.cwd, env: ctx.env });
         const fuzzy = opts.fuzzy === undefined ? undefined : { enabled: true, max_distance: opts.fuzzy === true ? 1 : parseInteger("fuzzy", opts.fuzzy as string, 1, 3)! };
         const limit = parseInteger("limit", opts.limit as string | undefined, 1, 100);
         const offset = parseInteger("offset", opts.offset as string | undefined, 0, 100000);

@@ -2,10 +2,6 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
-import { Engine } from "../../engine/engine.ts";
-import { signPath } from "../../engine/sign.ts";
-import { KeyStore } from "../../keys/keystore.ts";
-import { isSkillFolder, signSkillFolder } from "../../skills/folder.ts";
 import type { CliContext } from "../context.ts";
 import { readItemFile, resolveItemType } from "../item-file.ts";
 import { EXIT } from "../output.ts";
@@ -13,7 +9,7 @@ import { parseItemType, parseSpace } from "./common.ts";
 
 async function signFile(ctx: CliContext, file: string, opts: { type?: string; json?: boolean }): Promise<void> {
   const type = resolveItemType(file, await readItemFile(file), opts.type);
-  const { signature, warnings, created, fingerprint } = await signPath(file, type, new KeyStore({ env: ctx.env }));
+  const { signature, warnings, created, fingerprint } = await (await import("../../engine/sign.ts")).signPath(file, type, new (await import("../../keys/keystore.ts")).KeyStore({ env: ctx.env }));
   if (opts.json) return ctx.json({ status: "signed", path: file, type, keyCreated: created, signature, warnings });
   if (created) ctx.io.stderr(`Created your signing key ${fingerprint} (trusted automatically).`);
   ctx.io.stdout(`Signed ${file} (${type}) with key ${signature.fingerprint}, hash ${signature.hash.slice(0, 16)}…`);
@@ -21,7 +17,7 @@ async function signFile(ctx: CliContext, file: string, opts: { type?: string; js
 }
 
 async function signSkill(ctx: CliContext, dir: string, opts: { json?: boolean }): Promise<void> {
-  const signed = await signSkillFolder(dir, new KeyStore({ env: ctx.env }));
+  const signed = await (await import("../../skills/folder.ts")).signSkillFolder(dir, new (await import("../../keys/keystore.ts")).KeyStore({ env: ctx.env }));
   if (opts.json) return ctx.json({ status: "signed", type: "skill", path: dir, manifest: signed.manifestPath, name: signed.name, version: signed.version, files: signed.files, fingerprint: signed.fingerprint, keyCreated: signed.created });
   if (signed.created) ctx.io.stderr(`Created your signing key ${signed.fingerprint} (trusted automatically).`);
   ctx.io.stdout(`Signed skill ${signed.name}@${signed.version} (${signed.files} file${signed.files === 1 ? "" : "s"}) with key ${signed.fingerprint}: ${signed.manifestPath}`);
@@ -40,13 +36,13 @@ export function registerSign(program: Command, ctx: CliContext): void {
         const info = await stat(resolve(ctx.cwd, target)).catch(() => undefined);
         if (info?.isFile()) return signFile(ctx, resolve(ctx.cwd, target), opts);
         if (info?.isDirectory()) {
-          if (await isSkillFolder(resolve(ctx.cwd, target))) return signSkill(ctx, resolve(ctx.cwd, target), opts);
+          if (await (await import("../../skills/folder.ts")).isSkillFolder(resolve(ctx.cwd, target))) return signSkill(ctx, resolve(ctx.cwd, target), opts);
           throw new RyeError("BAD_REQUEST", `${target} is a directory without SKILL.md: only skill folders are signed as a whole`, { hint: "Sign an item file, or create a skill with `rye skill init <name>`." });
         }
         if (!opts.type) {
           throw new RyeError("BAD_REQUEST", `${target} is not a file; to sign items by id or glob pass --type`, { hint: "Example: rye sign 'team/*' --type directive" });
         }
-        const engine = await Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
+        const engine = await (await import("../../engine/engine.ts")).Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
         const source = parseSpace(opts.source, ["project", "user"]) as "project" | "user" | undefined;
         const result = await engine.sign({ item_type: parseItemType(opts.type), item_id: target, ...(source ? { source } : {}) });
         if (opts.json) ctx.json(result);

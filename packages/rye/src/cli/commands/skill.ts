@@ -4,11 +4,9 @@ import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { RyeError, skillNameProblem, SKILL_FILE } from "@rye/core";
 import { writeFileAtomic } from "../../fs/atomic.ts";
-import { AGENTS } from "../../skills/agents.ts";
-import { validateSkillFolder } from "../../skills/folder.ts";
-import { addSkills, listSkills, removeSkill, updateSkills } from "../../skills/install.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
+import { AGENTS } from "../../skills/agents.ts";
 
 /** A SKILL.md that passes `rye skill validate` and `skills-ref validate`, with the sections a good skill has. */
 export function skillSkeleton(name: string): string {
@@ -69,7 +67,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (dir: string, opts: { json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const check = await validateSkillFolder(resolve(ctx.cwd, dir));
+        const check = await (await import("../../skills/folder.ts")).validateSkillFolder(resolve(ctx.cwd, dir));
         if (opts.json) {
           ctx.json({ ok: check.ok, name: check.frontmatter?.name ?? null, files: check.fileCount, bytes: check.totalBytes, issues: check.issues });
         } else if (check.ok) {
@@ -97,7 +95,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (source: string, opts: { skill: string[]; all?: boolean; agent: string[]; global?: boolean; force?: boolean; dryRun?: boolean; acceptRisk?: boolean; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const added = await addSkills(
+        const added = await (await import("../../skills/install.ts")).addSkills(
           { source, skills: opts.skill, ...(opts.all ? { all: true } : {}), agents: opts.agent, ...(opts.global ? { global: true } : {}), ...(opts.force ? { force: true } : {}), ...(opts.dryRun ? { dryRun: true } : {}), ...(opts.acceptRisk ? { acceptRisk: true } : {}) },
           { projectPath: resolve(ctx.cwd, opts.project ?? "."), env: ctx.env, info: (text) => ctx.io.stderr(`notice: ${text}`) },
         );
@@ -117,7 +115,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (opts: { global?: boolean; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const skills = await listSkills({ projectPath: resolve(ctx.cwd, opts.project ?? "."), env: ctx.env }, opts.global);
+        const skills = await (await import("../../skills/install.ts")).listSkills({ projectPath: resolve(ctx.cwd, opts.project ?? "."), env: ctx.env }, opts.global);
         if (opts.json) return ctx.json({ skills });
         if (skills.length === 0) return ctx.io.stdout(`No skills installed${opts.global ? " globally" : " in this project"}. Install one with \`rye skill add <source>\`.`);
         for (const s of skills) {
@@ -136,7 +134,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string, opts: { global?: boolean; force?: boolean; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const removed = await removeSkill(name, { projectPath: resolve(ctx.cwd, opts.project ?? "."), env: ctx.env }, { ...(opts.global ? { global: true } : {}), ...(opts.force ? { force: true } : {}) });
+        const removed = await (await import("../../skills/install.ts")).removeSkill(name, { projectPath: resolve(ctx.cwd, opts.project ?? "."), env: ctx.env }, { ...(opts.global ? { global: true } : {}), ...(opts.force ? { force: true } : {}) });
         if (opts.json) return ctx.json(removed);
         ctx.io.stdout(`Removed ${name}${removed.removed.length ? `: ${removed.removed.join(", ")}` : " (its folders were already gone)"}`);
       }),
@@ -152,7 +150,7 @@ export function registerSkill(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (names: string[], opts: { global?: boolean; force?: boolean; acceptRisk?: boolean; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const updated = await updateSkills(
+        const updated = await (await import("../../skills/install.ts")).updateSkills(
           names,
           { projectPath: resolve(ctx.cwd, opts.project ?? "."), env: ctx.env, info: (text) => ctx.io.stderr(`notice: ${text}`) },
           { ...(opts.global ? { global: true } : {}), ...(opts.force ? { force: true } : {}), ...(opts.acceptRisk ? { acceptRisk: true } : {}) },

@@ -6,8 +6,6 @@
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
 import { resolve } from "node:path";
-import { Engine } from "../../engine/engine.ts";
-import { readThread } from "../../threads/record.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 
@@ -94,7 +92,7 @@ export function registerThreadRun(thread: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (id: string, opts: { message: string; model?: string; async?: boolean; project?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const record = await readThread(resolve(opts.project ?? ctx.cwd), id);
+        const record = await (await import("../../threads/record.ts")).readThread(resolve(opts.project ?? ctx.cwd), id);
         const parameters = {
           directive_name: record.directive,
           resume_from: id,
@@ -109,7 +107,7 @@ export function registerThreadRun(thread: Command, ctx: CliContext): void {
 
 /** Executes thread_directive with `parameters` and prints its outcome (the result, or the thread id when async). */
 async function runThreadTool(ctx: CliContext, opts: { project?: string; json?: boolean }, parameters: Record<string, unknown>): Promise<number> {
-  const engine = await Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
+  const engine = await (await import("../../engine/engine.ts")).Engine.open({ projectPath: opts.project ?? ctx.cwd, env: ctx.env });
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.once("SIGINT", onSignal);

@@ -1,8 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
-import { releasePublicKey } from "../../engine/release-key.ts";
-import { TrustStore } from "../../trust/store.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 
@@ -14,8 +12,8 @@ export function registerTrust(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const entries = await new TrustStore({ env: ctx.env }).list();
-        const release = releasePublicKey();
+        const entries = await new (await import("../../trust/store.ts")).TrustStore({ env: ctx.env }).list();
+        const release = (await import("../../engine/release-key.ts")).releasePublicKey();
         const result = { keys: entries, release_key: { fingerprint: release.fingerprint, scope: "system space only" } };
         if (opts.json) return ctx.json(result);
         if (entries.length === 0) ctx.io.stdout("No trusted keys yet (`rye keygen` trusts your own).");
@@ -35,7 +33,7 @@ export function registerTrust(program: Command, ctx: CliContext): void {
         } catch {
           throw new RyeError("KEY_NOT_FOUND", `Cannot read ${file}`);
         }
-        const key = await new TrustStore({ env: ctx.env }).add(pem);
+        const key = await new (await import("../../trust/store.ts")).TrustStore({ env: ctx.env }).add(pem);
         if (opts.json) return ctx.json({ status: "trusted", fingerprint: key.fingerprint });
         ctx.io.stdout(`Trusted key ${key.fingerprint}`);
       }),
@@ -46,7 +44,7 @@ export function registerTrust(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (fingerprint: string, opts: { json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const removed = await new TrustStore({ env: ctx.env }).remove(fingerprint);
+        const removed = await new (await import("../../trust/store.ts")).TrustStore({ env: ctx.env }).remove(fingerprint);
         if (opts.json) ctx.json({ status: removed ? "removed" : "not_found", fingerprint });
         else ctx.io.stdout(removed ? `Removed ${fingerprint}` : `${fingerprint} was not trusted`);
         return removed ? EXIT.OK : EXIT.FAILURE;

@@ -1,11 +1,7 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { createEngineContext } from "../../engine/context.ts";
-import { verifySkillFolder } from "../../skills/folder.ts";
-import { checkInstalledFolder } from "../../skills/install.ts";
 import { userAiDir } from "../../spaces/paths.ts";
-import { TrustStore } from "../../trust/store.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 import { readItemFile, resolveItemType } from "../item-file.ts";
@@ -23,7 +19,7 @@ export function registerVerify(program: Command, ctx: CliContext): void {
           const dir = resolve(ctx.cwd, file);
           // An agent's copy of an installed skill has no manifest: it is checked against what the lock pinned.
           const hasManifest = await stat(resolve(dir, ".rye", "manifest.yaml")).then(() => true, () => false);
-          const installed = hasManifest ? null : await checkInstalledFolder(dir, { projectPath: resolve(opts.project ?? ctx.cwd), env: ctx.env });
+          const installed = hasManifest ? null : await (await import("../../skills/install.ts")).checkInstalledFolder(dir, { projectPath: resolve(opts.project ?? ctx.cwd), env: ctx.env });
           if (installed) {
             const { entry } = installed;
             const how = entry.verified === "signature" ? `signed by ${entry.signer}` : entry.verified === "digest" ? "checked against the index's digest, unsigned" : "unsigned";
@@ -33,7 +29,7 @@ export function registerVerify(program: Command, ctx: CliContext): void {
             else ctx.io.stderr(`INTEGRITY_MISMATCH ${file} (installed skill ${entry.name}): changed since install (${[...installed.changed.map((p) => `changed ${p}`), ...installed.missing.map((p) => `missing ${p}`), ...installed.added.map((p) => `added ${p}`)].join(", ")})`);
             return installed.ok ? EXIT.OK : EXIT.FAILURE;
           }
-          const result = await verifySkillFolder(dir, new TrustStore({ env: ctx.env }));
+          const result = await (await import("../../skills/folder.ts")).verifySkillFolder(dir, new (await import("../../trust/store.ts")).TrustStore({ env: ctx.env }));
           if (opts.json) {
             ctx.json({ ok: result.ok, code: result.code, type: "skill", fingerprint: result.signature.fingerprint ?? null, missing: result.missing, changed: result.changed, added: result.added });
           } else if (result.ok) {
@@ -46,7 +42,7 @@ export function registerVerify(program: Command, ctx: CliContext): void {
         const content = await readItemFile(file);
         const type = resolveItemType(file, content, opts.type);
         // Your trusted keys, plus registry items the project lock pins (the engine's own verifier).
-        const engine = await createEngineContext({ projectPath: resolve(opts.project ?? ctx.cwd), env: ctx.env });
+        const engine = await (await import("../../engine/context.ts")).createEngineContext({ projectPath: resolve(opts.project ?? ctx.cwd), env: ctx.env });
         const inUser = relative(userAiDir(ctx.env), resolve(ctx.cwd, file));
         const inUserSpace = inUser !== "" && !inUser.startsWith("..") && !isAbsolute(inUser);
         const result = await engine.verifier.verify(content, type, inUserSpace ? "user" : "project");

@@ -1,0 +1,128 @@
+/**
+ * Search at scale (services/search.ts): the paths a broad query takes — the walk of precomputed ranks
+ * (item_search_terms) for one word, the planner's estimate for the total, facets counted on a sample —
+ * forced with tiny thresholds on a small registry and compared with the exact answers of the default
+ * path. Real publishes, so the trigger that keeps item_search_terms runs as in production.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { SearchResponse } from "@rye/core";
+import { postgresAvailable } from "@rye/db/testing";
+import { createTestRegistry, type TestRegistry } from "../../test/harness.ts";
+import type { SearchInput, SearchTuning } from "./search.ts";
+import { searchItems } from "./search.ts";
+
+const knowledge = (name: string, category: string, description: string, body: string) =>
+  `---\nid: ${name}\ntitle: ${name}\nversion: 1.0.0\nentry_type: reference\ncategory: ${category}\ndescription: ${description}\n---\n\n${body}\n`;
+
+/** Forces the broad paths with a handful of items. */
+const BROAD: SearchTuning = { exactCountMax: 3, facetSampleRows: 4, candidatesPerTerm: 1000 };
+
+for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["pglite"] as const)) {
+  describe(`search at scale on ${kind}`, () => {
+    let reg: TestRegistry;
+
+    before(async () => {
+      reg = await createTestRegistry({ kind, config: { rateLimit: { windowSeconds: 60, reads: 100_000, writes: 100_000 } } });
+      const alice = await reg.createUser("alice");
+      const token = await reg.token(alice);
+      const push = async (id: string, description: string, body: string) => {
+        const [, category, name] = id.split("/");
+        const res = await reg.request("POST", "/v1/push", { token, json: { item_type: "knowledge", item_id: id, content: knowledge(name!, category!, description, body), version: "1.0.0" } });
+        assert.equal(res.status, 201, await res.text());
+      };
+      // Varied weights of "heron": in the name, the description, the body; several ties.
+      await push("alice/birds/heron", "The bird itself", "Grey and tall.");
+      for (let i = 0; i < 9; i++) await push(`alice/birds/heron_watch_${i}`, `Watching herons, part ${i}`, "Patience.");
+      for (let i = 0; i < 9; i++) await push(`alice/ponds/pond_${i}`, i % 2 ? "A pond with a heron" : "A quiet pond", i % 3 ? "Fish and a heron and a heron." : "Only fish.");
+      await push("alice/tools/wader", "Wading boots", "Not about birds at all.");
+      // The broad path starts from the planner's row estimate, which needs statistics.
+      await reg.db.raw.query("ANALYZE items", []);
+    });
+    after(() => reg.close());
+
+    const run = (input: Partial<SearchInput>, tuning?: SearchTuning) => searchItems(reg.db, null, { query: "", limit: 5, ...input }, tuning);
+    const rows = (r: SearchResponse) => r.results.map((h) => [h.item_id, h.score]);
+
+    /** Every page by cursor, concatenated. */
+    async function walk(input: Partial<SearchInput>, tuning?: SearchTuning): Promise<unknown[]> {
+      const out: unknown[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 20; page++) {
+        const r = await run({ ...input, ...(cursor ? { cursor } : {}) }, tuning);
+        out.push(...rows(r));
+        if (!r.next_cursor) return out;
+        cursor = r.next_cursor;
+      }
+      throw new Error("too many pages");
+    }
+
+    test("a one-word query ranks, orders and pages exactly as ranking every match does", async () => {
+      const exact = await run({ query: "heron" });
+      const broad = await run({ query: "heron" }, BROAD);
+      assert.equal(exact.total_estimated, undefined);
+      assert.equal(broad.total_estimated, true);
+      assert.deepEqual(rows(broad), rows(exact));
+      assert.equal(broad.results[0]!.item_id, "alice/birds/heron", "the item named like the query first (score 2 + rank)");
+      assert.ok(broad.results[0]!.score! > 2);
+      assert.deepEqual(await walk({ query: "heron" }, BROAD), await walk({ query: "heron" }));
+      assert.deepEqual(rows(await run({ query: "heron", offset: 3 }, BROAD)), rows(await run({ query: "heron", offset: 3 })));
+      assert.deepEqual(rows(await run({ query: "heron", itemType: "knowledge", limit: 100 }, BROAD)), rows(await run({ query: "heron", itemType: "knowledge", limit: 100 })));
+    });
+
+    test("a cursor from the exact path continues on the broad path and the other way round", async () => {
+      const first = await run({ query: "heron" });
+      const second = await run({ query: "heron", cursor: first.next_cursor! }, BROAD);
+      const exactSecond = await run({ query: "heron", cursor: first.next_cursor! });
+      assert.deepEqual(rows(second), rows(exactSecond));
+    });
+
+    test("broad totals are the planner's estimate; facets are counted on a sample and scaled to it", async () => {
+      const exact = await run({ query: "heron", facets: true });
+      const broad = await run({ query: "heron", facets: true }, BROAD);
+      assert.equal(exact.total, 17, "1 named heron, 9 watching herons, 7 ponds with a heron");
+      assert.equal(broad.total_estimated, true);
+      assert.ok(broad.total > 0);
+      const sampledTotal = broad.facets!.item_type.reduce((n, f) => n + f.count, 0);
+      assert.equal(broad.facets!.item_type.length, 1);
+      assert.ok(Math.abs(sampledTotal - broad.total) <= 1, "the sample's counts are scaled to the estimated total");
+      // A sample that holds the whole match set counts exactly, and says so.
+      const whole = await run({ query: "heron", facets: true }, { ...BROAD, facetSampleRows: 1000 });
+      assert.equal(whole.total_estimated, undefined);
+      assert.equal(whole.total, exact.total);
+      assert.deepEqual(whole.facets, exact.facets);
+    });
+
+    test("several words, filters and trigram matches keep their results on the broad path", async () => {
+      for (const input of [{ query: "heron pond" }, { query: "heron", category: "ponds" }, { query: "herron" }, { query: "heron", sort: "downloads" as const }]) {
+        assert.deepEqual(rows(await run({ ...input, limit: 100 }, BROAD)), rows(await run({ ...input, limit: 100 })), JSON.stringify(input));
+      }
+    });
+
+    test("several words rank among each word's best items: the exact order of those candidates, the exact page when they cannot fill it", async () => {
+      const exact = await run({ query: "heron pond", limit: 100 });
+      // Each word's 3 best items: the candidates are few, the page is their exact ranking.
+      const bounded = await run({ query: "heron pond", limit: 2 }, { ...BROAD, candidatesPerTerm: 3 });
+      const scores = new Map(exact.results.map((h) => [h.item_id, h.score]));
+      for (const hit of bounded.results) assert.equal(hit.score, scores.get(hit.item_id), "every candidate is a match with its exact score");
+      assert.deepEqual(bounded.results.map((h) => h.score), [...bounded.results.map((h) => h.score!)].sort((a, b) => b - a));
+      // One candidate per word cannot fill a page of 5: every match is ranked instead.
+      assert.deepEqual(rows(await run({ query: "heron pond", limit: 5 }, { ...BROAD, candidatesPerTerm: 1 })), rows(await run({ query: "heron pond", limit: 5 })));
+      // OR is not bounded.
+      assert.deepEqual(rows(await run({ query: "heron OR boots", limit: 100 }, { ...BROAD, candidatesPerTerm: 1 })), rows(await run({ query: "heron OR boots", limit: 100 })));
+    });
+
+    test("item_search_terms follows publishes and deletions", async () => {
+      const terms = async () => (await reg.db.raw.query<{ term: string; rank: number }>(`SELECT t.term, t.rank FROM item_search_terms t JOIN items i ON i.id = t.item_id WHERE i.name = 'wader' ORDER BY t.term`, [])).rows;
+      const before = await terms();
+      assert.ok(before.some((t) => t.term === "boots"));
+      const { rows: [computed] } = await reg.db.raw.query<{ rank: number }>(
+        `SELECT ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', search_document, websearch_to_tsquery('simple', 'boots'), 32) AS rank FROM items WHERE name = 'wader'`,
+        [],
+      );
+      assert.equal(before.find((t) => t.term === "boots")!.rank, computed!.rank, "the stored rank is the one a query computes");
+      await reg.db.prisma.item.deleteMany({ where: { name: "wader" } });
+      assert.deepEqual(await terms(), []);
+    });
+  });
+}

@@ -1,0 +1,160 @@
+/**
+ * Client start-up and local search as a user meets them: the built package (`dist/`, what npm ships) run
+ * as child processes over a generated 10 000-item project, against `node -e ''` measured in the same run.
+ *
+ *   rye --help                    cold process
+ *   rye search --local …          cold process, stored index present (the first run builds it); and with
+ *                                 RYE_SEARCH_INDEX=0 (every file read, what a process did before the index)
+ *   rye mcp                       time to the first tools/list answer, warm `search` calls, idle RSS
+ *   orig-search.py                the original's per-query time on the same tree, when python3 and a
+ *                                 checkout of leolilley/rye-os are given (RYE_OS_CHECKOUT, ORIG_SEARCH_PY, PYTHON)
+ *
+ *   npm run build -w ryeos && node --import tsx packages/rye/bench/startup.bench.ts [items=10000] [runs=15]
+ */
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+
+const ITEMS = Number(process.argv[2] ?? 10_000);
+const RUNS = Number(process.argv[3] ?? 15);
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+const bin = join(packageDir, "bin", "rye.mjs");
+if (!existsSync(join(packageDir, "dist", "cli.js"))) {
+  console.error("Build the package first: npm run build -w ryeos");
+  process.exit(2);
+}
+
+// ------------------------------------------------------------------ tree (the shape of ../shared/bench/gen-tree.mjs)
+const WORDS = "agent registry signature verify tool runtime directive knowledge bundle pull push search index cache lockfile trust key rotation token device login scrape website extract lead score outreach budget thread spawn graph state hook error retry provider model prompt summary transcript permission capability sandbox python node bash http mcp server client schema validate parse render deploy postgres".split(" ");
+
+async function generate(dir: string): Promise<void> {
+  let seed = 42;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const pick = (k: number) => Array.from({ length: k }, () => WORDS[Math.floor(rnd() * WORDS.length)]!);
+  for (let i = 0; i < ITEMS; i++) {
+    const category = `bench/${WORDS[i % 13]}/${WORDS[(i * 7) % 17]}`;
+    const name = `${pick(2).join("_")}_${i}`;
+    const body = Array.from({ length: 6 }, () => `${pick(12).join(" ")}.`).join("\n");
+    const knowledge = i % 2 === 0;
+    const folder = join(dir, ".ai", knowledge ? "knowledge" : "directives", category);
+    await mkdir(folder, { recursive: true });
+    const content = knowledge
+      ? `---\nid: ${name}\ntitle: ${pick(4).join(" ")}\nversion: 1.0.0\nentry_type: reference\ncategory: ${category}\ntags: [${pick(3).join(", ")}]\n---\n\n${body}\n`
+      : `# ${pick(3).join(" ")}\n\n${pick(10).join(" ")}\n\n\`\`\`xml\n<directive name="${name}" version="1.0.0">\n  <metadata>\n    <description>${pick(8).join(" ")}</description>\n    <category>${category}</category>\n    <author>bench</author>\n  </metadata>\n  <process>\n    <step name="one">${body.split("\n")[0]}</step>\n  </process>\n</directive>\n\`\`\`\n`;
+    await writeFile(join(folder, `${name}.md`), content);
+  }
+}
+
+// ------------------------------------------------------------------ timing
+const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
+
+/** GNU time gives the child's CPU time (user + system), which a loaded machine inflates far less than wall time. */
+const GNU_TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : null;
+
+function timeProcess(args: string[], env: NodeJS.ProcessEnv, cwd: string): { wall: number; cpu: number } {
+  const start = performance.now();
+  const result = GNU_TIME
+    ? spawnSync(GNU_TIME, ["-f", "rye-bench-cpu %U %S", process.execPath, ...args], { env, cwd, stdio: ["ignore", "pipe", "pipe"] })
+    : spawnSync(process.execPath, args, { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
+  const wall = performance.now() - start;
+  if (result.status !== 0) throw new Error(`${args.join(" ")} exited ${result.status}: ${result.stderr.toString().slice(0, 400)}`);
+  const cpu = /rye-bench-cpu ([\d.]+) ([\d.]+)/.exec(result.stderr.toString());
+  return { wall, cpu: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : Number.NaN };
+}
+
+function series(label: string, runs: number, args: string[], env: NodeJS.ProcessEnv, cwd: string): { label: string; p50: number; p90: number; cpu: number } {
+  const times = Array.from({ length: runs }, () => timeProcess(args, env, cwd));
+  const wall = times.map((t) => t.wall);
+  return { label, p50: pct(wall, 50), p90: pct(wall, 90), cpu: pct(times.map((t) => t.cpu), 50) };
+}
+
+/** `rye mcp`: ms to the first tools/list answer, warm search latencies, and RSS after a second idle. */
+async function measureMcp(env: NodeJS.ProcessEnv, cwd: string, searches: number): Promise<{ toolsList: number; warm: number[]; rssMb: number }> {
+  const start = performance.now();
+  const child = spawn(process.execPath, [bin, "mcp"], { env, cwd, stdio: ["pipe", "pipe", "pipe"] });
+  let buffer = "";
+  const waiting = new Map<number, (value: unknown) => void>();
+  child.stdout.on("data", (chunk: Buffer) => {
+    buffer += chunk.toString("utf8");
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      const message = JSON.parse(line) as { id?: number };
+      if (message.id !== undefined) waiting.get(message.id)?.(message);
+    }
+  });
+  let nextId = 1;
+  const call = (method: string, params: unknown) =>
+    new Promise<unknown>((resolve) => {
+      const id = nextId++;
+      waiting.set(id, resolve);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    });
+  try {
+    await call("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    await call("tools/list", {});
+    const toolsList = performance.now() - start;
+    await new Promise((r) => setTimeout(r, 1000));
+    const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+    const warm: number[] = [];
+    const queries = ["registry signature", "verify OR rotation", '"device login"', "spawn*", "cache -token"];
+    for (let i = 0; i < searches; i++) {
+      const t = performance.now();
+      const answer = (await call("tools/call", { name: "search", arguments: { query: queries[i % queries.length], limit: 10 } })) as { result?: { isError?: boolean } };
+      if (answer.result?.isError) throw new Error(`MCP search failed: ${JSON.stringify(answer)}`);
+      if (i > 0) warm.push(performance.now() - t); // the first call loads the index
+    }
+    return { toolsList, warm, rssMb };
+  } finally {
+    child.kill();
+  }
+}
+
+// ------------------------------------------------------------------ run
+const base = await mkdtemp(join(tmpdir(), "rye-startup-bench-"));
+try {
+  const project = join(base, "project");
+  await generate(project);
+  const home = join(base, "home");
+  await mkdir(home, { recursive: true });
+  const env = { ...process.env, HOME: home, USER_SPACE: home, XDG_CACHE_HOME: join(home, ".cache"), RYE_FROM_DIST: "1", RYE_OFFLINE: "1", RYE_SEARCH_INDEX_DIR: join(base, "index") };
+  const query = ["search", "--local", "--type", "knowledge", "registry", "AND", "signature"];
+  timeProcess([bin, ...query], env, project); // builds the stored index
+  const load = loadavg()[0]!.toFixed(2);
+
+  const rows = [
+    series("node -e '' (baseline)", RUNS, ["-e", ""], env, project),
+    series("rye --help", RUNS, [bin, "--help"], env, project),
+    series("rye search (stored index)", RUNS, [bin, ...query], env, project),
+    series("rye search (RYE_SEARCH_INDEX=0)", Math.min(RUNS, 3), [bin, ...query], { ...env, RYE_SEARCH_INDEX: "0" }, project),
+  ];
+  const mcp = await measureMcp(env, project, 51);
+  const baseline = rows[0]!.p50;
+  console.log(`\n${ITEMS} items, built package (dist/), ${RUNS} runs each, load average ${load} at start, ${loadavg()[0]!.toFixed(2)} at end`);
+  console.log(`${"".padEnd(36)} ${"p50 ms".padStart(8)} ${"p90 ms".padStart(8)} ${"÷ node -e".padStart(10)} ${"CPU p50 ms".padStart(11)} ${"÷ node -e".padStart(10)}`);
+  const cpuBaseline = rows[0]!.cpu;
+  for (const r of rows) console.log(`${r.label.padEnd(36)} ${r.p50.toFixed(1).padStart(8)} ${r.p90.toFixed(1).padStart(8)} ${(r.p50 / baseline).toFixed(1).padStart(9)}× ${r.cpu.toFixed(0).padStart(11)} ${(r.cpu / cpuBaseline).toFixed(1).padStart(9)}×`);
+  console.log(`${"rye mcp → first tools/list".padEnd(36)} ${mcp.toolsList.toFixed(1).padStart(8)} ${"".padStart(8)} ${(mcp.toolsList / baseline).toFixed(1).padStart(9)}×`);
+  console.log(`${"rye mcp warm search (50 calls)".padEnd(36)} ${pct(mcp.warm, 50).toFixed(1).padStart(8)} ${pct(mcp.warm, 90).toFixed(1).padStart(8)}`);
+  console.log(`rye mcp idle RSS: ${mcp.rssMb.toFixed(0)} MB`);
+  console.log(`stored index vs none: ${(rows[3]!.p50 / rows[2]!.p50).toFixed(1)}× faster`);
+
+  const checkout = process.env.RYE_OS_CHECKOUT;
+  const script = process.env.ORIG_SEARCH_PY ?? join(packageDir, "..", "..", "..", "shared", "bench", "orig-search.py");
+  if (checkout && existsSync(script)) {
+    const out = execFileSync(process.env.PYTHON ?? "python3", [script, checkout, project], { encoding: "utf8", env: { ...process.env, HOME: home } });
+    const times = [...out.matchAll(/([\d.]+) ms$/gm)].map((m) => Number(m[1]));
+    const perQuery = pct(times, 50);
+    console.log(`original (orig-search.py) per query p50: ${perQuery.toFixed(1)} ms → rye search (whole process) is ${(perQuery / rows[2]!.p50).toFixed(1)}× faster`);
+  } else {
+    console.log("original: set RYE_OS_CHECKOUT (a leolilley/rye-os checkout) to time orig-search.py on the same tree");
+  }
+} finally {
+  await rm(base, { recursive: true, force: true });
+}

@@ -1,0 +1,211 @@
+/**
+ * The stored search index (persist.ts): a later process starts from it, reads only what changed, gets
+ * exactly the results of a search without it, rebuilds a damaged file instead of trusting it, and
+ * stays whole when several processes write it at once.
+ */
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import type { Space } from "../spaces/spaces.ts";
+import { clearSearchIndexCache, searchIndexCounters, storedSpaceFile } from "./index.ts";
+import { decodeSpace } from "./persist.ts";
+import type { SearchOptions } from "./search.ts";
+import { searchItems } from "./search.ts";
+import { backdate, directiveFile, knowledgeFile, makeSpaces, pythonToolFile, removeTestSpaces, writeItem } from "./test-fixtures.ts";
+
+const run = promisify(execFile);
+const dirs: string[] = [];
+after(async () => {
+  await removeTestSpaces();
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+async function indexDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "rye-search-index-"));
+  dirs.push(dir);
+  return dir;
+}
+
+type Counters = ReturnType<typeof searchIndexCounters>;
+
+async function measure<T>(work: () => Promise<T>): Promise<{ result: T; delta: Counters }> {
+  const before = searchIndexCounters();
+  const result = await work();
+  const delta = searchIndexCounters();
+  for (const key of Object.keys(delta) as (keyof Counters)[]) delta[key] -= before[key];
+  return { result, delta };
+}
+
+const QUERIES: Omit<SearchOptions, "spaces">[] = [
+  { query: "" },
+  { query: "heron" },
+  { query: "heron OR pelican" },
+  { query: '"feed the pelican"' },
+  { query: "name:tool_3" },
+  { query: "pel*" },
+  { query: "heorn~" },
+  { query: "heron -draft" },
+  { query: "tag:birds" },
+  { query: "type:tool heron", limit: 3, offset: 1 },
+  { query: "heron", categoryPrefix: "t" },
+  { query: "pelcan", fuzzy: { enabled: true } },
+];
+
+/** Every query's whole answer, with verification, once through `dir` and once in memory only. */
+async function answers(spaces: Space[], dir: string | null): Promise<unknown[]> {
+  const verify: SearchOptions["verify"] = async (doc) => ({ signed: false, verified: doc.content.includes("heron"), code: "CHECKED" });
+  const out: unknown[] = [];
+  for (const options of QUERIES) out.push(await searchItems({ ...options, spaces, limit: options.limit ?? 50, verify, ...(dir ? { indexDir: dir } : {}) }));
+  return out;
+}
+
+async function corpus() {
+  const made = await makeSpaces();
+  const { project, user } = made;
+  for (let i = 0; i < 12; i++) {
+    await writeItem(project, "tool", `t/tool_${i}`, pythonToolFile(`t/tool_${i}`, `Tool ${i} that counts herons${i % 3 === 0 ? " and pelicans" : ""}`));
+    await writeItem(user, "knowledge", `k/note_${i}`, knowledgeFile(`k/note_${i}`, `Note ${i}`, `Feed the pelican, watch the heron ${i}.`, { tags: i % 2 ? ["birds"] : ["draft"] }));
+  }
+  await writeItem(project, "directive", "d/feed", directiveFile("d/feed", "Feed the pelican", "Then the heron."));
+  // Shadowing across spaces.
+  await writeItem(user, "tool", "t/tool_1", pythonToolFile("t/tool_1", "A user copy of the heron tool"));
+  for (const space of [project, user]) for (const folder of ["tools", "knowledge", "directives"]) await backdate(join(space.root, folder)).catch(() => undefined);
+  return made;
+}
+
+test("a later process starts from the stored index, reads no file, and answers exactly as without it", async () => {
+  const { spaces, project } = await corpus();
+  const dir = await indexDir();
+  const cold = await measure(() => answers(spaces, dir));
+  assert.equal(cold.delta.storedIndexesWritten > 0, true, "the first search stores the index");
+  assert.equal(cold.delta.documentsLoaded, 0);
+
+  clearSearchIndexCache(); // what a new process starts with
+  const warm = await measure(() => answers(spaces, dir));
+  assert.equal(warm.delta.documentsLoaded, 26, "every document comes from the stored index");
+  assert.equal(warm.delta.filesRead - warm.delta.verifyCalls, 0, "only the verified hits' files are read");
+  assert.equal(warm.delta.storedIndexesWritten, 0, "nothing changed, nothing is written");
+
+  clearSearchIndexCache();
+  const toolsOnly = await measure(() => searchItems({ query: "heron", spaces, itemTypes: ["tool"], indexDir: dir }));
+  assert.equal(toolsOnly.delta.documentsLoaded, 13, "a search of one type decodes only that type's documents");
+  assert.equal(toolsOnly.delta.filesRead, 0);
+
+  clearSearchIndexCache();
+  assert.deepEqual(warm.result, await answers(spaces, null), "identical to a search without a stored index");
+  assert.deepEqual(cold.result, warm.result);
+  const files = await readdir(dir);
+  assert.equal(files.length, spaces.length, "one file per space");
+  assert.ok(files.includes(storedSpaceFile(dir, project).split("/").pop()!));
+});
+
+test("edit, add, delete, rename and a same-size rewrite with the old mtime are all seen by the next process", async () => {
+  const { spaces, project } = await corpus();
+  const dir = await indexDir();
+  await answers(spaces, dir);
+
+  const tools = join(project.root, "tools", "t");
+  // Edit (other size), add, delete, rename.
+  await writeFile(join(tools, "tool_2.py"), pythonToolFile("t/tool_2", "Tool 2 now counts cormorants only"));
+  await writeItem(project, "tool", "t/added", pythonToolFile("t/added", "An added cormorant tool"));
+  await unlink(join(tools, "tool_4.py"));
+  await rename(join(tools, "tool_5.py"), join(tools, "renamed_5.py"));
+  // Same size, same mtime, other content: only the ctime (and here nothing else) tells.
+  const same = join(tools, "tool_7.py");
+  const before = await stat(same);
+  const original = await readFile(same, "utf8");
+  const replaced = original.replace("Tool 7 that counts herons", "Tool 7 that counts grebes");
+  assert.equal(Buffer.byteLength(replaced), before.size);
+  await writeFile(same, replaced);
+  await utimes(same, before.atime, before.mtime);
+  assert.equal((await stat(same)).mtimeMs, before.mtimeMs);
+
+  clearSearchIndexCache();
+  const after = await measure(() => searchItems({ query: "cormorant OR grebes OR renamed_5 OR tool_4 OR tool_5", spaces, limit: 50, indexDir: dir }));
+  const ids = after.result.results.map((h) => h.id).sort();
+  assert.deepEqual(ids, ["t/added", "t/renamed_5", "t/tool_2", "t/tool_7"]);
+  assert.equal(after.delta.filesRead, 4, "only the edited, added, renamed and rewritten files are read");
+  clearSearchIndexCache();
+  assert.deepEqual(await answers(spaces, dir), (clearSearchIndexCache(), await answers(spaces, null)));
+});
+
+test("a damaged, truncated or foreign index file is rebuilt, never used", async () => {
+  const { spaces, project, user } = await corpus();
+  const dir = await indexDir();
+  const expected = await answers(spaces, null);
+  await answers(spaces, dir);
+  const file = storedSpaceFile(dir, project);
+  const good = await readFile(file);
+
+  const damaged = Buffer.from(good);
+  damaged[damaged.length - 5] = damaged[damaged.length - 5]! ^ 0xff; // inside the field data
+  const truncated = good.subarray(0, good.length - 64);
+  const foreign = await readFile(storedSpaceFile(dir, user)); // intact, but another space's index
+  const lying = Buffer.from(good);
+  lying.write("RYESIX99", 0, "latin1");
+
+  for (const [label, bytes] of [["damaged", damaged], ["truncated", truncated], ["foreign", foreign], ["other version", lying]] as const) {
+    await writeFile(file, bytes);
+    clearSearchIndexCache();
+    const { result, delta } = await measure(() => answers(spaces, dir));
+    assert.equal(delta.storedIndexesRejected, 1, `${label}: rejected`);
+    assert.ok(delta.filesRead >= 13, `${label}: the project space is read from its files`);
+    assert.deepEqual(result, expected, `${label}: results as without an index`);
+    const rebuilt = decodeSpace(await readFile(file), { space: "project", root: project.root });
+    assert.ok(rebuilt && rebuilt.types.every((type) => rebuilt.segment(type)), `${label}: a whole index was written in its place`);
+  }
+});
+
+test("several processes searching and writing one index at once leave a whole, correct index", async () => {
+  const { spaces, project } = await corpus();
+  const dir = await indexDir();
+  const search = fileURLToPath(new URL("./search.ts", import.meta.url));
+  const script = `
+    import { searchItems } from ${JSON.stringify(search)};
+    const spaces = JSON.parse(process.env.SPACES);
+    for (let i = 0; i < 5; i++) await searchItems({ query: "heron OR cormorant", spaces, indexDir: process.env.INDEX_DIR, limit: 50 });
+  `;
+  const child = () => run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { env: { ...process.env, SPACES: JSON.stringify(spaces), INDEX_DIR: dir } });
+  const edits = (async () => {
+    for (let i = 0; i < 6; i++) {
+      await writeItem(project, "tool", `t/busy_${i}`, pythonToolFile(`t/busy_${i}`, `Cormorant ${i}`));
+      await new Promise((r) => setTimeout(r, 15));
+    }
+  })();
+  await Promise.all([child(), child(), child(), child(), edits]);
+
+  const file = storedSpaceFile(dir, project);
+  const stored = decodeSpace(await readFile(file), { space: "project", root: project.root });
+  assert.ok(stored && stored.types.length > 0 && stored.types.every((type) => stored.segment(type)), "the stored file is whole");
+  assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith(".tmp")), [], "no temporary file is left behind");
+  clearSearchIndexCache();
+  const fromIndex = await answers(spaces, dir);
+  clearSearchIndexCache();
+  assert.deepEqual(fromIndex, await answers(spaces, null));
+  assert.equal((await searchItems({ query: "cormorant", spaces, indexDir: dir, limit: 50 })).total, 6);
+});
+
+test("watch mode (the MCP server) skips the scan of unchanged spaces and still sees an edit made just before a search", async () => {
+  const { spaces, project } = await corpus();
+  const options = { spaces, limit: 50, watch: true } as const;
+  await searchItems({ query: "heron", ...options });
+  await new Promise((r) => setTimeout(r, 700)); // past the watchers' settling time
+  await searchItems({ query: "heron", ...options }); // the first scan a settled watcher vouches for
+  const quiet = await measure(() => searchItems({ query: "heron", ...options }));
+  assert.equal(quiet.delta.filesStatted, 0, "no file is stat-ed when nothing changed");
+  assert.ok(quiet.delta.scansSkipped > 0);
+
+  const path = join(project.root, "tools", "t", "tool_3.py");
+  await writeFile(path, pythonToolFile("t/tool_3", "Tool 3 now counts kingfishers"));
+  assert.deepEqual((await searchItems({ query: "kingfishers", ...options })).results.map((h) => h.id), ["t/tool_3"]);
+  await unlink(path);
+  assert.equal((await searchItems({ query: "kingfishers", ...options })).total, 0);
+  await writeItem(project, "knowledge", "k/new", knowledgeFile("k/new", "New", "About kingfishers."));
+  assert.deepEqual((await searchItems({ query: "kingfishers", ...options })).results.map((h) => h.id), ["k/new"]);
+  clearSearchIndexCache(); // closes the watchers
+});
