@@ -17,18 +17,13 @@ export const SYSTEM_NAMESPACE = "rye";
 export async function seedSystemBundle(deps: AppDeps, systemAiDir: string = repoSystemAiDir()): Promise<number> {
   const prisma = deps.db.prisma;
   if (await prisma.item.count({ where: { namespace: { name: SYSTEM_NAMESPACE } } })) return 0;
-  const user = await prisma.user.upsert({
-    where: { username: SYSTEM_NAMESPACE },
-    create: { username: SYSTEM_NAMESPACE, displayName: "rye standard library" },
-    update: {},
-  });
-  await prisma.namespace.upsert({ where: { name: SYSTEM_NAMESPACE }, create: { name: SYSTEM_NAMESPACE, userId: user.id }, update: {} });
+  // INSERT … ON CONFLICT DO NOTHING (not upsert, which reads then inserts): another registry process may be seeding
+  // the same database at this very moment.
+  await prisma.user.createMany({ data: [{ username: SYSTEM_NAMESPACE, displayName: "rye standard library" }], skipDuplicates: true });
+  const user = await prisma.user.findUniqueOrThrow({ where: { username: SYSTEM_NAMESPACE } });
+  await prisma.namespace.createMany({ data: [{ name: SYSTEM_NAMESPACE, userId: user.id }], skipDuplicates: true });
   const release = releasePublicKey();
-  await prisma.userKey.upsert({
-    where: { fingerprint: release.fingerprint },
-    create: { userId: user.id, fingerprint: release.fingerprint, publicKeyPem: release.pem, label: "rye release key" },
-    update: {},
-  });
+  await prisma.userKey.createMany({ data: [{ userId: user.id, fingerprint: release.fingerprint, publicKeyPem: release.pem, label: "rye release key" }], skipDuplicates: true });
   const principal: Principal = { userId: user.id, username: user.username, isAdmin: false, scopes: ["items:write"], tokenId: "seed", namespace: SYSTEM_NAMESPACE };
   const registryKey = await deps.keyring.signer();
   let count = 0;
