@@ -15,13 +15,13 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { createScratchPostgresDatabase } from "@rye/db/testing";
 import { ensureServerBuild } from "../../../scripts/build-server.mjs";
+import { freePort } from "../test/free-port.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -35,15 +35,6 @@ interface Figures {
   p99: number;
   non2xx: number;
   errors: number;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 async function waitFor(url: string, child: ChildProcess, what: string): Promise<void> {

@@ -10,23 +10,14 @@ import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, utimesSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ensureServerBuild, SERVER_TARGETS, serverBuildIsStale } from "../../../../scripts/build-server.mjs";
+import { freePort } from "../../test/free-port.ts";
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 test("the API builds when stale, then runs as JavaScript with no TypeScript loader", { timeout: 180_000 }, async () => {
   const outfile = join(ROOT, (SERVER_TARGETS as Record<string, { outfile: string }>).api!.outfile);

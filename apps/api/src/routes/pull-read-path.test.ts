@@ -9,7 +9,6 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -21,6 +20,7 @@ import { revokeRegistryKey, rotateRegistryKey } from "../keys/keyring.ts";
 import { hashToken, TOKEN_PREFIX } from "../auth/api-tokens.ts";
 import { silentLogger } from "../logger.ts";
 import { DownloadCounter } from "../services/download-counter.ts";
+import { freePort } from "../../test/free-port.ts";
 
 type Json = Record<string, any>;
 const knowledge = (id: string, version = "1.0.0") => `---\nid: ${id}\ntitle: ${id}\nversion: ${version}\nentry_type: reference\ncategory: notes\n---\n\nBody of ${id} at ${version}.\n`;
@@ -262,15 +262,6 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
 // ---- real server processes -------------------------------------------------------------------------------------
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 interface ServerProcess {
   url: string;
