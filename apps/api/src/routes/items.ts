@@ -92,7 +92,7 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       // uncached path, which answers ITEM_NOT_FOUND as before.
       if (answer && answer.access.visibility === "private" && !(await canRead(deps.db, await optionalPrincipalOrSession(c, deps.db), answer.access, answer.namespaceName))) answer = undefined;
       if (!answer) {
-        const resolved = await resolvePull(deps.db, deps.reads.cache, await optionalPrincipalOrSession(c, deps.db), typeParam, id, requested);
+        const resolved = await resolvePull(deps.db, await optionalPrincipalOrSession(c, deps.db), typeParam, id, requested);
         if (resolved.cacheable) deps.reads.cache.set(key, generation, resolved);
         answer = resolved;
       }

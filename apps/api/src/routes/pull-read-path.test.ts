@@ -135,6 +135,15 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       assert.equal((await pullJson("alice/notes/yanky?version=1.1.0")).etag, pinned.etag);
     });
 
+    test("a stored version changed out of band (an operator's repair, or a tamper) is served as it now is at the next pull", async () => {
+      await push("alice/notes/edited", "1.0.0");
+      const before = await pullJson("alice/notes/edited?version=1.0.0");
+      await reg.db.raw.query("UPDATE item_versions SET content = content || 'appended out of band' WHERE item_id = (SELECT id FROM items WHERE name = 'edited')");
+      const after = await pullJson("alice/notes/edited?version=1.0.0");
+      assert.notEqual(after.body.content, before.body.content);
+      assert.match(after.body.content, /appended out of band$/, "the cache did not keep the old bytes");
+    });
+
     test("deprecation: the cached answer says deprecated at once and the old ETag no longer answers 304", async () => {
       await push("alice/notes/old", "1.0.0");
       const first = await pullJson("alice/notes/old");

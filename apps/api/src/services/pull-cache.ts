@@ -80,11 +80,9 @@ class Lru<V> {
 
 export class PullCache {
   private readonly answers: Lru<CachedAnswer>;
-  private readonly versions: Lru<string>;
 
   constructor(limits: PullCacheLimits) {
     this.answers = new Lru(limits);
-    this.versions = new Lru(limits);
   }
 
   /** The answer cached for `key` under `generation`, or undefined (missing, or read under another generation). */
@@ -100,16 +98,6 @@ export class PullCache {
 
   set(key: string, generation: bigint, answer: PullAnswer): void {
     this.answers.set(key, { ...answer, generation }, answer.body.byteLength);
-  }
-
-  /** The serialized immutable part of a stored version, made once per (content hash, version row). */
-  versionPart(contentHash: string, versionRowId: string, make: () => string): string {
-    const key = `${contentHash}:${versionRowId}`;
-    const hit = this.versions.get(key);
-    if (hit !== undefined) return hit;
-    const made = make();
-    this.versions.set(key, made, made.length * 2);
-    return made;
   }
 
   get size(): number {

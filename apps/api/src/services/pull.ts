@@ -43,7 +43,7 @@ export interface ResolvedPull extends PullAnswer {
 }
 
 /** Reads the answer for a pull from the database, with every check of an uncached pull (visibility, approval). */
-export async function resolvePull(db: Database, cache: PullCache, principal: Principal | null, typeParam: string, id: string, requested: string | undefined): Promise<ResolvedPull> {
+export async function resolvePull(db: Database, principal: Principal | null, typeParam: string, id: string, requested: string | undefined): Promise<ResolvedPull> {
   const { type, ref, item, seesHeld } = await findReadableItem(db, principal, typeParam, id);
   // latest_version is maintained on publish, yank and delete (highest non-yanked, stable first).
   const version = requested ?? item.latestVersion;
@@ -73,8 +73,10 @@ export async function resolvePull(db: Database, cache: PullCache, principal: Pri
     // "published"; "pending" / "rejected" only for the namespace's owners/admins and registry admins.
     status: row.status,
   });
-  // …and what never does, serialized once per version.
-  const fixed = cache.versionPart(row.contentHash, row.id, () => {
+  // …and what never changes in normal operation. It is serialized again on every miss (not cached across read
+  // generations): a row changed out of band (an operator's repair, or a tamper) bumps the generation and must be
+  // served as it now is.
+  const fixed = (() => {
     const signature = signatureInfo(row.content, type);
     const attestation = row.attestation as Record<string, unknown>;
     return JSON.stringify({
@@ -88,7 +90,7 @@ export async function resolvePull(db: Database, cache: PullCache, principal: Pri
       log_index: row.logIndex === null ? null : Number(row.logIndex),
       created_at: row.createdAt.toISOString(),
     });
-  });
+  })();
   const published = row.status === "published";
   return {
     itemId: item.id,
