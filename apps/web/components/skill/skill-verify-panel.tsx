@@ -9,42 +9,9 @@
 import { useCallback, useEffect, useState } from "react";
 import type { KeysAnswer } from "@/lib/verify";
 import { SKILL_CHECKS, type SkillAnswer, type SkillCheckId, type SkillFileResult, verifySkillAnswer } from "@/lib/skill-verify";
+import { CheckList, getViewJson, type Row, RowStatus, StateIcon, SummaryBlock, type VerifySummary, waitingRows } from "../verify/check-rows";
 
-type RowState = "waiting" | "running" | "passed" | "failed" | "skipped";
-interface Row {
-  state: RowState;
-  detail: string;
-}
-type Summary = { kind: "running" | "ok" | "failed" | "error"; text: string };
-
-const ICON: Record<RowState, string> = { waiting: "○", running: "…", passed: "✓", failed: "✗", skipped: "–" };
-const WORD: Record<RowState, string> = { waiting: "Waiting", running: "Checking", passed: "Passed", failed: "Failed", skipped: "Not run" };
-const ICON_CLASS: Record<RowState, string> = {
-  waiting: "border-neutral-300 text-neutral-600 dark:border-neutral-700 dark:text-neutral-400",
-  running: "border-neutral-400 text-neutral-700 dark:border-neutral-500 dark:text-neutral-300",
-  passed: "border-green-700 bg-green-50 text-green-800 dark:border-green-400 dark:bg-green-950 dark:text-green-300",
-  failed: "border-red-700 bg-red-50 text-red-800 dark:border-red-400 dark:bg-red-950 dark:text-red-300",
-  skipped: "border-neutral-300 text-neutral-600 dark:border-neutral-700 dark:text-neutral-400",
-};
-
-const initialRows = (): Record<SkillCheckId, Row> =>
-  Object.fromEntries(SKILL_CHECKS.map((c) => [c.id, { state: "waiting" as RowState, detail: "" }])) as Record<SkillCheckId, Row>;
-const initialFiles = (paths: readonly string[]): Record<string, Row> => Object.fromEntries(paths.map((p) => [p, { state: "waiting" as RowState, detail: "" }]));
-
-async function getJson<T>(url: string, signal: AbortSignal): Promise<T> {
-  const res = await fetch(url, { headers: { accept: "application/json", "x-rye-purpose": "view" }, credentials: "same-origin", cache: "no-store", signal });
-  const body = (await res.json().catch(() => null)) as ({ error?: { message?: string } } & T) | null;
-  if (!res.ok || body === null) throw new Error(body?.error?.message ?? `The registry answered ${res.status}`);
-  return body;
-}
-
-function StateIcon({ state }: { state: RowState }) {
-  return (
-    <span aria-hidden="true" className={`mt-0.5 flex h-5 w-5 shrink-0 items-center justify-center rounded-full border text-xs font-bold ${ICON_CLASS[state]}`}>
-      {ICON[state]}
-    </span>
-  );
-}
+const initialRows = () => waitingRows(SKILL_CHECKS.map((c) => c.id));
 
 export interface SkillVerifyPanelProps {
   namespace: string;
@@ -56,8 +23,8 @@ export interface SkillVerifyPanelProps {
 
 export function SkillVerifyPanel({ namespace, name, version, paths }: SkillVerifyPanelProps) {
   const [rows, setRows] = useState<Record<SkillCheckId, Row>>(initialRows);
-  const [files, setFiles] = useState<Record<string, Row>>(() => initialFiles(paths));
-  const [summary, setSummary] = useState<Summary>({ kind: "running", text: "Verifying in your browser…" });
+  const [files, setFiles] = useState<Record<string, Row>>(() => waitingRows(paths));
+  const [summary, setSummary] = useState<VerifySummary>({ kind: "running", text: "Verifying in your browser…" });
   const [attempt, setAttempt] = useState(0);
   const pathKey = paths.join("\n");
 
@@ -65,14 +32,14 @@ export function SkillVerifyPanel({ namespace, name, version, paths }: SkillVerif
     async (signal: AbortSignal) => {
       const listed = pathKey ? pathKey.split("\n") : [];
       setRows(initialRows());
-      setFiles(initialFiles(listed));
+      setFiles(waitingRows(listed));
       setSummary({ kind: "running", text: "Verifying in your browser…" });
       let answer: SkillAnswer;
       let keys: KeysAnswer;
       try {
         [answer, keys] = await Promise.all([
-          getJson<SkillAnswer>(`/v1/skills/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}?version=${encodeURIComponent(version)}&files=1`, signal),
-          getJson<KeysAnswer>("/v1/keys", signal),
+          getViewJson<SkillAnswer>(`/v1/skills/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}?version=${encodeURIComponent(version)}&files=1`, signal),
+          getViewJson<KeysAnswer>("/v1/keys", signal),
         ]);
       } catch (err) {
         if (signal.aborted) return;
@@ -95,7 +62,7 @@ export function SkillVerifyPanel({ namespace, name, version, paths }: SkillVerif
         });
         if (result.id === "files" || !result.ok) {
           setFiles((current) => {
-            const next: Record<string, Row> = Object.fromEntries(Object.keys(current).map((p) => [p, { state: "skipped" as RowState, detail: "" }]));
+            const next: Record<string, Row> = Object.fromEntries(Object.keys(current).map((p) => [p, { state: "skipped" as const, detail: "" }]));
             for (const f of fileResults ?? []) next[f.path] = { state: f.ok ? "passed" : "failed", detail: f.detail };
             return next;
           });
@@ -115,9 +82,6 @@ export function SkillVerifyPanel({ namespace, name, version, paths }: SkillVerif
     return () => controller.abort();
   }, [run, attempt]);
 
-  const reason = summary.kind === "failed" ? Object.values(rows).find((r) => r.state === "failed")?.detail : undefined;
-  const summaryClass = summary.kind === "ok" ? "text-green-800 dark:text-green-300" : summary.kind === "running" ? "text-neutral-700 dark:text-neutral-300" : "text-red-800 dark:text-red-300";
-
   return (
     <section aria-labelledby="skill-verify-heading" className="rounded-lg border border-neutral-200 p-4 dark:border-neutral-800" data-testid="skill-verify-panel">
       <h2 id="skill-verify-heading" className="text-base font-semibold">
@@ -130,26 +94,7 @@ export function SkillVerifyPanel({ namespace, name, version, paths }: SkillVerif
         </a>
         .
       </p>
-      <ol className="mt-3 space-y-2" aria-label="Verification checks">
-        {SKILL_CHECKS.map((check, i) => {
-          const row = rows[check.id];
-          return (
-            <li key={check.id} className="flex h-14 gap-2 overflow-hidden" data-state={row.state}>
-              <StateIcon state={row.state} />
-              <div className="min-w-0 flex-1">
-                <p className="line-clamp-2 text-sm leading-5">
-                  <span className="sr-only">Check {i + 1}: </span>
-                  {check.label}
-                </p>
-                <p className="truncate text-xs leading-4 text-neutral-600 dark:text-neutral-400" title={row.detail || undefined}>
-                  <span className="font-medium text-neutral-800 dark:text-neutral-200">{WORD[row.state]}</span>
-                  {row.detail ? `: ${row.detail}` : ""}
-                </p>
-              </div>
-            </li>
-          );
-        })}
-      </ol>
+      <CheckList checks={SKILL_CHECKS} rows={rows} />
       <h3 className="mt-3 text-sm font-semibold">Files</h3>
       <ul className="mt-2 space-y-1" aria-label="Files verified">
         {Object.entries(files).map(([path, row]) => (
@@ -159,21 +104,12 @@ export function SkillVerifyPanel({ namespace, name, version, paths }: SkillVerif
               <p className="truncate font-mono text-xs leading-5" title={path}>
                 {path}
               </p>
-              <p className="truncate text-xs leading-4 text-neutral-600 dark:text-neutral-400" title={row.detail || undefined}>
-                <span className="font-medium text-neutral-800 dark:text-neutral-200">{WORD[row.state]}</span>
-                {row.detail ? `: ${row.detail}` : ""}
-              </p>
+              <RowStatus row={row} />
             </div>
           </li>
         ))}
       </ul>
-      <div className="mt-3 min-h-20 border-t border-neutral-200 pt-3 dark:border-neutral-800">
-        <p role="status" className={`text-sm font-semibold ${summaryClass}`} data-testid="skill-verify-summary">
-          <span aria-hidden="true">{summary.kind === "ok" ? "✓ " : summary.kind === "running" ? "" : "✗ "}</span>
-          {summary.text}
-        </p>
-        {reason ? <p className="mt-1 text-xs break-words text-neutral-700 dark:text-neutral-300">{reason}</p> : null}
-      </div>
+      <SummaryBlock summary={summary} rows={Object.values(rows)} testId="skill-verify-summary" />
       {summary.kind === "failed" || summary.kind === "error" ? (
         <button
           type="button"
