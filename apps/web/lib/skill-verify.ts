@@ -8,14 +8,11 @@
  */
 import type { PublicKey, SignatureInfo, SignedDocument, SkillFile, SkillManifest } from "@rye/core";
 import { extractSignature, getEd25519, keyResolverFrom, parseSkillManifest, publishAttestationSchema, sha256Hex, verifyDocument, verifyItem, verifySkill } from "@rye/core";
-import { CheckFailed, type KeysAnswer, registryKey } from "./verify";
+import { CheckFailed, type CheckDefinition, type CheckResult, type KeysAnswer, registryKey } from "./verify";
 
 export type SkillCheckId = "manifest-signature" | "provenance" | "attestation-signature" | "attestation-subject" | "files";
 
-export interface SkillCheckDefinition {
-  id: SkillCheckId;
-  label: string;
-}
+export type SkillCheckDefinition = CheckDefinition<SkillCheckId>;
 
 /** In the order they run. */
 export const SKILL_CHECKS: readonly SkillCheckDefinition[] = [
@@ -26,11 +23,7 @@ export const SKILL_CHECKS: readonly SkillCheckDefinition[] = [
   { id: "files", label: "Every file matches its SHA-256 in the signed manifest" },
 ];
 
-export interface SkillCheckResult {
-  id: SkillCheckId;
-  ok: boolean;
-  detail: string;
-}
+export type SkillCheckResult = CheckResult<SkillCheckId>;
 
 export interface SkillFileResult {
   path: string;

@@ -23,8 +23,8 @@ import {
 
 export type CheckId = "content-hash" | "registry-signature" | "provenance" | "attestation-signature" | "attestation-subject" | "page-match";
 
-export interface CheckDefinition {
-  id: CheckId;
+export interface CheckDefinition<Id extends string = CheckId> {
+  id: Id;
   /** What is checked, shown before and while it runs. */
   label: string;
 }
@@ -39,8 +39,8 @@ export const CHECKS: readonly CheckDefinition[] = [
   { id: "page-match", label: "The verified file is the one shown on this page" },
 ];
 
-export interface CheckResult {
-  id: CheckId;
+export interface CheckResult<Id extends string = CheckId> {
+  id: Id;
   ok: boolean;
   /** One sentence: what was found. */
   detail: string;

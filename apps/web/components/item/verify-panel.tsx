@@ -8,7 +8,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { ItemType } from "@rye/core";
 import { CHECKS, type CheckId, type KeysAnswer, type PullAnswer, verifyPulledItem } from "@/lib/verify";
-import { CheckList, getViewJson, type Row, SummaryBlock, type VerifySummary, waitingRows } from "../verify/check-rows";
+import { allSkipped, CheckList, getViewJson, type Row, SummaryBlock, type VerifySummary, waitingRows, withResult } from "../verify/check-rows";
 
 const initialRows = () => waitingRows(CHECKS.map((c) => c.id));
 
@@ -47,7 +47,7 @@ export function VerifyPanel({ type, id, version, fileSha256 }: VerifyPanelProps)
       } catch (err) {
         if (signal.aborted) return;
         const e = err as Error & { hint?: string };
-        setRows((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, { ...v, state: "skipped" }])) as Record<CheckId, Row>);
+        setRows(allSkipped);
         setSummary({ kind: "error", text: `Verification failed: the signed file or the registry keys could not be fetched (${e.message})`, ...(e.hint ? { hint: e.hint } : {}) });
         return;
       }
@@ -55,14 +55,7 @@ export function VerifyPanel({ type, id, version, fileSha256 }: VerifyPanelProps)
       setRows((r) => ({ ...r, [CHECKS[0]!.id]: { state: "running", detail: "" } }));
       const outcome = await verifyPulledItem({ type, id, version, pull, keys, expectedFileSha256: fileSha256 }, (result) => {
         if (signal.aborted) return;
-        setRows((r) => {
-          const next = { ...r, [result.id]: { state: result.ok ? "passed" : "failed", detail: result.detail } as Row };
-          const index = CHECKS.findIndex((c) => c.id === result.id);
-          const following = CHECKS[index + 1];
-          if (following) next[following.id] = result.ok ? { state: "running", detail: "" } : { state: "skipped", detail: "" };
-          if (!result.ok) for (const c of CHECKS.slice(index + 1)) next[c.id] = { state: "skipped", detail: "" };
-          return next;
-        });
+        setRows((r) => withResult(r, CHECKS, result));
       });
       if (signal.aborted) return;
       setProvider(outcome.provider);

@@ -9,7 +9,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { KeysAnswer } from "@/lib/verify";
 import { SKILL_CHECKS, type SkillAnswer, type SkillCheckId, type SkillFileResult, verifySkillAnswer } from "@/lib/skill-verify";
-import { CheckList, getViewJson, type Row, RowStatus, StateIcon, SummaryBlock, type VerifySummary, waitingRows } from "../verify/check-rows";
+import { allSkipped, CheckList, getViewJson, type Row, RowStatus, StateIcon, SummaryBlock, type VerifySummary, waitingRows, withResult } from "../verify/check-rows";
 
 const initialRows = () => waitingRows(SKILL_CHECKS.map((c) => c.id));
 
@@ -43,8 +43,8 @@ export function SkillVerifyPanel({ namespace, name, version, paths }: SkillVerif
         ]);
       } catch (err) {
         if (signal.aborted) return;
-        setRows((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, { ...v, state: "skipped" }])) as Record<SkillCheckId, Row>);
-        setFiles((f) => Object.fromEntries(Object.entries(f).map(([k, v]) => [k, { ...v, state: "skipped" }])));
+        setRows(allSkipped);
+        setFiles(allSkipped);
         setSummary({ kind: "error", text: `Verification failed: the skill or the registry keys could not be fetched (${err instanceof Error ? err.message : String(err)})` });
         return;
       }
@@ -52,14 +52,7 @@ export function SkillVerifyPanel({ namespace, name, version, paths }: SkillVerif
       setRows((r) => ({ ...r, [SKILL_CHECKS[0]!.id]: { state: "running", detail: "" } }));
       const outcome = await verifySkillAnswer({ id: `${namespace}/${name}`, name, version, answer, keys }, (result, fileResults?: SkillFileResult[]) => {
         if (signal.aborted) return;
-        setRows((r) => {
-          const next = { ...r, [result.id]: { state: result.ok ? "passed" : "failed", detail: result.detail } as Row };
-          const index = SKILL_CHECKS.findIndex((c) => c.id === result.id);
-          const following = SKILL_CHECKS[index + 1];
-          if (following) next[following.id] = result.ok ? { state: "running", detail: "" } : { state: "skipped", detail: "" };
-          if (!result.ok) for (const c of SKILL_CHECKS.slice(index + 1)) next[c.id] = { state: "skipped", detail: "" };
-          return next;
-        });
+        setRows((r) => withResult(r, SKILL_CHECKS, result));
         if (result.id === "files" || !result.ok) {
           setFiles((current) => {
             const next: Record<string, Row> = Object.fromEntries(Object.keys(current).map((p) => [p, { state: "skipped" as const, detail: "" }]));

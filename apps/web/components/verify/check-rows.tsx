@@ -93,3 +93,18 @@ export async function getViewJson<T>(url: string, signal: AbortSignal): Promise<
   }
   return body;
 }
+
+/** Every row skipped (nothing could be checked). */
+export function allSkipped<K extends string>(rows: Record<K, Row>): Record<K, Row> {
+  return Object.fromEntries(Object.entries<Row>(rows).map(([k, v]) => [k, { ...v, state: "skipped" }])) as Record<K, Row>;
+}
+
+/** One check's result: its row passed or failed; the next one running after a pass, every later one skipped after a failure. */
+export function withResult<K extends string>(rows: Record<K, Row>, checks: readonly { id: K }[], result: { id: K; ok: boolean; detail: string }): Record<K, Row> {
+  const next: Record<K, Row> = { ...rows, [result.id]: { state: result.ok ? "passed" : "failed", detail: result.detail } };
+  const index = checks.findIndex((c) => c.id === result.id);
+  const following = checks[index + 1];
+  if (following) next[following.id] = result.ok ? { state: "running", detail: "" } : { state: "skipped", detail: "" };
+  if (!result.ok) for (const c of checks.slice(index + 1)) next[c.id] = { state: "skipped", detail: "" };
+  return next;
+}
