@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { test } from "node:test";
 import { isAlive, killTree, processStartTime, threadProcessAlive } from "./processes.ts";
@@ -64,11 +65,15 @@ test("a process that leads no group is killed alone; killTree refuses pid 1, thi
 });
 
 test("Linux: a zombie counts as dead; a pid whose process started after the record was written is not the thread", { skip: process.platform !== "linux" ? "needs /proc" : false }, async () => {
-  // `sleep 0` exits at once but its parent (exec'd into `sleep 5`) never waits for it: a zombie.
-  const sh = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 5"], { stdio: ["ignore", "pipe", "ignore"] });
+  // The background child waits until its parent has exec'd into `sleep` (a shell may reap children before it
+  // execs; `sleep` never does), then exits: a zombie, from then until its parent ends.
+  const waitForExec = 'while [ "$(cat /proc/$PPID/comm)" != sleep ]; do sleep 0.02; done';
+  const sh = spawn("sh", ["-c", `sh -c '${waitForExec}' & echo $!; exec sleep 30`], { stdio: ["ignore", "pipe", "ignore"] });
   const [line] = (await once(createInterface({ input: sh.stdout! }), "line")) as [string];
   const zombie = Number(line);
-  await new Promise((r) => setTimeout(r, 200));
+  const state = () => readFileSync(`/proc/${zombie}/stat`, "utf8").replace(/^.*\) /s, "")[0];
+  for (let i = 0; i < 500 && state() !== "Z"; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(state(), "Z", "the child became a zombie");
   let signalled = true;
   try {
     process.kill(zombie, 0);

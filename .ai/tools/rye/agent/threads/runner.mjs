@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T15:28:09Z:83170a4a836e5195244f658c7e04ec725054dd5e620ba9d62e562c76156df8ff:15PzyQ3a_dyxo-IDAmjr9ot64MvEmecP-DUaL_uqeyDV-p3zyPCfyILGR-L24TmOTnk0-ChADbMNWDN0dIJdCg==:d0cfc94e6739114a
+// rye:signed:2026-11-25T18:25:28Z:4e2e3f5e11476b325dbba59ea03a5aa8d911c4831ab7490474eb195d4effc678:Zd59AhElmupmJX5_e5c0ivJ7qR0JDq58AcnqnqSw3pFwnOYj4pUnn1TreqRgVBN20EHVtd5nlbccKKoqW6FoBA==:d0cfc94e6739114a
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;
@@ -253,8 +253,11 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
   /** @type {{ status: string, error?: { code: string, message: string }, result?: string, escalation?: unknown }} */
   let outcome = { status: "error", error: { code: "INTERNAL", message: "the thread ended unexpectedly" } };
   let reserved = false;
+  const cancelledBeforeStart = () => new ThreadStop("cancelled", "Cancelled on request before the thread started");
   try {
     if (limitError) throw new ThreadStop(limitError, `No depth left below the parent (its depth is ${parent?.depth})`);
+    // A parent cancelled while this thread was starting asked it to stop, then released the budget it would draw on.
+    if (await rt.threads.isCancelRequested(projectPath, id)) throw cancelledBeforeStart();
     // A recovered thread keeps the reservation it made when it first started (its spend so far is in it).
     const held = recovered ? await rt.threads.getEntry(projectPath, id) : undefined;
     if (held?.status === "released") throw new ThreadStop("recovery_failed", `Thread ${id} had released its budget before its worker died: it had ended, and how was lost with the worker`);
@@ -282,6 +285,8 @@ export async function runThread(rt, { params, parent, threadId, onStarted, seed 
         reserved = true;
         limits.spend = entry.reserved_spend;
       } catch (err) {
+        // The cancel marker is written before a cancelled parent releases its budget: a refusal that races with it is a cancellation.
+        if (await rt.threads.isCancelRequested(projectPath, id)) throw cancelledBeforeStart();
         const details = obj(obj(err).details);
         const code = typeof details.limit_code === "string" ? details.limit_code : "spend_exceeded";
         const message = code === "spend_exceeded" && parent ? `No budget left: the parent thread ${parent.thread_id} has nothing left to give` : obj(err).message ?? String(err);
