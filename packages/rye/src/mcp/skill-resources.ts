@@ -20,9 +20,9 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { parseSkillMd, RyeError, sha256Hex, SKILL_FILE, skillNameProblem, toErrorEnvelope } from "@rye/core";
-import { checkInstalledFolder, lockRoot, type SkillContext } from "../skills/install.ts";
+import type { SkillContext } from "../skills/install.ts";
 import type { SkillLockEntry } from "../skills/lock.ts";
-import { readSkillLock } from "../skills/lock.ts";
+import { lockRoot, readSkillLock } from "../skills/lock.ts";
 
 export const SKILL_SCHEME = "skill://";
 /** A SKILL.md larger than this is not parsed for the listing (the specification's limit is far below it). */
@@ -186,7 +186,8 @@ export async function readSkillResource(uri: string, ctx: SkillContext): Promise
   if (!Object.hasOwn(skill.entry.files, path)) {
     throw new RyeError("NOT_FOUND", `Skill ${name} has no file ${path}`, { hint: `Its files: ${Object.keys(skill.entry.files).sort().join(", ")}.` });
   }
-  const check = await checkInstalledFolder(skill.dir, ctx);
+  // Loaded on a read: the installer (and its archive code) stays out of an idle server.
+  const check = await (await import("../skills/install.ts")).checkInstalledFolder(skill.dir, ctx);
   if (!check) throw new RyeError("ITEM_NOT_FOUND", `${skill.dir} is not recorded in a lock`, { hint: "Install the skill with `rye skill add`." });
   if (!check.ok) {
     throw new RyeError("INTEGRITY_MISMATCH", `Skill ${name} changed since it was installed (${[...check.missing.map((p) => `missing ${p}`), ...check.changed.map((p) => `changed ${p}`), ...check.added.map((p) => `added ${p}`)].slice(0, 10).join(", ")}); refusing to serve it`, {

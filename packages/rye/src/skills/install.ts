@@ -12,12 +12,11 @@ import type { Review, SkillFile } from "@rye/core";
 import { atLeast, checkSkillFiles, reviewTextFiles, RyeError, sha256Hex, verifySkill } from "@rye/core";
 import { normalizeRegistryUrl } from "../registry/registry-url.ts";
 import { TrustStore } from "../trust/store.ts";
-import { userAiDir } from "../spaces/paths.ts";
 import type { AgentTarget } from "./agents.ts";
 import { agentById } from "./agents.ts";
 import { isSkillFolder, readSkillFolder } from "./folder.ts";
 import type { SkillLockEntry } from "./lock.ts";
-import { readSkillLock, updateSkillLock } from "./lock.ts";
+import { lockRoot, readSkillLock, updateSkillLock } from "./lock.ts";
 import { discoverIndex, fetchSkill } from "./well-known.ts";
 import { fetchRegistrySkill, parseSkillRef } from "./from-registry.ts";
 
@@ -70,10 +69,6 @@ export const reviewSkill = (files: readonly SkillFile[]): Review => reviewTextFi
 const isUrl = (source: string) => /^https?:\/\//i.test(source);
 
 /** Where the lock for a scope lives: the project, or the user space's base for global installs. */
-export function lockRoot(ctx: SkillContext, global: boolean | undefined): string {
-  return global ? dirname(userAiDir(ctx.env)) : ctx.projectPath;
-}
-
 async function candidatesFrom(options: AddOptions, ctx: SkillContext): Promise<Candidate[]> {
   if (isUrl(options.source)) {
     const index = await discoverIndex(options.source, ctx.env);

@@ -3,9 +3,16 @@
  * items: where each skill came from, how it was verified, where it was written and the SHA-256 of every file, so
  * `rye skill list` can tell an intact install from one changed on disk.
  */
+import { dirname } from "node:path";
 import { z } from "zod";
 import { RyeError } from "@rye/core";
+import { userAiDir } from "../spaces/paths.ts";
 import { projectLockPath, readProjectLock, serialised, writeProjectLock } from "../registry/project-lock.ts";
+
+/** The folder whose `.ai/rye.lock` records the skills: the project, or (global) the user space's parent. */
+export function lockRoot(ctx: { projectPath: string; env: NodeJS.ProcessEnv }, global: boolean | undefined): string {
+  return global ? dirname(userAiDir(ctx.env)) : ctx.projectPath;
+}
 
 export const skillLockEntrySchema = z.object({
   name: z.string(),

@@ -6,17 +6,9 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
-import { readCancelRequest, requestCancel, requestHandoff } from "../../threads/cancel.ts";
-import { decideApproval, pendingApprovals } from "../../threads/approvals.ts";
 import type { LedgerEntry } from "../../threads/ledger.ts";
-import { getEntry } from "../../threads/budget.ts";
-import { threadFile } from "../../threads/paths.ts";
-import { cancelDescendants, isOrphaned, killThread } from "../../threads/control.ts";
 import type { ChainNode } from "../../threads/orchestrate.ts";
-import { chainSearch, getChain, waitThreads } from "../../threads/orchestrate.ts";
 import type { ThreadRecord } from "../../threads/record.ts";
-import { isTerminal, listThreads, readThread } from "../../threads/record.ts";
-import { followTranscript, formatCost, readTranscript, renderEvent } from "../../threads/transcript.ts";
 import type { TranscriptEvent } from "../../threads/transcript.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
@@ -35,20 +27,34 @@ interface ProjectOpts {
   json?: boolean;
 }
 
+/** The thread modules, loaded when a thread command runs (every other command starts without them). */
+async function threadModules() {
+  const [cancel, approvals, budget, paths, control, orchestrate, record, transcript] = await Promise.all([
+    import("../../threads/cancel.ts"),
+    import("../../threads/approvals.ts"),
+    import("../../threads/budget.ts"),
+    import("../../threads/paths.ts"),
+    import("../../threads/control.ts"),
+    import("../../threads/orchestrate.ts"),
+    import("../../threads/record.ts"),
+    import("../../threads/transcript.ts"),
+  ]);
+  return { ...cancel, ...approvals, ...budget, ...paths, ...control, ...orchestrate, ...record, ...transcript };
+}
+type ThreadModules = Awaited<ReturnType<typeof threadModules>>;
+
 function projectOf(ctx: CliContext, opts: ProjectOpts): string {
   return resolve(ctx.cwd, opts.project ?? ".");
 }
 
-export { isOrphaned };
-
-function statusLabel(record: ThreadRecord): string {
-  return isOrphaned(record) ? `${record.status} (orphaned)` : record.status;
+function statusLabel(t: ThreadModules, record: ThreadRecord): string {
+  return t.isOrphaned(record) ? `${record.status} (orphaned)` : record.status;
 }
 
 /** Seconds the thread ran (finished) or has been running. */
-function durationSeconds(record: ThreadRecord, now = Date.now()): number {
+function durationSeconds(t: ThreadModules, record: ThreadRecord, now = Date.now()): number {
   const started = Date.parse(record.created_at);
-  if (!isTerminal(record.status)) return Math.max(0, (now - started) / 1000);
+  if (!t.isTerminal(record.status)) return Math.max(0, (now - started) / 1000);
   if (record.cost.elapsed_seconds > 0) return record.cost.elapsed_seconds;
   return Math.max(0, (Date.parse(record.ended_at ?? record.updated_at) - started) / 1000);
 }
@@ -82,16 +88,17 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
     .option("--json", "print JSON")
     .action(async (opts: ProjectOpts & { all?: boolean }) =>
       ctx.run(opts.json, async () => {
+        const m = await threadModules();
         const project = projectOf(ctx, opts);
-        const { threads, damaged } = await listThreads(project);
+        const { threads, damaged } = await m.listThreads(project);
         let shown = threads;
         if (!opts.all) {
           let others = 0;
-          shown = threads.filter((t) => !isTerminal(t.status) || ++others <= LIST_RECENT);
+          shown = threads.filter((t) => !m.isTerminal(t.status) || ++others <= LIST_RECENT);
         }
         const omitted = threads.length - shown.length;
         if (opts.json) {
-          return ctx.json({ threads: shown.map((t) => ({ ...t, orphaned: isOrphaned(t) })), omitted, damaged });
+          return ctx.json({ threads: shown.map((t) => ({ ...t, orphaned: m.isOrphaned(t) })), omitted, damaged });
         }
         for (const d of damaged) ctx.io.stderr(`warning: thread ${d.thread_id} is unreadable: error[${d.error.code}]: ${d.error.message}`);
         if (threads.length === 0) {
@@ -103,13 +110,13 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
           rows.push([
             t.thread_id,
             t.directive,
-            statusLabel(t),
+            statusLabel(m, t),
             t.model ?? "-",
             String(t.cost.turns),
             String(t.cost.input_tokens + t.cost.output_tokens),
             `$${t.cost.spend.toFixed(4)}`,
             formatTime(t.created_at),
-            formatDuration(durationSeconds(t)),
+            formatDuration(durationSeconds(m, t)),
           ]);
         }
         for (const line of table(rows)) ctx.io.stdout(line);
@@ -124,14 +131,15 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
     .option("--json", "print JSON")
     .action(async (id: string, opts: ProjectOpts) =>
       ctx.run(opts.json, async () => {
+        const m = await threadModules();
         const project = projectOf(ctx, opts);
-        const record = await readThread(project, id);
-        const orphaned = isOrphaned(record);
-        const cancel = await readCancelRequest(project, id);
+        const record = await m.readThread(project, id);
+        const orphaned = m.isOrphaned(record);
+        const cancel = await m.readCancelRequest(project, id);
         let ledger: LedgerEntry | null = null;
         let ledgerError: { code: string; message: string } | undefined;
         try {
-          ledger = (await getEntry(project, id, { timeoutMs: 3_000 })) ?? null;
+          ledger = (await m.getEntry(project, id, { timeoutMs: 3_000 })) ?? null;
         } catch (err) {
           const e = err instanceof RyeError ? err : new RyeError("INTERNAL", String(err));
           ledgerError = { code: e.code, message: e.message };
@@ -139,12 +147,12 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
         let events: number | null = null;
         let transcriptError: { code: string; message: string } | undefined;
         try {
-          events = (await readTranscript(project, id)).length;
+          events = (await m.readTranscript(project, id)).length;
         } catch (err) {
           const e = err instanceof RyeError ? err : new RyeError("INTERNAL", String(err));
           transcriptError = { code: e.code, message: e.message };
         }
-        const transcriptPath = threadFile(project, id, "transcript");
+        const transcriptPath = m.threadFile(project, id, "transcript");
         if (opts.json) {
           return ctx.json({
             thread: record,
@@ -167,8 +175,8 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
           ["updated", formatTime(record.updated_at)],
         ];
         if (record.ended_at) lines.push(["ended", formatTime(record.ended_at)]);
-        lines.push(["duration", formatDuration(durationSeconds(record))]);
-        lines.push(["cost", formatCost(record.cost)]);
+        lines.push(["duration", formatDuration(durationSeconds(m, record))]);
+        lines.push(["cost", m.formatCost(record.cost)]);
         lines.push(["limits", Object.entries(record.limits).map(([k, v]) => `${k}=${v}`).join(" ") || "-"]);
         lines.push(["capabilities", record.capabilities.join(" ") || "(none)"]);
         if (cancel) lines.push(["cancel", `requested${cancel.requested_at ? ` at ${formatTime(cancel.requested_at)}` : ""}`]);
@@ -195,24 +203,25 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
     .option("--json", "print one JSON event per line")
     .action(async (id: string, opts: ProjectOpts & { follow?: boolean }) =>
       ctx.run(opts.json, async () => {
+        const m = await threadModules();
         const project = projectOf(ctx, opts);
-        await readThread(project, id);
+        await m.readThread(project, id);
         const print = (event: TranscriptEvent) => {
           if (opts.json) ctx.io.stdout(JSON.stringify(event));
           else {
-            const md = renderEvent(event);
+            const md = m.renderEvent(event);
             if (md !== "") ctx.io.stdout(`${md}\n`);
           }
         };
         if (!opts.follow) {
-          for (const event of await readTranscript(project, id)) print(event);
+          for (const event of await m.readTranscript(project, id)) print(event);
           return;
         }
         const controller = new AbortController();
         const stop = () => controller.abort();
         process.once("SIGINT", stop);
         try {
-          for await (const event of followTranscript(project, id, { signal: controller.signal })) print(event);
+          for await (const event of m.followTranscript(project, id, { signal: controller.signal })) print(event);
         } finally {
           process.removeListener("SIGINT", stop);
         }
@@ -229,9 +238,10 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
       .option("--json", "print JSON")
       .action(async (id: string, opts: ProjectOpts & { request?: string; reason?: string }) =>
         ctx.run(opts.json, async () => {
+        const m = await threadModules();
           const project = projectOf(ctx, opts);
-          await readThread(project, id);
-          const decided = await decideApproval(project, id, decision, { env: ctx.env, ...(opts.request ? { requestId: opts.request } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
+          await m.readThread(project, id);
+          const decided = await m.decideApproval(project, id, decision, { env: ctx.env, ...(opts.request ? { requestId: opts.request } : {}), ...(opts.reason ? { reason: opts.reason } : {}) });
           if (opts.json) return ctx.json({ thread_id: id, request_id: decided.request_id, decision: decided.decision, decided_at: decided.decided_at });
           ctx.io.stdout(`${decision === "approve" ? "Approved" : "Denied"} ${decided.request_id} of thread ${id}.`);
         }),
@@ -245,9 +255,10 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
     .option("--json", "print JSON")
     .action(async (id: string, opts: ProjectOpts) =>
       ctx.run(opts.json, async () => {
+        const m = await threadModules();
         const project = projectOf(ctx, opts);
-        await readThread(project, id);
-        const pending = await pendingApprovals(project, id);
+        await m.readThread(project, id);
+        const pending = await m.pendingApprovals(project, id);
         if (opts.json) return ctx.json({ thread_id: id, pending });
         if (pending.length === 0) return ctx.io.stdout(`Thread ${id} is waiting on no approval.`);
         for (const p of pending) {
@@ -266,12 +277,13 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
     .option("--json", "print JSON")
     .action(async (id: string, opts: ProjectOpts) =>
       ctx.run(opts.json, async () => {
+        const m = await threadModules();
         const project = projectOf(ctx, opts);
-        const record = await readThread(project, id);
-        if (isTerminal(record.status)) {
+        const record = await m.readThread(project, id);
+        if (m.isTerminal(record.status)) {
           throw new RyeError("CONFLICT", `Thread ${id} already ended (${record.status}): nothing to hand over`, { hint: `Continue it with: rye thread resume ${id} --message "…"` });
         }
-        const request = await requestHandoff(project, id, { reason: "rye thread handoff" });
+        const request = await m.requestHandoff(project, id, { reason: "rye thread handoff" });
         if (opts.json) return ctx.json({ thread_id: id, status: "handoff_requested", requested_at: request.requested_at });
         ctx.io.stdout(`Handoff requested for ${id}: after its current turn it hands over to a continuation thread (see rye thread chain ${id}).`);
       }),
@@ -284,16 +296,17 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
     .option("--json", "print JSON")
     .action(async (id: string, opts: ProjectOpts) =>
       ctx.run(opts.json, async () => {
+        const m = await threadModules();
         const project = projectOf(ctx, opts);
-        const record = await readThread(project, id);
-        if (isTerminal(record.status)) {
+        const record = await m.readThread(project, id);
+        if (m.isTerminal(record.status)) {
           throw new RyeError("CONFLICT", `Thread ${id} already ended (${record.status}): nothing to cancel`, {
             hint: `See how it ended: rye thread status ${id}`,
             details: { thread_id: id, status: record.status },
           });
         }
-        const request = await requestCancel(project, id);
-        const orphaned = isOrphaned(record);
+        const request = await m.requestCancel(project, id);
+        const orphaned = m.isOrphaned(record);
         if (opts.json) return ctx.json({ thread_id: id, status: "cancel_requested", requested_at: request.requested_at, orphaned });
         ctx.io.stdout(`Cancellation requested for ${id}: the thread stops before its next model or tool call and ends as cancelled.`);
         if (orphaned) ctx.io.stderr(`warning: its process ${record.pid} is gone, so nothing will act on the request: rye thread kill ${id} marks it killed.`);
@@ -309,11 +322,12 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
     .option("--json", "print JSON")
     .action(async (id: string, opts: ProjectOpts & { graceMs?: string }) =>
       ctx.run(opts.json, async () => {
+        const m = await threadModules();
         const project = projectOf(ctx, opts);
         const graceMs = parseInteger("grace-ms", opts.graceMs, 0, 600_000) ?? KILL_GRACE_MS;
-        const before = await readThread(project, id);
-        await cancelDescendants(project, id, `parent ${id} was killed`);
-        const { record: final, endedByItself: endedItself, process: killed, ledger } = await killThread(project, id, { graceMs, by: "rye thread kill" });
+        const before = await m.readThread(project, id);
+        await m.cancelDescendants(project, id, `parent ${id} was killed`);
+        const { record: final, endedByItself: endedItself, process: killed, ledger } = await m.killThread(project, id, { graceMs, by: "rye thread kill" });
         const record = before;
         const survived = killed !== null && !killed.exited;
         if (opts.json) {
@@ -348,7 +362,8 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
     .option("--json", "print JSON")
     .action(async (ids: string[], opts: ProjectOpts & { timeout?: string; any?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const result = await waitThreads(projectOf(ctx, opts), ids, { timeoutSeconds: parseInteger("timeout", opts.timeout, 0, 3600) ?? 300, any: opts.any === true });
+        const m = await threadModules();
+        const result = await m.waitThreads(projectOf(ctx, opts), ids, { timeoutSeconds: parseInteger("timeout", opts.timeout, 0, 3600) ?? 300, any: opts.any === true });
         if (opts.json) ctx.json(result);
         else {
           for (const t of result.threads) ctx.io.stdout(`${t.thread_id}  ${t.status}${t.error ? ` (${t.error.code})` : ""}`);
@@ -365,7 +380,8 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
     .option("--json", "print JSON")
     .action(async (id: string, opts: ProjectOpts) =>
       ctx.run(opts.json, async () => {
-        const chain = await getChain(projectOf(ctx, opts), id);
+        const m = await threadModules();
+        const chain = await m.getChain(projectOf(ctx, opts), id);
         if (opts.json) return ctx.json(chain);
         const print = (node: ChainNode) => {
           ctx.io.stdout(`${"  ".repeat(node.depth_in_tree)}${node.thread_id}  ${node.directive}  ${node.status}`);
@@ -384,7 +400,8 @@ export function registerThreadCommands(program: Command, ctx: CliContext, extra:
     .option("--json", "print JSON")
     .action(async (id: string, pattern: string, opts: ProjectOpts & { ignoreCase?: boolean; limit?: string }) =>
       ctx.run(opts.json, async () => {
-        const found = await chainSearch(projectOf(ctx, opts), id, pattern, { ignoreCase: opts.ignoreCase === true, limit: parseInteger("limit", opts.limit, 1, 500) ?? 50 });
+        const m = await threadModules();
+        const found = await m.chainSearch(projectOf(ctx, opts), id, pattern, { ignoreCase: opts.ignoreCase === true, limit: parseInteger("limit", opts.limit, 1, 500) ?? 50 });
         if (opts.json) return ctx.json(found);
         for (const m of found.matches) ctx.io.stdout(`${m.thread_id} #${m.event_index} ${m.event_type}: ${m.excerpt}`);
         ctx.io.stderr(`${found.matches.length} match${found.matches.length === 1 ? "" : "es"} in ${found.searched_threads} thread${found.searched_threads === 1 ? "" : "s"}${found.truncated ? " (limit reached)" : ""}`);

@@ -5,8 +5,11 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
-import { addWebhook, listDeliveries, listWebhooks, pingWebhook, readChanges, redeliver, removeWebhook, updateWebhook, type Webhook, type WebhookDelivery } from "../../registry/webhooks.ts";
+import type { Webhook, WebhookDelivery } from "../../registry/webhooks.ts";
 import type { CliContext } from "../context.ts";
+
+/** Loaded on use: every other command starts without the registry client. */
+const webhooks = () => import("../../registry/webhooks.ts");
 
 const EVENTS = ["publish", "yank", "unyank", "deprecate", "undeprecate", "delete", "visibility", "transfer"];
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -40,7 +43,7 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (namespace: string, url: string, opts: { event: string[]; includePrivate?: boolean; registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const hook = await addWebhook({ namespace, url, events: checkEvents(opts.event), includePrivate: opts.includePrivate, registryUrl: opts.registry }, publishContext());
+        const hook = await (await webhooks()).addWebhook({ namespace, url, events: checkEvents(opts.event), includePrivate: opts.includePrivate, registryUrl: opts.registry }, publishContext());
         if (opts.json) return ctx.json(hook);
         ctx.io.stdout(`Created webhook ${hook.id} for ${hook.namespace} → ${hook.url} (events: ${hook.events.join(", ")}).`);
         ctx.io.stdout(`Signing secret (shown only now; store it with the receiver): ${hook.secret}`);
@@ -54,7 +57,7 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (namespace: string, opts: { registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const result = await listWebhooks({ namespace, registryUrl: opts.registry }, publishContext());
+        const result = await (await webhooks()).listWebhooks({ namespace, registryUrl: opts.registry }, publishContext());
         if (opts.json) return ctx.json(result);
         if (result.webhooks.length === 0) ctx.io.stdout(`No webhooks in ${result.namespace} (add one with \`rye webhook add ${result.namespace} <url>\`).`);
         for (const h of result.webhooks) ctx.io.stdout(hookLine(h));
@@ -78,7 +81,7 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
         // commander sets includePrivate to true by default because of --no-include-private: only an explicit flag counts.
         const includePrivate = command.getOptionValueSource("includePrivate") === "cli" ? opts.includePrivate : undefined;
         const active = opts.enable ? true : opts.disable ? false : undefined;
-        const hook = await updateWebhook({ namespace, id, url: opts.url, events: checkEvents(opts.event), includePrivate, active, registryUrl: opts.registry }, publishContext());
+        const hook = await (await webhooks()).updateWebhook({ namespace, id, url: opts.url, events: checkEvents(opts.event), includePrivate, active, registryUrl: opts.registry }, publishContext());
         if (opts.json) return ctx.json(hook);
         ctx.io.stdout(`Updated: ${hookLine(hook)}`);
       }),
@@ -91,7 +94,7 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (namespace: string, id: string, opts: { registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const result = await removeWebhook({ namespace, id, registryUrl: opts.registry }, publishContext());
+        const result = await (await webhooks()).removeWebhook({ namespace, id, registryUrl: opts.registry }, publishContext());
         if (opts.json) return ctx.json(result);
         ctx.io.stdout(`Deleted webhook ${result.id}.`);
       }),
@@ -105,7 +108,7 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (namespace: string, id: string, opts: { limit: string; registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const result = await listDeliveries({ namespace, id, limit: positiveInt(opts.limit, "limit"), registryUrl: opts.registry }, publishContext());
+        const result = await (await webhooks()).listDeliveries({ namespace, id, limit: positiveInt(opts.limit, "limit"), registryUrl: opts.registry }, publishContext());
         if (opts.json) return ctx.json(result);
         if (result.deliveries.length === 0) ctx.io.stdout("No deliveries yet.");
         for (const d of result.deliveries) ctx.io.stdout(deliveryLine(d));
@@ -119,7 +122,7 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (namespace: string, id: string, delivery: string, opts: { registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const result = await redeliver({ namespace, id, delivery, registryUrl: opts.registry }, publishContext());
+        const result = await (await webhooks()).redeliver({ namespace, id, delivery, registryUrl: opts.registry }, publishContext());
         if (opts.json) return ctx.json(result);
         ctx.io.stdout(`Queued redelivery ${result.id} of ${delivery}.`);
       }),
@@ -132,7 +135,7 @@ export function registerWebhook(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (namespace: string, id: string, opts: { registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const result = await pingWebhook({ namespace, id, registryUrl: opts.registry }, publishContext());
+        const result = await (await webhooks()).pingWebhook({ namespace, id, registryUrl: opts.registry }, publishContext());
         if (opts.json) return ctx.json(result);
         ctx.io.stdout(`Queued ping ${result.id}; see \`rye webhook deliveries ${namespace} ${id}\`.`);
       }),
@@ -150,7 +153,7 @@ export function registerChanges(registry: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (opts: { since: string; limit: string; registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const page = await readChanges({ since: positiveInt(opts.since, "since"), limit: positiveInt(opts.limit, "limit"), registryUrl: opts.registry }, { projectPath: resolve(ctx.cwd), env: ctx.env });
+        const page = await (await webhooks()).readChanges({ since: positiveInt(opts.since, "since"), limit: positiveInt(opts.limit, "limit"), registryUrl: opts.registry }, { projectPath: resolve(ctx.cwd), env: ctx.env });
         if (opts.json) return ctx.json(page);
         for (const c of page.changes) {
           const s = c.subject;
