@@ -119,7 +119,7 @@ describe("stopping threads", () => {
     assert.equal(cancelled.code, 0, cancelled.stdout + cancelled.stderr);
     const waited = await bench.rye(["thread", "wait", boss, child!, "--timeout", "60"]);
     assert.equal(waited.code, 0, waited.stdout + waited.stderr);
-    assert.deepEqual(waited.json.threads.map((t: { status: string }) => t.status), ["cancelled", "cancelled"]);
+    assert.deepEqual(waited.json.threads.map((t: { status: string }) => t.status), ["cancelled", "cancelled"], JSON.stringify(waited.json.threads.map((t: { error?: unknown }) => t.error)));
     const bossEvents = await bench.events(boss);
     assert.deepEqual(bossEvents.find((e) => e.event_type === "children_cancelled")?.payload.thread_ids, [child]);
   });

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T15:28:09Z:a2d9e5a7a109ebfe1d533d00420bf8b25799e6649204bd5f1e9e39e120a373ad:d0BU4ur3HoHR9V9D0XFHsRrl6mro7rZhQNkKgXCRQDcMdoNWOD3FuKbdblTg29RZNDFABd4F8KH1QNdK4G1OCw==:d0cfc94e6739114a
+// rye:signed:2026-11-25T18:59:52Z:2552e1b4eb1be23e8f7b54ba5e2c892150f0d348833c82db5d6f64a2915de263:lf2LfK8cOv-rDG-GNOnoqtaEJRiQIvVdt2idfOd47sV6GL8Z1ebg1dhZebytxE2mGr58lnmwJugcTLLmxBL9Cw==:d0cfc94e6739114a
 // @ts-check
 /**
  * Runs a directive as an agent thread (docs/agent-runtime.md). The entry of the runtime: it reaches the
@@ -78,6 +78,22 @@ async function loadRuntime(sdk, engine, env) {
 }
 
 /**
+ * Ends the record of a thread whose worker stops before the thread started: a closing transcript event, then the
+ * status (a record that already ended keeps its status).
+ * @param {any} sdk @param {string} projectPath @param {string} threadId
+ * @param {"cancelled" | "error"} status @param {{ code: string, message: string }} error
+ */
+async function endUnstarted(sdk, projectPath, threadId, status, error) {
+  const transcript = new sdk.threads.TranscriptWriter(projectPath, threadId);
+  try {
+    await transcript.append(status === "cancelled" ? "thread_cancelled" : "thread_error", { status, error });
+  } finally {
+    await transcript.close().catch(() => undefined);
+  }
+  await sdk.threads.finishThread(projectPath, threadId, status, { error }).catch((/** @type {any} */ err) => (err?.code === "CONFLICT" ? undefined : Promise.reject(err)));
+}
+
+/**
  * @param {Record<string, any>} params
  * @param {{ projectPath?: string, toolPath?: string, loadSdk?: () => Promise<any> }} context
  */
@@ -87,8 +103,18 @@ export async function main(params, context) {
   const env = process.env;
   const projectPath = context.projectPath ?? process.cwd();
   const engine = await sdk.openEngine({ projectPath, env });
-  const parent = await sdk.threads.readParentContext(env, projectPath);
   const workerId = env.RYE_THREAD_WORKER;
+  // A background worker whose thread was cancelled before it started (its parent cancelled meanwhile, and may have
+  // ended) stops here; one refused before the thread starts ends the record itself instead of leaving it "created".
+  if (workerId && (await sdk.threads.isCancelRequested(projectPath, workerId))) {
+    const error = { code: "cancelled", message: "Cancelled on request before the thread started" };
+    await endUnstarted(sdk, projectPath, workerId, "cancelled", error);
+    return { success: false, status: "cancelled", thread_id: workerId, error: error.message, error_code: error.code };
+  }
+  const parent = await sdk.threads.readParentContext(env, projectPath).catch(async (/** @type {any} */ err) => {
+    if (workerId) await endUnstarted(sdk, projectPath, workerId, "error", { code: String(err?.code ?? "INTERNAL"), message: String(err?.message ?? err) });
+    throw err;
+  });
 
   if (params.async_exec && !workerId) {
     // Refuse what cannot start before going to the background: the directive and its inputs.
