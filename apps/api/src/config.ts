@@ -35,7 +35,10 @@ const envSchema = z.object({
   RYE_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   RYE_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   RYE_S3_FORCE_PATH_STYLE: z.enum(["true", "false", "1", "0"]).default("false"),
-  RYE_S3_PREFIX: z.string().regex(/^$|^[A-Za-z0-9!_.*'()/-]*\/$/, "a key prefix ending in / (letters, digits, !_.*'()-)").default("blobs/"),
+  RYE_S3_PREFIX: z
+    .string()
+    .regex(/^(?:[A-Za-z0-9!_*'()-][A-Za-z0-9!_.*'()-]*\/)*$/, "empty, or path segments each ending in / (letters, digits, !_.*'()-; not starting with a dot)")
+    .default("blobs/"),
   RYE_S3_TIMEOUT_MS: int(10_000),
   RYE_S3_CONNECT_TIMEOUT_MS: int(3000),
   RYE_S3_MAX_ATTEMPTS: int(3).refine((n) => n <= 10, "at most 10 attempts"),

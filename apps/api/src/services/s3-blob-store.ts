@@ -94,7 +94,7 @@ export class S3BlobStore implements BlobStore {
   async put(bytes: Uint8Array): Promise<string> {
     const sha256 = sha256Hex(bytes);
     // Content addressing makes a present object the right object (get verifies it), so a HEAD saves the upload.
-    if (await this.has(sha256)) return sha256;
+    if (await this.exists(sha256, "put")) return sha256;
     return this.write(sha256, bytes);
   }
 
@@ -138,12 +138,16 @@ export class S3BlobStore implements BlobStore {
 
   async has(sha256: string): Promise<boolean> {
     if (!isBlobName(sha256)) return false;
+    return this.exists(sha256, "has");
+  }
+
+  private async exists(sha256: string, operation: Operation): Promise<boolean> {
     try {
       await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: this.keyOf(sha256) }));
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
-      throw this.failure("has", sha256, err);
+      throw this.failure(operation, sha256, err);
     }
   }
 
