@@ -5,6 +5,9 @@
  *
  * `startFaultyS3Proxy` puts a switchable HTTP proxy in front of it, so a test can make the store fail (HTTP 500s)
  * or hang (answers withheld) mid-test, and back.
+ *
+ * Run as a program (`node --import tsx apps/api/test/s3-server.ts`) it serves until SIGTERM in a process of its own
+ * and prints `env` as one JSON line: for benches and topologies that must not share an event loop with the store.
  */
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
@@ -120,4 +123,12 @@ export async function startFaultyS3Proxy(target: string): Promise<FaultyS3Proxy>
       await once(server, "close").catch(() => undefined);
     },
   };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const server = await startS3Server();
+  process.stdout.write(`${JSON.stringify(server.env)}\n`);
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
 }
