@@ -24,7 +24,7 @@ function isNotFound(err: unknown): boolean {
 }
 
 /** Why the store failed, for the error's details and hint; never the credentials. */
-function describe(err: unknown, settings: S3Settings): { reason: string; message: string; hint: string } {
+function diagnose(err: unknown, settings: S3Settings): { reason: string; message: string; hint: string } {
   const e = err as { name?: string; code?: string; message?: string };
   const where = `bucket ${JSON.stringify(settings.bucket)}${settings.endpoint ? ` at ${settings.endpoint}` : ""}`;
   const attempts = `${settings.maxAttempts} attempt${settings.maxAttempts === 1 ? "" : "s"}`;
@@ -87,7 +87,7 @@ export class S3BlobStore implements BlobStore {
 
   private failure(operation: Operation, sha256: string, err: unknown): RyeError {
     if (err instanceof RyeError) return err;
-    const { reason, message, hint } = describe(err, this.settings);
+    const { reason, message, hint } = diagnose(err, this.settings);
     return new RyeError("UNAVAILABLE", message, { hint, details: { store: "s3", operation, reason, sha256 }, cause: err });
   }
 
