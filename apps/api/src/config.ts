@@ -28,7 +28,44 @@ const envSchema = z.object({
   RYE_DOWNLOAD_FLUSH_MS: int(1000),
   RYE_PULL_CACHE_ENTRIES: int(10_000),
   RYE_PULL_CACHE_BYTES: int(64 * 1024 * 1024),
+  RYE_BLOB_STORE: z.enum(["postgres", "s3"]).default("postgres"),
+  RYE_S3_BUCKET: z.string().min(1).optional(),
+  RYE_S3_ENDPOINT: z.string().url().optional(),
+  RYE_S3_REGION: z.string().min(1).default("us-east-1"),
+  RYE_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  RYE_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  RYE_S3_FORCE_PATH_STYLE: z.enum(["true", "false", "1", "0"]).default("false"),
+  RYE_S3_PREFIX: z
+    .string()
+    .regex(/^(?:[A-Za-z0-9!_*'()-][A-Za-z0-9!_.*'()-]*\/)*$/, "empty, or path segments each ending in / (letters, digits, !_.*'()-; not starting with a dot)")
+    .default("blobs/"),
+  RYE_S3_TIMEOUT_MS: int(10_000),
+  RYE_S3_CONNECT_TIMEOUT_MS: int(3000),
+  RYE_S3_MAX_ATTEMPTS: int(3).refine((n) => n <= 10, "at most 10 attempts"),
 });
+
+/** Where bundle and skill files live (services/blob-store.ts): the `blobs` table, or an S3-compatible bucket. */
+export interface S3Settings {
+  bucket: string;
+  /** Unset → AWS S3 of `region`; set for R2, MinIO, Supabase Storage, a local test server. */
+  endpoint?: string;
+  region: string;
+  /** Unset → the AWS SDK's default chain (instance role, AWS_* variables). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  forcePathStyle: boolean;
+  /** Prepended to `<aa>/<sha256>`: empty or ending in `/`. */
+  prefix: string;
+  /** Each attempt's deadline to connect and to be answered, and attempts per operation (first try included). */
+  connectTimeoutMs: number;
+  timeoutMs: number;
+  maxAttempts: number;
+}
+
+export interface BlobConfig {
+  store: "postgres" | "s3";
+  /** Set whenever RYE_S3_BUCKET is (also with store=postgres: `npm run registry -- blobs migrate --to s3`). */
+  s3?: S3Settings;
+}
 
 /** Which new versions are held for approval (docs/registry-approval.md). */
 export type ApprovalMode = "off" | "flagged" | "all";
@@ -68,6 +105,35 @@ export interface RegistryConfig {
   reads: { downloadFlushMs: number; pullCacheEntries: number; pullCacheBytes: number };
   /** Upstream identity providers, local accounts switch, sign-in cookie secret. */
   upstream: UpstreamAuthConfig;
+  /** The blob store (RYE_BLOB_STORE, RYE_S3_*). */
+  blobs: BlobConfig;
+}
+
+const isTrue = (value: string) => value === "true" || value === "1";
+
+function blobConfig(e: z.infer<typeof envSchema>): BlobConfig {
+  if (Boolean(e.RYE_S3_ACCESS_KEY_ID) !== Boolean(e.RYE_S3_SECRET_ACCESS_KEY)) {
+    throw new RyeError("BAD_REQUEST", "Invalid registry configuration: RYE_S3_ACCESS_KEY_ID and RYE_S3_SECRET_ACCESS_KEY are set together or not at all", {
+      hint: "Set both (static keys), or neither to use the AWS SDK's default credentials (instance role, AWS_* variables).",
+    });
+  }
+  if (e.RYE_BLOB_STORE === "s3" && !e.RYE_S3_BUCKET) {
+    throw new RyeError("BAD_REQUEST", "Invalid registry configuration: RYE_BLOB_STORE=s3 needs RYE_S3_BUCKET", { hint: "Name the bucket in RYE_S3_BUCKET (docs/deployment.md, Blob storage)." });
+  }
+  const s3: S3Settings | undefined = e.RYE_S3_BUCKET
+    ? {
+        bucket: e.RYE_S3_BUCKET,
+        ...(e.RYE_S3_ENDPOINT ? { endpoint: e.RYE_S3_ENDPOINT } : {}),
+        region: e.RYE_S3_REGION,
+        ...(e.RYE_S3_ACCESS_KEY_ID && e.RYE_S3_SECRET_ACCESS_KEY ? { credentials: { accessKeyId: e.RYE_S3_ACCESS_KEY_ID, secretAccessKey: e.RYE_S3_SECRET_ACCESS_KEY } } : {}),
+        forcePathStyle: isTrue(e.RYE_S3_FORCE_PATH_STYLE),
+        prefix: e.RYE_S3_PREFIX,
+        connectTimeoutMs: e.RYE_S3_CONNECT_TIMEOUT_MS,
+        timeoutMs: e.RYE_S3_TIMEOUT_MS,
+        maxAttempts: e.RYE_S3_MAX_ATTEMPTS,
+      }
+    : undefined;
+  return { store: e.RYE_BLOB_STORE, ...(s3 ? { s3 } : {}) };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
@@ -101,5 +167,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     },
     reads: { downloadFlushMs: e.RYE_DOWNLOAD_FLUSH_MS, pullCacheEntries: e.RYE_PULL_CACHE_ENTRIES, pullCacheBytes: e.RYE_PULL_CACHE_BYTES },
     upstream: loadUpstreamAuthConfig(env),
+    blobs: blobConfig(e),
   };
 }

@@ -9,6 +9,7 @@ import type { RegistryConfig } from "./config.ts";
 import { RegistryKeyring } from "./keys/keyring.ts";
 import type { Logger } from "./logger.ts";
 import type { AppDeps } from "./services/deps.ts";
+import { openBlobStore } from "./services/open-blob-store.ts";
 import { openReadPath } from "./services/pull.ts";
 
 export const REGISTRY_VERSION = "0.1.0";
@@ -25,5 +26,6 @@ export async function openRegistry(config: RegistryConfig, logger: Logger, optio
   const accessTokens = await AccessTokens.load({ issuer: config.publicUrl, keyDir, envPrivateKey: env.RYE_TOKEN_PRIVATE_KEY, registryKeyFingerprint: keyring.current().publicKey.fingerprint });
   const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens });
   const reads = await openReadPath(db, config, logger);
-  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads };
+  const blobs = openBlobStore(config.blobs, db);
+  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, blobs };
 }

@@ -13,8 +13,20 @@ import { revokeRegistryKey, rotateRegistryKey } from "../keys/keyring.ts";
 import { keyDirOf } from "../registry.ts";
 import { adminCreateOrg, adminCreateToken, adminCreateUser, adminRevokeToken } from "../services/admin.ts";
 import { readAdminFile } from "../services/admin-endpoint.ts";
+import { migrateBlobs } from "../services/blob-migration.ts";
+import { S3BlobStore } from "../services/s3-blob-store.ts";
 
 type Out = (s: string) => void;
+
+/** The registry's database for a command that works on it directly; the embedded one is refused while a server holds it. */
+async function openOperatorDatabase(config: RegistryConfig, env: NodeJS.ProcessEnv, why: string, hint: string): Promise<Database> {
+  try {
+    return await openDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: config.dataDir });
+  } catch (err) {
+    if (err instanceof DataDirInUseError) throw new RyeError("UNAVAILABLE", `The embedded database is in use and ${why}`, { hint });
+    throw err;
+  }
+}
 
 /** Runs an operation through the running server's admin endpoint when there is one, else on the database. */
 class Transport {
@@ -46,17 +58,7 @@ class Transport {
       if (!res.ok && json.error) throw new RyeError(isErrorCode(json.error.code) ? json.error.code : "INTERNAL", json.error.message, { hint: json.error.hint, details: json.error.details });
       return json;
     }
-    let db: Database;
-    try {
-      db = await openDatabase(this.env.DATABASE_URL ? { databaseUrl: this.env.DATABASE_URL } : { dataDir: this.config.dataDir });
-    } catch (err) {
-      if (err instanceof DataDirInUseError) {
-        throw new RyeError("UNAVAILABLE", "The embedded database is in use and the running server's admin endpoint did not answer", {
-          hint: `Check that the registry started by npm start is healthy (its ${this.config.dataDir}/admin.json), or stop it.`,
-        });
-      }
-      throw err;
-    }
+    const db = await openOperatorDatabase(this.config, this.env, "the running server's admin endpoint did not answer", `Check that the registry started by npm start is healthy (its ${this.config.dataDir}/admin.json), or stop it.`);
     try {
       return await direct(db);
     } finally {
@@ -69,6 +71,12 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+}
+
+function positiveInt(value: string, option: string, max: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new RyeError("BAD_REQUEST", `${option} takes a whole number from 1 to ${max}, not ${JSON.stringify(value)}`);
+  return n;
 }
 
 function parseDays(value: string): number {
@@ -154,6 +162,43 @@ export async function runRegistryCli(argv: string[], env: NodeJS.ProcessEnv = pr
         const rows = await db.prisma.registryKey.findMany({ orderBy: { validFrom: "asc" } });
         for (const k of rows) out(`${k.fingerprint}  from ${k.validFrom.toISOString()}${k.validUntil ? ` until ${k.validUntil.toISOString()}` : " (active)"}${k.revokedAt ? ` REVOKED: ${k.revocationReason}` : ""}`);
       } finally {
+        await db.close();
+      }
+    });
+
+  const blobs = program.command("blobs").description("the blob store (bundle and skill files)");
+  blobs
+    .command("migrate")
+    .description("copy the blobs of the PostgreSQL `blobs` table to the S3 store named by RYE_S3_*, verifying every hash; safe to run again")
+    .addOption(new Option("--to <store>", "the target store").choices(["s3"]).makeOptionMandatory())
+    .option("--dry-run", "count and check only; write and delete nothing")
+    .option("--delete-source", "delete each table row once its copy verified (needs RYE_BLOB_STORE=s3: the registry must already read from S3)")
+    .option("--batch-size <n>", "rows per page", "100")
+    .option("--concurrency <n>", "blobs copied at once", "4")
+    .action(async (opts: { to: "s3"; dryRun?: boolean; deleteSource?: boolean; batchSize: string; concurrency: string }) => {
+      const s3 = config.blobs.s3;
+      if (!s3) throw new RyeError("BAD_REQUEST", "blobs migrate --to s3 needs the S3 store's settings", { hint: "Set RYE_S3_BUCKET and the other RYE_S3_* variables the registry will use (docs/deployment.md, Blob storage)." });
+      if (opts.deleteSource && config.blobs.store !== "s3") {
+        throw new RyeError("BAD_REQUEST", "--delete-source would remove blobs the registry still reads from PostgreSQL", {
+          hint: "Switch the registry to RYE_BLOB_STORE=s3 first (and run this command with the same setting), then delete the source rows.",
+        });
+      }
+      const batchSize = positiveInt(opts.batchSize, "--batch-size", 10_000);
+      const concurrency = positiveInt(opts.concurrency, "--concurrency", 64);
+      const db = await openOperatorDatabase(config, env, "this command reads it directly", `Stop the registry started by npm start, or run it on PostgreSQL (DATABASE_URL), then migrate.`);
+      const target = new S3BlobStore(s3);
+      try {
+        const report = await migrateBlobs(db, target, {
+          dryRun: Boolean(opts.dryRun),
+          deleteSource: Boolean(opts.deleteSource),
+          batchSize,
+          concurrency,
+          onProgress: (r) => out(`… ${r.scanned} blobs (${r.scanned_bytes} bytes) scanned: ${r.copied} ${r.dry_run ? "to copy" : "copied"}, ${r.already_present} present, ${r.verified} verified, ${r.deleted} deleted, ${r.failed.length} failed`),
+        });
+        print(report);
+        if (report.failed.length > 0) throw new RyeError("INTERNAL", `${report.failed.length} blob(s) were not migrated (listed above); their rows are kept`, { hint: "A corrupted source row needs its bundle or skill pushed again; run the command again for the others." });
+      } finally {
+        target.close();
         await db.close();
       }
     });

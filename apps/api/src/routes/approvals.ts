@@ -36,7 +36,7 @@ const listQuerySchema = z.object({
 const ID = "/:item_type/:item_id{.+}";
 
 async function context(c: Context<AppEnv>, deps: AppDeps): Promise<ManageContext> {
-  return { db: deps.db, principal: await requirePrincipalOrSession(c, deps.db, "items:write"), ip: c.get("clientIp"), requestId: c.get("requestId") };
+  return { db: deps.db, blobs: deps.blobs, principal: await requirePrincipalOrSession(c, deps.db, "items:write"), ip: c.get("clientIp"), requestId: c.get("requestId") };
 }
 
 export function approvalRoutes(deps: AppDeps): Hono<AppEnv> {

@@ -1,4 +1,8 @@
-/** POST /v1/bundle/push and GET /v1/bundle/pull: happy paths, errors, security. */
+/**
+ * POST /v1/bundle/push and GET /v1/bundle/pull: happy paths, errors, security. The registry's blob store is the
+ * configured default (PostgreSQL); bundles-s3.test.ts runs this same file with RYE_TEST_BLOB_STORE=s3 against a
+ * real S3 protocol server.
+ */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -9,6 +13,8 @@ import { Hono } from "hono";
 import type { KeyPair, PublicKey } from "@rye/core";
 import { buildManifest, extractSignature, generateKeyPair, keyResolverFrom, serializeManifest, signItem, signManifest, verifyBundle, verifyDocument, verifyItem } from "@rye/core";
 import { createTestRegistry, type TestRegistry, type TestUser } from "../../test/harness.ts";
+import { startS3Server } from "../../test/s3-server.ts";
+import { loadConfig } from "../config.ts";
 import type { AppEnv } from "../env.ts";
 import { errorHandler } from "../middleware/errors.ts";
 import { rateLimit } from "../middleware/rate-limit.ts";
@@ -27,7 +33,7 @@ function bundleApp(deps: AppDeps, blobs?: BlobStore) {
   const app = new Hono<AppEnv>();
   app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy }));
   app.use("/v1/*", rateLimit(deps.config.rateLimit));
-  app.route("/", bundleRoutes(deps, blobs ? { blobs } : {}));
+  app.route("/", bundleRoutes(blobs ? { ...deps, blobs } : deps));
   app.onError(errorHandler(deps.logger));
   return async (method: string, path: string, opts: { token?: string; json?: unknown; headers?: Record<string, string> } = {}) => {
     const headers: Record<string, string> = { ...opts.headers, ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}) };
@@ -86,8 +92,11 @@ async function demoFiles(prefix = "alice/demo") {
   };
 }
 
+let s3: Awaited<ReturnType<typeof startS3Server>> | undefined;
+
 before(async () => {
-  reg = await createTestRegistry();
+  s3 = process.env.RYE_TEST_BLOB_STORE === "s3" ? await startS3Server() : undefined;
+  reg = await createTestRegistry(s3 ? { config: { blobs: loadConfig(s3.env).blobs } } : {});
   request = bundleApp(reg.deps);
   alice = await reg.createUser("alice");
   bob = await reg.createUser("bob");
@@ -97,7 +106,10 @@ before(async () => {
   await reg.db.prisma.userKey.create({ data: { userId: alice.id, fingerprint: aliceKey.publicKey.fingerprint, publicKeyPem: aliceKey.publicKey.pem } });
   registryKey = reg.deps.keyring.current().publicKey;
 });
-after(() => reg.close());
+after(async () => {
+  await reg.close();
+  await s3?.close();
+});
 
 describe("happy paths", () => {
   test("push stores the files, re-signs the manifest with provenance, attests and logs", async () => {
@@ -125,7 +137,8 @@ describe("happy paths", () => {
     const pngPath = ".ai/knowledge/alice/demo/logo.png";
     assert.deepEqual((row.files as Json)[pngPath], { sha256: sha(PNG), size: PNG.length, inline_signed: false });
     assert.equal((row.files as Json)[".ai/directives/alice/demo/hello.md"].inline_signed, true);
-    assert.ok(await reg.db.prisma.blob.findUnique({ where: { sha256: sha(PNG) } }));
+    assert.ok(await reg.deps.blobs.has(sha(PNG)));
+    assert.equal(await reg.db.prisma.blob.count({ where: { sha256: sha(PNG) } }), s3 ? 0 : 1, `the files went to the ${s3 ? "bucket" : "blobs table"}`);
     const entry = await reg.db.prisma.publishLogEntry.findUniqueOrThrow({ where: { index: BigInt(r.body.log_index) } });
     assert.equal(entry.kind, "publish");
     assert.equal((entry.payload as Json).kind, "bundle");

@@ -6,8 +6,6 @@ import { z } from "zod";
 import { extractSignature, MAX_BUNDLE_FILES, RyeError, utf8Encode } from "@rye/core";
 import type { AppEnv } from "../env.ts";
 import { requirePrincipal } from "../middleware/auth.ts";
-import type { BlobStore } from "../services/blob-store.ts";
-import { PostgresBlobStore } from "../services/blob-store.ts";
 import type { PushedFile, StoredBundleFile } from "../services/bundles.ts";
 import { findReadableBundle, publishBundle, readBundleFiles } from "../services/bundles.ts";
 import type { AppDeps } from "../services/deps.ts";
@@ -57,9 +55,8 @@ export function setCacheHeaders(c: Context<AppEnv>, etag: string, visibility: st
   return c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(etag) ?? false;
 }
 
-/** `blobs` defaults to the Postgres blob store on `deps.db`. */
-export function bundleRoutes(deps: AppDeps, options: { blobs?: BlobStore } = {}): Hono<AppEnv> {
-  const blobs = options.blobs ?? new PostgresBlobStore(deps.db);
+export function bundleRoutes(deps: AppDeps): Hono<AppEnv> {
+  const blobs = deps.blobs;
   const limit = limitBody(deps.config.limits.maxBundleBodyBytes, "Bundle request bodies");
   return new Hono<AppEnv>()
     .post("/v1/bundle/push", limit, async (c) => {

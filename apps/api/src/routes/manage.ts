@@ -31,7 +31,7 @@ const ID = "/:item_type/:item_id{.+}";
 
 /** A bearer token with items:write, or the website's session cookie + CSRF token (the manage page). */
 async function context(c: Context<AppEnv>, deps: AppDeps): Promise<ManageContext> {
-  return { db: deps.db, principal: await requirePrincipalOrSession(c, deps.db, "items:write"), ip: c.get("clientIp"), requestId: c.get("requestId") };
+  return { db: deps.db, blobs: deps.blobs, principal: await requirePrincipalOrSession(c, deps.db, "items:write"), ip: c.get("clientIp"), requestId: c.get("requestId") };
 }
 
 export function manageRoutes(deps: AppDeps): Hono<AppEnv> {

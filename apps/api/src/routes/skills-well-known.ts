@@ -14,8 +14,6 @@ import { Hono } from "hono";
 import { isSemver, RyeError, sha256Hex } from "@rye/core";
 import type { AppEnv } from "../env.ts";
 import { optionalPrincipalOrSession } from "../middleware/auth.ts";
-import type { BlobStore } from "../services/blob-store.ts";
-import { PostgresBlobStore } from "../services/blob-store.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { buildDiscoveryIndex, indexNotFound } from "../services/skills/discovery-index.ts";
 import { findReadableSkillVersion } from "../services/skills/lookup.ts";
@@ -43,8 +41,8 @@ function skillScope(segment: string): { skill: string; version?: string } {
   return { skill: segment.slice(0, at), version };
 }
 
-export function skillWellKnownRoutes(deps: AppDeps, options: { blobs?: BlobStore } = {}): Hono<AppEnv> {
-  const blobs = options.blobs ?? new PostgresBlobStore(deps.db);
+export function skillWellKnownRoutes(deps: AppDeps): Hono<AppEnv> {
+  const blobs = deps.blobs;
 
   const serveIndex = async (c: Context<AppEnv>, scope: { namespace?: string; skill?: string; version?: string }, what: string) => {
     const index = await buildDiscoveryIndex(deps.db, deps.config.publicUrl, scope);

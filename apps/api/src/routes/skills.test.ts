@@ -1,7 +1,8 @@
 /**
  * Agent Skills in the registry: push (POST /v1/skills/push), pull (GET /v1/skills/…), the discovery index and
  * artifacts under /.well-known/agent-skills/, and the item routes (versions, yank, deprecate, visibility, search,
- * transfer, delete) working for item_type `skill`. Happy paths, errors, security.
+ * transfer, delete) working for item_type `skill`. Happy paths, errors, security. skills-s3.test.ts runs this same
+ * file with the registry's blobs in a real S3 protocol server (RYE_TEST_BLOB_STORE=s3).
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -10,6 +11,8 @@ import { after, before, describe, test } from "node:test";
 import type { KeyPair, PublicKey, SkillFile } from "@rye/core";
 import { buildSkillManifest, extractSignature, generateKeyPair, keyResolverFrom, signSkillManifest, verifyDocument, verifySkill } from "@rye/core";
 import { createTestRegistry, type TestRegistry, type TestUser } from "../../test/harness.ts";
+import { startS3Server } from "../../test/s3-server.ts";
+import { loadConfig } from "../config.ts";
 import { skillTarGz, skillZip } from "../services/skills/archive.ts";
 import { AGENT_SKILLS_SCHEMA, buildDiscoveryIndex, MAX_INDEX_ENTRIES } from "../services/skills/discovery-index.ts";
 import { SKILL_SCHEMAS } from "./openapi-skills.ts";
@@ -71,8 +74,11 @@ const entry = async (name: string, path?: string) => (await index(path)).skills.
 /** An index's (relative) URL as the path it names on the registry's origin. */
 const at = (url: string, indexPath = "/.well-known/agent-skills/index.json") => new URL(url, `http://registry.test${indexPath}`).pathname;
 
+let s3: Awaited<ReturnType<typeof startS3Server>> | undefined;
+
 before(async () => {
-  reg = await createTestRegistry();
+  s3 = process.env.RYE_TEST_BLOB_STORE === "s3" ? await startS3Server() : undefined;
+  reg = await createTestRegistry(s3 ? { config: { blobs: loadConfig(s3.env).blobs } } : {});
   alice = await reg.createUser("alice");
   bob = await reg.createUser("bob");
   aliceToken = await reg.token(alice);
@@ -81,7 +87,10 @@ before(async () => {
   await reg.db.prisma.userKey.create({ data: { userId: alice.id, fingerprint: aliceKey.publicKey.fingerprint, publicKeyPem: aliceKey.publicKey.pem } });
   registryKey = reg.deps.keyring.current().publicKey;
 });
-after(() => reg.close());
+after(async () => {
+  await reg.close();
+  await s3?.close();
+});
 
 describe("skills: happy paths", () => {
   test("push of a one-file skill re-signs the manifest with provenance, attests with the artifacts' digests and logs", async () => {

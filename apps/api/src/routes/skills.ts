@@ -10,8 +10,6 @@ import { extractSignature, MAX_SKILL_FILES, MAX_SKILL_TOTAL_BYTES } from "@rye/c
 import type { AppEnv } from "../env.ts";
 import { limitBody } from "../middleware/body-limit.ts";
 import { optionalPrincipalOrSession, requirePrincipal } from "../middleware/auth.ts";
-import type { BlobStore } from "../services/blob-store.ts";
-import { PostgresBlobStore } from "../services/blob-store.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { findReadableSkillVersion } from "../services/skills/lookup.ts";
 import { publishSkill } from "../services/skills/publish-skill.ts";
@@ -42,8 +40,8 @@ export const skillPushRequestSchema = z.object({
   visibility: z.enum(["public", "unlisted", "private"]).optional().meta({ description: "Applies when the skill is created; default public." }),
 });
 
-export function skillRoutes(deps: AppDeps, options: { blobs?: BlobStore } = {}): Hono<AppEnv> {
-  const blobs = options.blobs ?? new PostgresBlobStore(deps.db);
+export function skillRoutes(deps: AppDeps): Hono<AppEnv> {
+  const blobs = deps.blobs;
   return new Hono<AppEnv>()
     .post("/v1/skills/push", limitBody(MAX_SKILL_PUSH_BODY_BYTES, "Skill push bodies"), async (c) => {
       const principal = requirePrincipal(c, "items:write");

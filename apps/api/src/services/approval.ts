@@ -28,6 +28,7 @@ import { assertType } from "./items.ts";
 import type { ManageContext } from "./manage.ts";
 import { recordItemEvent } from "./item-events.ts";
 import { refreshSearchDocument } from "./search-document.ts";
+import type { BlobStore } from "./blob-store.ts";
 import { skillSearchText } from "./skills/search-text.ts";
 import { tokenAllowsItem } from "./tokens.ts";
 import { latestOf } from "./versions.ts";
@@ -193,7 +194,7 @@ export async function decideVersion(ctx: ManageContext, typeParam: string, id: s
     let latest: string | null = null;
     let logIndex: number | null = null;
     if (decision === "approve") {
-      latest = await publishApproved(tx, itemId, type, ref, row.version, row.content);
+      latest = await publishApproved(tx, ctx.blobs, itemId, type, ref, row.version, row.content);
       const item = await tx.item.findUniqueOrThrow({ where: { id: itemId }, select: { visibility: true } });
       const entry = await recordItemEvent(tx, {
         kind: "approve",
@@ -230,7 +231,7 @@ export async function decideVersion(ctx: ManageContext, typeParam: string, id: s
 }
 
 /** After an approval: the item is no longer held; "latest" moves to the approved version when it is the newest. */
-async function publishApproved(tx: Prisma.TransactionClient, itemId: string, type: RegistryItemType, ref: { name: string; category: string }, version: string, content: string): Promise<string | null> {
+async function publishApproved(tx: Prisma.TransactionClient, blobs: BlobStore, itemId: string, type: RegistryItemType, ref: { name: string; category: string }, version: string, content: string): Promise<string | null> {
   const item = await tx.item.findUniqueOrThrow({ where: { id: itemId }, select: { latestVersion: true, fileExtension: true, versions: { select: { version: true, yanked: true, status: true } } } });
   const latest = latestOf(item.versions);
   const data: Prisma.ItemUpdateInput = { held: false, latestVersion: latest };
@@ -245,7 +246,7 @@ async function publishApproved(tx: Prisma.TransactionClient, itemId: string, typ
     }
   }
   await tx.item.update({ where: { id: itemId }, data });
-  if (latest === version && latest !== item.latestVersion) await refreshSearchDocument(tx, itemId, type === "skill" ? await skillSearchText(tx, content) : content);
+  if (latest === version && latest !== item.latestVersion) await refreshSearchDocument(tx, itemId, type === "skill" ? await skillSearchText(tx, blobs, content) : content);
   return latest;
 }
 

@@ -1,4 +1,4 @@
-/** Both blob stores pass the same contract: content addressing, idempotent puts, verified gets. */
+/** Every blob store passes the same contract: content addressing, idempotent puts, verified gets (S3: a real s3rver). */
 import "@rye/core/node";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -6,24 +6,37 @@ import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { RyeError } from "@rye/core";
 import type { Database } from "@rye/db";
 import { openTestDatabase } from "@rye/db/testing";
 import type { BlobStore } from "./blob-store.ts";
 import { FileSystemBlobStore, PostgresBlobStore } from "./blob-store.ts";
+import { startS3Server } from "../../test/s3-server.ts";
+import { loadConfig, type S3Settings } from "../config.ts";
+import { S3BlobStore } from "./s3-blob-store.ts";
 
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const bytesOf = (text: string) => new TextEncoder().encode(text);
 
 let db: Database;
 let dir: string;
+let s3: Awaited<ReturnType<typeof startS3Server>>;
+let s3Settings: S3Settings;
+/** Straight to the bucket, past the store: how an operator (or an attacker) with bucket access changes an object. */
+let bucketClient: S3Client;
 before(async () => {
   db = await openTestDatabase();
   dir = await mkdtemp(join(tmpdir(), "rye-blobs-"));
+  s3 = await startS3Server();
+  s3Settings = loadConfig(s3.env).blobs.s3!;
+  bucketClient = new S3Client({ region: s3Settings.region, endpoint: s3.endpoint, forcePathStyle: true, credentials: s3Settings.credentials! });
 });
 after(async () => {
+  bucketClient.destroy();
   await db.close();
   await rm(dir, { recursive: true, force: true });
+  await s3.close();
 });
 
 interface Variant {
@@ -44,6 +57,13 @@ const variants: Variant[] = [
     name: "filesystem",
     store: () => new FileSystemBlobStore(dir),
     corrupt: (sha256, bytes) => writeFile(join(dir, sha256.slice(0, 2), sha256), bytes),
+  },
+  {
+    name: "s3",
+    store: () => new S3BlobStore(s3Settings),
+    corrupt: async (sha256, bytes) => {
+      await bucketClient.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `blobs/${sha256.slice(0, 2)}/${sha256}`, Body: bytes }));
+    },
   },
 ];
 
@@ -66,7 +86,10 @@ for (const v of variants) {
       const names = await Promise.all(Array.from({ length: 12 }, () => store.put(bytes)));
       assert.deepEqual(new Set(names), new Set([sha(bytes)]));
       if (v.name === "postgres") assert.equal(await db.prisma.blob.count({ where: { sha256: sha(bytes) } }), 1);
-      else assert.deepEqual(await readdir(join(dir, sha(bytes).slice(0, 2))), [sha(bytes)], "no temp files are left behind");
+      else if (v.name === "s3") {
+        const listed = await bucketClient.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `blobs/${sha(bytes).slice(0, 2)}/` }));
+        assert.deepEqual(listed.Contents?.map((o) => o.Key), [`blobs/${sha(bytes).slice(0, 2)}/${sha(bytes)}`], "one object, at its content address");
+      } else assert.deepEqual(await readdir(join(dir, sha(bytes).slice(0, 2))), [sha(bytes)], "no temp files are left behind");
     });
 
     test("unknown and malformed names are absent, never paths", async () => {

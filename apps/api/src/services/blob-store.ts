@@ -1,8 +1,8 @@
 /**
  * Content-addressed blob storage (bundle files): a blob's name is the SHA-256 of its bytes, so `put`
  * is idempotent and `get` can prove that what it returns is what was stored. Two implementations:
- * the `blobs` table (default: nothing else to run) and a directory (`<dir>/<aa>/<sha256>`).
- * An S3-compatible store (S3, R2, MinIO, Supabase Storage) would implement the same interface.
+ * the `blobs` table (default: nothing else to run) and a directory (`<dir>/<aa>/<sha256>`); an S3-compatible
+ * bucket in s3-blob-store.ts. open-blob-store.ts picks one from the configuration.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
@@ -21,11 +21,12 @@ export interface BlobStore {
 const SHA256_RE = /^[0-9a-f]{64}$/;
 
 /** Only well-formed names reach the storage: anything else cannot name a blob (nor a path). */
-function isBlobName(sha256: string): boolean {
+export function isBlobName(sha256: string): boolean {
   return SHA256_RE.test(sha256);
 }
 
-function verified(sha256: string, bytes: Uint8Array): Uint8Array {
+/** `bytes` when they hash to `sha256`; otherwise the one INTERNAL error every store throws for a corrupted blob. */
+export function verified(sha256: string, bytes: Uint8Array): Uint8Array {
   if (sha256Hex(bytes) !== sha256) {
     throw new RyeError("INTERNAL", `Stored blob ${sha256} is corrupted: its bytes hash differently`, { details: { sha256 } });
   }

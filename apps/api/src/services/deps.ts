@@ -4,6 +4,7 @@ import type { Authenticator } from "../auth/principal.ts";
 import type { RegistryConfig } from "../config.ts";
 import type { RegistryKeyring } from "../keys/keyring.ts";
 import type { Logger } from "../logger.ts";
+import type { BlobStore } from "./blob-store.ts";
 import type { ReadPath } from "./pull.ts";
 
 /** Everything the routes need; `createApp(deps)` wires them. */
@@ -17,6 +18,8 @@ export interface AppDeps {
   version: string;
   /** The pull read path: answer cache, read generation, download counter (close it before `db`). */
   reads: ReadPath;
+  /** Bundle and skill files: the store RYE_BLOB_STORE selects (services/open-blob-store.ts). */
+  blobs: BlobStore;
   /** Secret of the loopback admin endpoint for the operator CLI (set by `npm start`); unset → no admin routes. */
   adminSecret?: string;
   /**

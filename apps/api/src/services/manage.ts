@@ -21,6 +21,7 @@ import { recordAudit } from "./audit.ts";
 import { assertType } from "./items.ts";
 import { type ItemEventKind, recordItemEvent } from "./item-events.ts";
 import { refreshSearchDocument } from "./search-document.ts";
+import type { BlobStore } from "./blob-store.ts";
 import { skillSearchText } from "./skills/search-text.ts";
 import { tokenAllowsItem } from "./tokens.ts";
 import { latestOf } from "./versions.ts";
@@ -31,6 +32,8 @@ export type Visibility = "public" | "unlisted" | "private";
 
 export interface ManageContext {
   db: Database;
+  /** The registry's blob store: a skill's search text is its SKILL.md. */
+  blobs: BlobStore;
   principal: Principal;
   ip: string | null;
   requestId: string;
@@ -99,7 +102,7 @@ function itemEvent(tx: Tx, ctx: ManageContext, t: Target, visibility: Visibility
 }
 
 /** Recomputes `latest_version` (highest non-yanked) and, when it changed, the search document from its content. */
-async function refreshLatest(tx: Tx, itemId: string): Promise<string | null> {
+async function refreshLatest(tx: Tx, blobs: BlobStore, itemId: string): Promise<string | null> {
   const item = await tx.item.findUniqueOrThrow({ where: { id: itemId }, select: { latestVersion: true, held: true, versions: { select: { version: true, yanked: true, status: true } } } });
   const latest = latestOf(item.versions);
   // Held: no version is published any more (e.g. the published ones were deleted and only held ones remain).
@@ -110,7 +113,7 @@ async function refreshLatest(tx: Tx, itemId: string): Promise<string | null> {
   if (latest) {
     const row = await tx.itemVersion.findUniqueOrThrow({ where: { itemId_version: { itemId, version: latest } }, select: { content: true, skillArtifacts: true } });
     // A skill's content is its manifest; it is found by its SKILL.md, as on publish.
-    await refreshSearchDocument(tx, itemId, row.skillArtifacts ? await skillSearchText(tx, row.content) : row.content);
+    await refreshSearchDocument(tx, itemId, row.skillArtifacts ? await skillSearchText(tx, blobs, row.content) : row.content);
   }
   return latest;
 }
@@ -161,7 +164,7 @@ export async function setYanked(ctx: ManageContext, typeParam: string, id: strin
       where: { id: row.id },
       data: yanked ? { yanked: true, yankedReason: reason ?? null, yankedAt: new Date() } : { yanked: false, yankedReason: null, yankedAt: null },
     });
-    const latest = await refreshLatest(tx, t.itemId);
+    const latest = await refreshLatest(tx, ctx.blobs, t.itemId);
     const entry = await itemEvent(tx, ctx, t, visibility, yanked ? "yank" : "unyank", { version, ...(yanked ? { reason: reason ?? null } : {}) });
     await audit(tx, ctx, t, yanked ? "item.yank" : "item.unyank", { log_index: entry.index, ...(yanked ? { reason: reason ?? null } : {}) }, version);
     return {
@@ -208,7 +211,7 @@ export async function deleteItem(ctx: ManageContext, typeParam: string, id: stri
     if (targets.length === item.versions.length) await tx.item.delete({ where: { id: t.itemId } });
     else {
       await tx.itemVersion.deleteMany({ where: { id: { in: targets.map((v) => v.id) } } });
-      await refreshLatest(tx, t.itemId);
+      await refreshLatest(tx, ctx.blobs, t.itemId);
     }
     const entry = await itemEvent(tx, ctx, t, visibility, "delete", { version: options.version ?? "all", versions: deleted, forced: options.force });
     await audit(tx, ctx, t, "item.delete", { versions: deleted, forced: options.force, log_index: entry.index }, options.version);
