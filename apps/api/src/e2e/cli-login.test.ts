@@ -142,6 +142,10 @@ test("device login approved in the browser session, then whoami, an authenticate
     body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: stored.refresh_token, client_id: "rye-cli" }),
   });
   assert.equal(((await refresh.json()) as { error: string }).error, "invalid_grant");
+  // And the access token, though not expired, is refused from now on.
+  const revoked = await fetch(`${registryUrl}/v1/me`, { headers: { authorization: `Bearer ${stored.access_token}` } });
+  assert.equal(revoked.status, 401);
+  assert.equal(((await revoked.json()) as { error: { code: string } }).error.code, "TOKEN_REVOKED");
 });
 
 test("denied and cancelled device logins fail cleanly", async () => {

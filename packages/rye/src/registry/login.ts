@@ -178,21 +178,28 @@ export async function loginWithToken(options: LoginOptions, token: string): Prom
   return me;
 }
 
-/** Revokes the refresh token (if any) and forgets the credential. */
+/**
+ * Revokes the session at the registry — the refresh token (its whole family) and the access token (put on the
+ * registry's revocation list until it expires) — and forgets the credential. Personal tokens are left alone:
+ * they are revoked in the registry's settings (`rye logout` only forgets them here).
+ */
 export async function logout(registryUrl: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const store = new CredentialStore(env);
   const credential = await store.get(registryUrl);
   if (!credential) return false;
-  if (credential.refresh_token) {
+  const revoke: [token: string, hint: string][] = [];
+  if (credential.refresh_token) revoke.push([credential.refresh_token, "refresh_token"]);
+  if (credential.method !== "token") revoke.push([credential.access_token, "access_token"]);
+  if (revoke.length > 0) {
     try {
       const metadata = await fetchAuthServerMetadata(registryUrl);
       if (metadata.revocation_endpoint) {
-        await registryFetch(registryUrl, new URL(metadata.revocation_endpoint).pathname, {
-          form: { token: credential.refresh_token, token_type_hint: "refresh_token", client_id: CLI_CLIENT_ID },
-        });
+        for (const [token, hint] of revoke) {
+          await registryFetch(registryUrl, new URL(metadata.revocation_endpoint).pathname, { form: { token, token_type_hint: hint, client_id: CLI_CLIENT_ID } });
+        }
       }
     } catch {
-      // Offline: the local credential is still removed; the refresh token expires on its own.
+      // Offline: the local credential is still removed; the tokens expire on their own.
     }
   }
   return store.delete(registryUrl);
