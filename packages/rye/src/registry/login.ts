@@ -10,6 +10,7 @@ import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { openBrowser } from "./browser.ts";
 import { CredentialStore } from "./credentials.ts";
+import { loginQr } from "./qr.ts";
 import { oauthAnswer, readJson, registryFetch } from "./http.ts";
 import { CLI_CLIENT_ID, CLI_SCOPE, fetchAuthServerMetadata, type AuthServerMetadata } from "./oauth-metadata.ts";
 import type { TokenResponse } from "./session.ts";
@@ -28,6 +29,8 @@ export interface LoginOptions {
   /** Extra seconds added to every poll interval (clock drift between us and the server). */
   pollMarginSeconds?: number;
   openBrowser?: (url: string) => boolean;
+  /** Print a QR code of the complete verification link (device sign-in; see qr.ts wantsQr). */
+  qr?: boolean;
 }
 
 const whoAmISchema = z.looseObject({ username: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "a user name"), scopes: z.array(z.string()).optional() });
@@ -70,6 +73,7 @@ export async function loginWithDevice(options: LoginOptions): Promise<WhoAmI> {
   const link = start.verification_uri_complete ?? start.verification_uri;
   io.info(`To sign in to ${registryUrl}, open ${start.verification_uri} and enter the code ${start.user_code}`);
   io.info(`(or open ${link} directly; the code expires in ${Math.round(start.expires_in / 60)} minutes)`);
+  if (options.qr) io.info(`Or scan this with your phone:\n${loginQr(link)}`);
   if ((options.openBrowser ?? ((u) => openBrowser(u, options.env)))(link)) io.info("Opened your browser.");
   io.info("Waiting for approval… (Ctrl-C to cancel)");
 
