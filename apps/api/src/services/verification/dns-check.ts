@@ -6,7 +6,7 @@
 import { DNS_CHALLENGE_LABEL, DNS_CHALLENGE_PREFIX } from "@rye/core";
 import type { TxtResolver } from "./dns-resolver.ts";
 
-export type CheckFailureCode = "VERIFICATION_RECORD_MISSING" | "VERIFICATION_RECORD_MISMATCH" | "VERIFICATION_DNS_UNAVAILABLE" | "VERIFICATION_NOT_MEMBER";
+export type CheckFailureCode = "VERIFICATION_RECORD_MISSING" | "VERIFICATION_RECORD_MISMATCH" | "VERIFICATION_DNS_UNAVAILABLE" | "VERIFICATION_NOT_MEMBER" | "UNAVAILABLE";
 
 export type CheckOutcome =
   | { ok: true }
