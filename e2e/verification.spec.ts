@@ -46,7 +46,7 @@ test("an owner verifies a domain and the badge shows on the namespace and its it
   await page.goto(`/settings/orgs/${org}`);
   await page.getByRole("link", { name: "Verified names" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Verified names" })).toBeVisible();
-  await page.getByLabel("Domain").fill(domain);
+  await page.getByRole("textbox", { name: "Domain" }).fill(domain);
   await page.getByRole("button", { name: "Start verification" }).click();
 
   const claim = page.getByRole("list", { name: "Verification claims" }).getByRole("listitem").filter({ hasText: domain });
