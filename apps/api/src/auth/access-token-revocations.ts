@@ -19,6 +19,16 @@ export class AccessTokenRevocations {
     ]);
   }
 
+  /** The token's user (null when gone) and whether the token is on the list, in one query. */
+  async subjectOf(userId: string, jti: string): Promise<{ username: string; isAdmin: boolean; disabled: boolean; revoked: boolean } | null> {
+    const rows = await this.db.prisma.$queryRaw<{ username: string; is_admin: boolean; disabled: boolean; revoked: boolean }[]>`
+      SELECT u.username, u.is_admin, u.disabled_at IS NOT NULL AS disabled,
+             EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = ${jti}) AS revoked
+      FROM users u WHERE u.id = ${userId}::uuid`;
+    const row = rows[0];
+    return row ? { username: row.username, isAdmin: row.is_admin, disabled: row.disabled, revoked: row.revoked } : null;
+  }
+
   async isRevoked(jti: string): Promise<boolean> {
     return (await this.db.prisma.revokedAccessToken.findUnique({ where: { jti }, select: { jti: true } })) !== null;
   }

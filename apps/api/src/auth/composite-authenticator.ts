@@ -1,7 +1,7 @@
 /**
  * Bearer tokens of both kinds: `rye_pat_…` personal/CI tokens go to their authenticator, JWT access
- * tokens are verified locally, their user is looked up once (it must still exist and be enabled) and, at the
- * same time, their jti on the revocation list (a revoked one is refused with TOKEN_REVOKED, not as unknown).
+ * tokens are verified locally, their user is looked up once (it must still exist and be enabled) and, in the
+ * same query, their jti on the revocation list (a revoked one is refused with TOKEN_REVOKED, not as unknown).
  * Anything else is unknown (null).
  */
 import { RyeError } from "@rye/core";
@@ -34,12 +34,9 @@ export class CompositeAuthenticator implements Authenticator {
   private async fromAccessToken(token: string): Promise<Principal | null> {
     const claims = await this.options.accessTokens.verifyAccessToken(token).catch(() => null);
     if (!claims || !UUID.test(claims.sub)) return null;
-    const [user, revoked] = await Promise.all([
-      this.options.db.prisma.user.findUnique({ where: { id: claims.sub }, select: { username: true, isAdmin: true, disabledAt: true } }),
-      this.options.revocations.isRevoked(claims.jti),
-    ]);
-    if (!user || user.disabledAt) return null;
-    if (revoked) throw new RyeError("TOKEN_REVOKED", "This access token was revoked");
+    const user = await this.options.revocations.subjectOf(claims.sub, claims.jti);
+    if (!user || user.disabled) return null;
+    if (user.revoked) throw new RyeError("TOKEN_REVOKED", "This access token was revoked");
     return { userId: claims.sub, username: user.username, isAdmin: user.isAdmin, scopes: claims.scope, tokenId: claims.jti, namespace: null };
   }
 }
