@@ -115,6 +115,8 @@ test("device login approved in the browser session, then whoami, an authenticate
   assert.equal(approve.status, 200, await approve.clone().text());
   assert.equal(await login.exited, 0, login.out().stderr);
   assert.match(login.out().stdout, /Signed in to .* as alice/);
+  // No keychain on this machine (no D-Bus session, no Secret Service): the 0600 file, and it says so.
+  assert.match(login.out().stderr, /Stored the tokens in .*credentials\.json \(mode 0600; no OS keychain is in use\)/);
 
   const credentialsPath = join(home, ".ai/auth/credentials.json");
   const { mode } = await import("node:fs/promises").then((fs) => fs.stat(credentialsPath));

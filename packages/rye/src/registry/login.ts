@@ -113,7 +113,9 @@ async function finishLogin(options: LoginOptions, tokens: TokenResponse, method:
     }
     throw err;
   });
-  await new CredentialStore(options.env).set(options.registryUrl, credentialFromTokens(tokens, method, me.username));
+  const store = new CredentialStore(options.env);
+  const where = await store.set(options.registryUrl, credentialFromTokens(tokens, method, me.username));
+  options.io.info(where === "keychain" ? "Stored the tokens in the OS keychain." : `Stored the tokens in ${store.path} (mode 0600; no OS keychain is in use).`);
   return me;
 }
 
