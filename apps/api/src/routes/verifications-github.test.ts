@@ -108,3 +108,13 @@ test("security: the callback needs this browser's flow cookie, its state, and th
   assert.equal((await memberBrowser.fetch(`${rye.url}${claim.instructions.authorize_path}`)).status, 403);
   assert.deepEqual(await badges(), []);
 });
+
+test("a verified GitHub claim is re-proven on demand: an owner who left the GitHub organization's admins lapses it", async () => {
+  const claim = await claimGithub("acme-inc");
+  assert.equal((await prove(owner, claim)).searchParams.get("github"), "verified");
+  const listed = ((await (await reg.request("GET", "/v1/orgs/acme/verifications", { token: orgToken })).json()) as Json).verifications[0];
+  assert.equal(listed.instructions.authorize_path, claim.instructions.authorize_path, "the path stays available to prove it again");
+  github.user = { ...github.user!, orgs: { "acme-inc": { state: "active", role: "member" } } };
+  assert.equal((await prove(owner, claim)).searchParams.get("github"), "VERIFICATION_NOT_MEMBER");
+  assert.deepEqual(await badges(), []);
+});

@@ -287,3 +287,15 @@ describe("transfer", () => {
     assert.deepEqual((await badges("acme")).map((x) => x.subject), ["acme.com"]);
   });
 });
+
+describe("settings", () => {
+  test("RYE_DNS_RESOLVER takes IP addresses with optional ports; anything else stops the registry at start", () => {
+    assert.deepEqual(loadConfig({}).verification.dnsServers, []);
+    assert.deepEqual(loadConfig({ RYE_DNS_RESOLVER: "10.0.0.2, 127.0.0.1:5353,[::1]:53" }).verification.dnsServers, ["10.0.0.2", "127.0.0.1:5353", "[::1]:53"]);
+    for (const bad of ["dns.example.com", "10.0.0.2:port", "http://10.0.0.2"]) {
+      assert.throws(() => loadConfig({ RYE_DNS_RESOLVER: bad }), /RYE_DNS_RESOLVER/, bad);
+    }
+    const v = loadConfig({ RYE_VERIFICATION_CHALLENGE_HOURS: "2", RYE_VERIFICATION_RECHECK_HOURS: "6", RYE_DNS_TIMEOUT_MS: "750" }).verification;
+    assert.deepEqual([v.challengeTtlMs, v.recheckIntervalMs, v.dnsTimeoutMs], [2 * 3600_000, 6 * 3600_000, 750]);
+  });
+});

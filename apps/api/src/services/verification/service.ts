@@ -16,7 +16,7 @@ import {
   type VerifiedBadge,
   verifiedLabel,
 } from "@rye/core";
-import type { Database, NamespaceVerification, Organization, Prisma } from "@rye/db";
+import { type Database, isUniqueViolation, type NamespaceVerification, type Organization, type Prisma } from "@rye/db";
 import type { Actor } from "../accounts.ts";
 import { recordAudit } from "../audit.ts";
 import { requireRole } from "../orgs.ts";
@@ -58,7 +58,8 @@ function newChallenge(): string {
 export function verificationView(row: Row, withInstructions: boolean): Verification {
   const kind = row.kind as VerificationKind;
   let instructions: Verification["instructions"] = null;
-  if (withInstructions && row.status !== "verified") {
+  // A verified domain needs nothing more; a GitHub claim is re-proven on demand through the same path.
+  if (withInstructions && (row.status !== "verified" || kind === "github")) {
     instructions =
       kind === "dns"
         ? { record_name: challengeRecordName(row.subject), record_type: "TXT", record_value: challengeRecordValue(row.challenge) }
@@ -91,7 +92,7 @@ export async function startVerification(db: Database, actor: Actor, orgName: str
   const { org } = await requireRole(db, actor, orgName, MANAGERS);
   const subject = normalizeSubject(input.kind, input.subject);
   const expiresAt = new Date(now.getTime() + policy.challengeTtlMs);
-  return db.prisma.$transaction(async (tx) => {
+  const started = db.prisma.$transaction(async (tx) => {
     const existing = await tx.namespaceVerification.findUnique({ where: { orgId_kind_subject: { orgId: org.id, kind: input.kind, subject } }, include });
     if (existing && (existing.status === "verified" || (existing.status === "pending" && existing.challengeExpiresAt > now))) {
       return { verification: verificationView(existing, true), created: false };
@@ -105,6 +106,10 @@ export async function startVerification(db: Database, actor: Actor, orgName: str
       : await tx.namespaceVerification.create({ data: { ...data, orgId: org.id, kind: input.kind, subject }, include });
     await audit(tx, actor, org.id, "verification.start", { org: org.name, kind: input.kind, subject });
     return { verification: verificationView(row, true), created: !existing };
+  });
+  return started.catch((err: unknown) => {
+    if (isUniqueViolation(err)) throw new RyeError("CONFLICT", `A claim on ${verifiedLabel(input.kind, subject)} was started at the same moment`, { hint: "List the claims: it is there." });
+    throw err;
   });
 }
 
@@ -133,6 +138,16 @@ export function assertChallengeLive(row: Row, now = new Date()): void {
  * verified claim; a failed look-up changes only the last check. Returns the claim as it is now.
  */
 export async function recordCheck(db: Database, actor: Actor | null, row: Row, outcome: CheckOutcome, now = new Date()): Promise<Row> {
+  try {
+    return await saveCheck(db, actor, row, outcome, now);
+  } catch (err) {
+    // Two organizations proved the same name at the same moment: the unique verified key let one through.
+    if (isUniqueViolation(err)) throw new RyeError("CONFLICT", `${verifiedLabel(row.kind as VerificationKind, row.subject)} was verified by another organization at the same moment`, { hint: "Check again: the DNS record decides." });
+    throw err;
+  }
+}
+
+function saveCheck(db: Database, actor: Actor | null, row: Row, outcome: CheckOutcome, now: Date): Promise<Row> {
   const key = verifiedKeyOf(row.kind as VerificationKind, row.subject);
   return db.prisma.$transaction(async (tx) => {
     if (outcome.ok) {

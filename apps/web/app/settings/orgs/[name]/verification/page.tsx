@@ -72,7 +72,7 @@ function Instructions({ v }: { v: Verification }) {
       <a href={i.authorize_path} className={link}>
         Sign in at GitHub
       </a>{" "}
-      as an owner of {v.subject} to prove it.
+      as an owner of {v.subject} to {v.status === "verified" ? "prove it again" : "prove it"}.
     </p>
   );
 }
