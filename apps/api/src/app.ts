@@ -30,6 +30,7 @@ import { statsRoutes } from "./routes/stats.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
 import { upstreamAuthRoutes } from "./routes/upstream-auth.ts";
 import { userKeyRoutes } from "./routes/user-keys.ts";
+import { verificationRoutes } from "./routes/verifications.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import type { AppDeps } from "./services/deps.ts";
 
@@ -69,6 +70,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", orgRoutes(deps));
   app.route("/", namespaceRoutes(deps));
   app.route("/", webhookRoutes(deps));
+  app.route("/", verificationRoutes(deps));
   if (deps.adminSecret) app.route("/", adminRoutes(deps, deps.adminSecret));
   app.notFound((c) => c.json(new RyeError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`).toEnvelope(), 404));
   app.onError(errorHandler(deps.logger));

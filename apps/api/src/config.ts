@@ -3,6 +3,9 @@ import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { loadUpstreamAuthConfig, type UpstreamAuthConfig } from "./auth/upstream/config.ts";
 
+/** An IPv4 address or a bracketed IPv6 one, each with an optional port (what node:dns setServers takes). */
+const DNS_SERVER = /^(?:(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?|[0-9a-f:]+|\[[0-9a-f:]+\](?::\d{1,5})?)$/i;
+
 const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const envSchema = z.object({
@@ -42,6 +45,14 @@ const envSchema = z.object({
   RYE_S3_TIMEOUT_MS: int(10_000),
   RYE_S3_CONNECT_TIMEOUT_MS: int(3000),
   RYE_S3_MAX_ATTEMPTS: int(3).refine((n) => n <= 10, "at most 10 attempts"),
+  RYE_DNS_RESOLVER: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+    .refine((servers) => servers.every((s) => DNS_SERVER.test(s)), "RYE_DNS_RESOLVER lists IP addresses with optional ports: 10.0.0.2,10.0.0.3:5353,[::1]:53"),
+  RYE_DNS_TIMEOUT_MS: int(5000),
+  RYE_VERIFICATION_CHALLENGE_HOURS: int(7 * 24),
+  RYE_VERIFICATION_RECHECK_HOURS: int(24),
 });
 
 /** Where bundle and skill files live (services/blob-store.ts): the `blobs` table, or an S3-compatible bucket. */
@@ -105,6 +116,12 @@ export interface RegistryConfig {
   reads: { downloadFlushMs: number; pullCacheEntries: number; pullCacheBytes: number };
   /** Upstream identity providers, local accounts switch, sign-in cookie secret. */
   upstream: UpstreamAuthConfig;
+  /**
+   * Namespace verification (docs/namespace-verification.md): the DNS servers TXT challenges are looked up with
+   * (RYE_DNS_RESOLVER; empty: the system's), each look-up's timeout, how long a challenge can be proven, and how
+   * often verified domains are re-checked.
+   */
+  verification: { dnsServers: string[]; dnsTimeoutMs: number; challengeTtlMs: number; recheckIntervalMs: number };
   /** The blob store (RYE_BLOB_STORE, RYE_S3_*). */
   blobs: BlobConfig;
 }
@@ -167,6 +184,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     },
     reads: { downloadFlushMs: e.RYE_DOWNLOAD_FLUSH_MS, pullCacheEntries: e.RYE_PULL_CACHE_ENTRIES, pullCacheBytes: e.RYE_PULL_CACHE_BYTES },
     upstream: loadUpstreamAuthConfig(env),
+    verification: {
+      dnsServers: e.RYE_DNS_RESOLVER,
+      dnsTimeoutMs: e.RYE_DNS_TIMEOUT_MS,
+      challengeTtlMs: e.RYE_VERIFICATION_CHALLENGE_HOURS * 3600_000,
+      recheckIntervalMs: e.RYE_VERIFICATION_RECHECK_HOURS * 3600_000,
+    },
     blobs: blobConfig(e),
   };
 }

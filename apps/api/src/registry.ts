@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import type { Database, OpenDatabaseOptions } from "@rye/db";
 import { openDatabase } from "@rye/db";
 import { ApiTokenAuthenticator } from "./auth/api-tokens.ts";
+import { AccessTokenRevocations } from "./auth/access-token-revocations.ts";
 import { CompositeAuthenticator } from "./auth/composite-authenticator.ts";
 import { AccessTokens } from "./auth/jwt.ts";
 import type { RegistryConfig } from "./config.ts";
@@ -24,7 +25,7 @@ export async function openRegistry(config: RegistryConfig, logger: Logger, optio
   const keyDir = keyDirOf(config, env);
   const keyring = await RegistryKeyring.load({ db, keyDir, registryUrl: config.publicUrl, envPrivateKey: env.RYE_REGISTRY_PRIVATE_KEY });
   const accessTokens = await AccessTokens.load({ issuer: config.publicUrl, keyDir, envPrivateKey: env.RYE_TOKEN_PRIVATE_KEY, registryKeyFingerprint: keyring.current().publicKey.fingerprint });
-  const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens });
+  const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens, revocations: new AccessTokenRevocations(db) });
   const reads = await openReadPath(db, config, logger);
   const blobs = openBlobStore(config.blobs, db);
   return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, blobs };

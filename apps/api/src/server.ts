@@ -20,6 +20,7 @@ import { newAdminSecret, removeAdminFile, writeAdminFile } from "./services/admi
 import type { AppDeps } from "./services/deps.ts";
 import { seedSystemBundle } from "./seed.ts";
 import { webhookDispatcherFor } from "./services/webhooks/dispatcher.ts";
+import { verificationRecheckerFor } from "./services/verification/rechecker.ts";
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -58,6 +59,8 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
   );
   const webhooks = webhookDispatcherFor(deps);
   webhooks.start();
+  const rechecker = verificationRecheckerFor(deps);
+  rechecker.start();
   logger.log("info", "rye registry listening", { url: `http://localhost:${port}`, database: deps.db.kind, registry_key: deps.keyring.current().publicKey.fingerprint, ...extra });
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -66,6 +69,7 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
       server.close(() => resolve());
     })
       .then(() => webhooks.stop())
+      .then(() => rechecker.stop())
       .then(() => removeAdminFile(config.dataDir))
       // Pending download counts are written before the database closes (also on SIGTERM / SIGINT, below).
       .then(() => deps.reads.close())

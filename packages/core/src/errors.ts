@@ -79,6 +79,15 @@ export const ERROR_CODES = {
   SELF_APPROVAL: { status: 403, hint: "Nobody approves a version they published: ask another owner or admin of the namespace, or a registry administrator." },
   // review
   RISK_FLAGGED: { status: 400, hint: "The static review flagged high-risk content: read the findings. Install anyway only if you trust it (--accept-risk)." },
+  // namespace verification (docs/namespace-verification.md)
+  INVALID_DOMAIN: { status: 400, hint: "Give a registrable DNS name such as acme.com: ASCII (punycode) labels of letters, digits and inner hyphens, at least two labels." },
+  VERIFICATION_RECORD_MISSING: { status: 409, hint: "No TXT record at _rye.<domain> yet: add it at your DNS provider and check again once it has propagated (minutes to hours, up to the record's TTL)." },
+  VERIFICATION_RECORD_MISMATCH: { status: 409, hint: "The TXT records at _rye.<domain> do not carry this challenge: copy the exact value shown by `rye org verify status` (an old or another organization's value does not count)." },
+  VERIFICATION_DNS_UNAVAILABLE: { status: 503, hint: "The registry's DNS resolver did not answer (timeout or server failure): retry shortly; nothing changed." },
+  VERIFICATION_EXPIRED: { status: 410, hint: "The challenge expired: start the verification again to get a new value, and update the TXT record." },
+  VERIFICATION_NOT_MEMBER: { status: 403, hint: "The GitHub account you signed in with must be an owner (admin) of that GitHub organization, with the membership public or the app granted access." },
+  // access tokens
+  TOKEN_REVOKED: { status: 401, hint: "This access token was revoked (rye logout, or an administrator): sign in again with `rye login`." },
 } as const satisfies Record<string, CodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,4 +1,4 @@
-/** Bearer routing: personal tokens to their authenticator, JWTs verified and their user looked up. */
+/** Bearer routing: personal tokens to their authenticator, JWTs verified, their user looked up and their jti checked against the revocation list. */
 import "@rye/core/node";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -6,6 +6,8 @@ import { after, before, describe, test } from "node:test";
 import { generateKeyPair } from "@rye/core";
 import type { Database } from "@rye/db";
 import { openTestDatabase, postgresAvailable } from "@rye/db/testing";
+import { RyeError } from "@rye/core";
+import { AccessTokenRevocations } from "./access-token-revocations.ts";
 import { ApiTokenAuthenticator, hashToken, TOKEN_PREFIX } from "./api-tokens.ts";
 import { CompositeAuthenticator } from "./composite-authenticator.ts";
 import { AccessTokens } from "./jwt.ts";
@@ -22,7 +24,7 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
     before(async () => {
       db = await openTestDatabase(kind);
       tokens = await AccessTokens.fromPrivateKeyPem((await generateKeyPair()).privateKeyPem, ISSUER);
-      auth = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens: tokens });
+      auth = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens: tokens, revocations: new AccessTokenRevocations(db) });
       alice = await db.prisma.user.create({ data: { username: "alice", isAdmin: true } });
     });
     after(() => db.close());
@@ -41,7 +43,7 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       assert.equal(principal?.namespace, "alice");
       assert.deepEqual(principal?.scopes, ["items:write"]);
       const seen: string[] = [];
-      const routed = new CompositeAuthenticator({ db, apiTokens: { authenticate: async (t) => (seen.push(t), null) }, accessTokens: tokens });
+      const routed = new CompositeAuthenticator({ db, apiTokens: { authenticate: async (t) => (seen.push(t), null) }, accessTokens: tokens, revocations: new AccessTokenRevocations(db) });
       await routed.authenticate(pat);
       await routed.authenticate((await issue(alice.id)).token);
       assert.deepEqual(seen, [pat], "JWTs never reach the API token authenticator");
@@ -59,6 +61,22 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       assert.equal(await auth.authenticate((await issue("not-a-uuid")).token), null, "a malformed sub never reaches the uuid column");
       const other = await AccessTokens.fromPrivateKeyPem((await generateKeyPair()).privateKeyPem, ISSUER);
       assert.equal(await auth.authenticate((await other.issueAccessToken({ sub: alice.id, username: "alice", scope: ["org:admin"], clientId: "rye-cli" })).token), null);
+    });
+
+    test("a revoked access token is refused with TOKEN_REVOKED until it expires; other tokens keep working; expired rows are purged", async () => {
+      const revocations = new AccessTokenRevocations(db);
+      const revoked = await issue(alice.id);
+      const kept = await issue(alice.id);
+      const claims = await tokens.verifyAccessToken(revoked.token);
+      await revocations.revoke(claims);
+      await revocations.revoke(claims); // twice is fine
+      await assert.rejects(auth.authenticate(revoked.token), (err: unknown) => err instanceof RyeError && err.code === "TOKEN_REVOKED" && err.status === 401);
+      assert.ok(await auth.authenticate(kept.token));
+      // A row whose token has expired goes at the next revocation.
+      await db.prisma.revokedAccessToken.create({ data: { jti: "old", userId: alice.id, expiresAt: new Date(Date.now() - 1000) } });
+      await revocations.revoke(await tokens.verifyAccessToken(kept.token));
+      assert.equal(await revocations.isRevoked("old"), false);
+      assert.equal(await revocations.isRevoked(kept.jti), true);
     });
 
     test("anything else is null", async () => {

@@ -1,9 +1,12 @@
 /**
  * Bearer tokens of both kinds: `rye_pat_…` personal/CI tokens go to their authenticator, JWT access
- * tokens are verified locally and their user is looked up once (it must still exist and be enabled).
+ * tokens are verified locally, their user is looked up once (it must still exist and be enabled) and, in the
+ * same query, their jti on the revocation list (a revoked one is refused with TOKEN_REVOKED, not as unknown).
  * Anything else is unknown (null).
  */
+import { RyeError } from "@rye/core";
 import type { Database } from "@rye/db";
+import type { AccessTokenRevocations } from "./access-token-revocations.ts";
 import { TOKEN_PREFIX } from "./api-tokens.ts";
 import type { AccessTokenVerifier } from "./jwt.ts";
 import type { Authenticator, Principal } from "./principal.ts";
@@ -16,6 +19,7 @@ export interface CompositeAuthenticatorOptions {
   db: Database;
   apiTokens: Authenticator;
   accessTokens: AccessTokenVerifier;
+  revocations: AccessTokenRevocations;
 }
 
 export class CompositeAuthenticator implements Authenticator {
@@ -30,8 +34,9 @@ export class CompositeAuthenticator implements Authenticator {
   private async fromAccessToken(token: string): Promise<Principal | null> {
     const claims = await this.options.accessTokens.verifyAccessToken(token).catch(() => null);
     if (!claims || !UUID.test(claims.sub)) return null;
-    const user = await this.options.db.prisma.user.findUnique({ where: { id: claims.sub }, select: { username: true, isAdmin: true, disabledAt: true } });
-    if (!user || user.disabledAt) return null;
+    const user = await this.options.revocations.subjectOf(claims.sub, claims.jti);
+    if (!user || user.disabled) return null;
+    if (user.revoked) throw new RyeError("TOKEN_REVOKED", "This access token was revoked");
     return { userId: claims.sub, username: user.username, isAdmin: user.isAdmin, scopes: claims.scope, tokenId: claims.jti, namespace: null };
   }
 }

@@ -101,6 +101,7 @@ test("device login approved in the browser session, then whoami, an authenticate
   const login = startRye(["login"], home);
   const [, userCode] = await login.waitFor(/enter the code ([A-Z]{4}-[A-Z]{4})/);
   assert.match(login.out().stderr, new RegExp(`${registryUrl}/device\\?user_code=${userCode}`), "the complete URL is printed too");
+  assert.doesNotMatch(login.out().stderr, /[▀▄█]/, "no QR code when stdout is not a terminal");
 
   const info = await fetch(`${registryUrl}/v1/device?user_code=${userCode}`, { headers: { cookie: browser.cookie } });
   const details = (await info.json()) as { client_id: string; request_ip: string; requested_at: string };
@@ -114,6 +115,8 @@ test("device login approved in the browser session, then whoami, an authenticate
   assert.equal(approve.status, 200, await approve.clone().text());
   assert.equal(await login.exited, 0, login.out().stderr);
   assert.match(login.out().stdout, /Signed in to .* as alice/);
+  // No keychain on this machine (no D-Bus session, no Secret Service): the 0600 file, and it says so.
+  assert.match(login.out().stderr, /Stored the tokens in .*credentials\.json \(mode 0600; no OS keychain is in use\)/);
 
   const credentialsPath = join(home, ".ai/auth/credentials.json");
   const { mode } = await import("node:fs/promises").then((fs) => fs.stat(credentialsPath));
@@ -142,6 +145,39 @@ test("device login approved in the browser session, then whoami, an authenticate
     body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: stored.refresh_token, client_id: "rye-cli" }),
   });
   assert.equal(((await refresh.json()) as { error: string }).error, "invalid_grant");
+  // And the access token, though not expired, is refused from now on.
+  const revoked = await fetch(`${registryUrl}/v1/me`, { headers: { authorization: `Bearer ${stored.access_token}` } });
+  assert.equal(revoked.status, 401);
+  assert.equal(((await revoked.json()) as { error: { code: string } }).error.code, "TOKEN_REVOKED");
+});
+
+/** `rye login` with stdout on a pseudo-terminal (util-linux `script`), denied at once so it ends. */
+async function loginOnTerminal(extra: string[], username: string): Promise<{ output: string; link: string }> {
+  const home = await mkdtemp(join(tmpdir(), "rye-e2e-home-"));
+  const browser = await signUp(username);
+  const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
+  const command = [process.execPath, RYE, "login", "--registry", registryUrl, ...extra].map(quote).join(" ");
+  const child = spawn("script", ["-qfec", command, "/dev/null"], { env: { ...process.env, USER_SPACE: home, RYE_NO_BROWSER: "1", RYE_TOKEN: "", RYE_CREDENTIAL_STORE: "file" }, stdio: ["pipe", "pipe", "pipe"] });
+  children.add(child);
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  const exited = once(child, "exit");
+  for (let i = 0; i < 200 && !/enter the code [A-Z]{4}-[A-Z]{4}/.test(output); i++) await new Promise((r) => setTimeout(r, 50));
+  const userCode = /enter the code ([A-Z]{4}-[A-Z]{4})/.exec(output)?.[1];
+  assert.ok(userCode, output);
+  await fetch(`${registryUrl}/v1/device/deny`, { method: "POST", headers: { cookie: browser.cookie, "content-type": "application/json", "x-csrf-token": browser.csrf }, body: JSON.stringify({ user_code: userCode }) });
+  await exited;
+  children.delete(child);
+  return { output: output.replace(/\r/g, ""), link: `${registryUrl}/device?user_code=${userCode}` };
+}
+
+test("on a terminal, rye login prints a QR code of verification_uri_complete; --no-qr leaves it out", async () => {
+  const { loginQr } = await import("../../../../packages/rye/src/registry/qr.ts");
+  const shown = await loginOnTerminal([], "quinn");
+  assert.ok(shown.output.includes(loginQr(shown.link)), `the QR code of ${shown.link} is printed:\n${shown.output}`);
+  const hidden = await loginOnTerminal(["--no-qr"], "quincy");
+  assert.match(hidden.output, /enter the code/);
+  assert.doesNotMatch(hidden.output, /[▀▄]/);
 });
 
 test("denied and cancelled device logins fail cleanly", async () => {

@@ -133,6 +133,32 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
         await assert.rejects(client.refreshTokenGrant(config, next.refresh_token!), invalidGrant);
       });
 
+      test("revoking an access token: the API refuses it at once with 401 TOKEN_REVOKED, before it expires", async () => {
+        const tokens = await srv.deviceLogin(alice.id);
+        const other = await srv.deviceLogin(alice.id);
+        const read = (token: string) => srv.fetch("/v1/items/knowledge/alice/notes/none", { headers: { authorization: `Bearer ${token}` } });
+        assert.equal((await read(tokens.access_token)).status, 404, "valid before: the item is just missing");
+        await client.tokenRevocation(config, tokens.access_token, { token_type_hint: "access_token" });
+        const refused = await read(tokens.access_token);
+        assert.equal(refused.status, 401);
+        const body = (await refused.json()) as Json;
+        assert.equal(body.error.code, "TOKEN_REVOKED");
+        assert.match(body.error.hint, /rye login/);
+        assert.equal((await read(other.access_token)).status, 404, "other access tokens of the user keep working");
+        const row = await srv.db.prisma.revokedAccessToken.findFirstOrThrow();
+        const claims = await srv.accessTokens.verifyAccessToken(tokens.access_token);
+        assert.equal(row.jti, claims.jti);
+        assert.equal(row.expiresAt.getTime(), claims.exp * 1000, "kept only until the token would expire anyway");
+      });
+
+      test("another client cannot revoke an access token it was not issued (200 like RFC 7009 says, nothing revoked)", async () => {
+        const tokens = await srv.deviceLogin(alice.id);
+        const res = await srv.fetch("/oauth/revoke", { form: { client_id: "rye-web", token: tokens.access_token } });
+        assert.equal(res.status, 200);
+        const read = await srv.fetch("/v1/items/knowledge/alice/notes/none", { headers: { authorization: `Bearer ${tokens.access_token}` } });
+        assert.equal(read.status, 404);
+      });
+
       test("unknown tokens and access tokens get 200; bad requests get OAuth errors", async () => {
         const tokens = await srv.deviceLogin(alice.id);
         await client.tokenRevocation(config, "never-issued");

@@ -1,5 +1,6 @@
 /** The OAuth server's parts, built once per app from the registry's dependencies. */
 import type { Database } from "@rye/db";
+import { AccessTokenRevocations } from "../auth/access-token-revocations.ts";
 import type { AccessTokens } from "../auth/jwt.ts";
 import type { Logger } from "../logger.ts";
 import { AttemptLimiter } from "./attempt-limiter.ts";
@@ -32,6 +33,8 @@ export interface OAuthServices {
   codes: AuthorizationCodes;
   refreshTokens: RefreshTokens;
   tokens: TokenIssuer;
+  /** The revocation list of access tokens (RFC 7009 revocation of a JWT before it expires). */
+  revocations: AccessTokenRevocations;
   userCodeFailures: { perSession: AttemptLimiter; perIp: AttemptLimiter };
 }
 
@@ -45,6 +48,7 @@ export function createOAuthServices(deps: OAuthDeps, options: OAuthOptions = {})
     codes: new AuthorizationCodes(deps.db, (familyId) => refreshTokens.revokeFamily(familyId), reportReuse),
     refreshTokens,
     tokens: new TokenIssuer(deps.db, deps.accessTokens, refreshTokens),
+    revocations: new AccessTokenRevocations(deps.db),
     userCodeFailures: {
       perSession: new AttemptLimiter(USER_CODE_FAILURES_PER_SESSION, USER_CODE_FAILURE_WINDOW_MS),
       perIp: new AttemptLimiter(USER_CODE_FAILURES_PER_IP, USER_CODE_FAILURE_WINDOW_MS),

@@ -17,6 +17,7 @@ import { RyeError } from "@rye/core";
 import type { Database, DatabaseKind } from "@rye/db";
 import { openTestDatabase } from "@rye/db/testing";
 import { ApiTokenAuthenticator } from "../auth/api-tokens.ts";
+import { AccessTokenRevocations } from "../auth/access-token-revocations.ts";
 import { CompositeAuthenticator } from "../auth/composite-authenticator.ts";
 import { AccessTokens } from "../auth/jwt.ts";
 import { createWebSession } from "../auth/web-sessions.ts";
@@ -67,7 +68,7 @@ export async function startOAuthServer(options: { kind: DatabaseKind } & OAuthOp
   const env = { RYE_REGISTRY_KEY_DIR: join(dataDir, "keys") };
   const registry = await openRegistry(config, silentLogger, { env, db });
   const accessTokens = await AccessTokens.load({ issuer, keyDir: keyDirOf(config, env) });
-  const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens });
+  const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens, revocations: new AccessTokenRevocations(db) });
   const deps = { ...registry, authenticator, accessTokens };
 
   app = new Hono<AppEnv>();

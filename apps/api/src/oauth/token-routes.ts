@@ -20,7 +20,7 @@ const GRANT_TYPES: readonly GrantType[] = ["authorization_code", "refresh_token"
 const isGrantType = (value: string): value is GrantType => (GRANT_TYPES as readonly string[]).includes(value);
 
 export function tokenRoutes(deps: OAuthDeps, services: OAuthServices): Hono<AppEnv> {
-  const { devices, codes, refreshTokens, tokens, issuer } = services;
+  const { devices, codes, refreshTokens, tokens, issuer, revocations } = services;
 
   async function grant(grantType: string, params: Params): Promise<TokenResponse> {
     if (!isGrantType(grantType)) throw new OAuthError("unsupported_grant_type", `Unsupported grant_type: ${grantType.slice(0, 100)}`);
@@ -70,8 +70,15 @@ export function tokenRoutes(deps: OAuthDeps, services: OAuthServices): Hono<AppE
     .post("/oauth/revoke", limitBody, async (c) => {
       const params = await readParams(c, invalidRequest);
       const client = requireClient(params.client_id);
-      // Access tokens are short-lived JWTs and cannot be revoked; like unknown tokens they get a 200.
-      await refreshTokens.revoke(required(params, "token", invalidRequest), client.id);
+      const token = required(params, "token", invalidRequest);
+      // A valid access token issued to this client goes on the revocation list until it expires; anything else is
+      // tried as a refresh token. Unknown, expired or other clients' tokens get a 200 like revoked ones (RFC 7009 §2.2).
+      const access = await deps.accessTokens.verifyAccessToken(token).catch(() => null);
+      if (access) {
+        if (access.clientId === client.id) await revocations.revoke(access);
+      } else {
+        await refreshTokens.revoke(token, client.id);
+      }
       noStore(c);
       return c.body(null, 200);
     })

@@ -43,6 +43,7 @@ import { logEntriesQuerySchema } from "./log.ts";
 import { SKILL_OPERATIONS, SKILL_SCHEMAS } from "./openapi-skills.ts";
 import { APPROVAL_OPERATIONS, APPROVAL_SCHEMAS, ApprovalAnswer } from "./openapi-approvals.ts";
 import { WEBHOOK_OPERATIONS, WEBHOOK_SCHEMAS } from "./openapi-webhooks.ts";
+import { VERIFICATION_OPERATIONS, VERIFICATION_SCHEMAS } from "./openapi-verification.ts";
 import { ACCOUNT_HEADERS, ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS } from "./openapi-accounts.ts";
 import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
 
@@ -208,6 +209,7 @@ export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = {
   ...SKILL_SCHEMAS,
   ...APPROVAL_SCHEMAS,
   ...WEBHOOK_SCHEMAS,
+  ...VERIFICATION_SCHEMAS,
   ...OAUTH_SCHEMAS,
   ...ACCOUNT_SCHEMAS,
 };
@@ -375,6 +377,7 @@ const OPERATIONS: Operation[] = [
   ...SKILL_OPERATIONS,
   ...APPROVAL_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
+  ...VERIFICATION_OPERATIONS,
   ...OAUTH_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
 ];
@@ -418,7 +421,7 @@ const PATH_PARAMETERS: Record<string, JsonObject> = {
   provider: { name: "provider", in: "path", required: true, description: "An id from GET /v1/auth/providers.", schema: { type: "string", pattern: "^[a-z0-9][a-z0-9_-]{0,31}$" } },
   name: { name: "name", in: "path", required: true, description: "Organization name (case-insensitive).", schema: { type: "string" } },
   username: { name: "username", in: "path", required: true, description: "A member's username (case-insensitive).", schema: { type: "string" } },
-  id: { name: "id", in: "path", required: true, description: "Token, invitation or webhook id.", schema: { type: "string", format: "uuid" } },
+  id: { name: "id", in: "path", required: true, description: "Token, invitation, webhook or verification claim id.", schema: { type: "string", format: "uuid" } },
   delivery: { name: "delivery", in: "path", required: true, description: "A webhook delivery's id.", schema: { type: "string", format: "uuid" } },
   fingerprint: { name: "fingerprint", in: "path", required: true, description: "Key fingerprint (16 hex characters).", schema: { type: "string", pattern: "^[0-9a-f]{16,64}$" } },
 };

@@ -51,7 +51,7 @@ async function roleIn(client: Pick<Tx, "membership">, orgId: string, userId: str
 }
 
 /** The organization and the actor's role in it, which must be one of `roles`. */
-async function requireRole(db: Database, actor: Actor, name: string, roles: readonly OrgRole[]): Promise<{ org: Organization; role: OrgRole }> {
+export async function requireRole(db: Database, actor: Actor, name: string, roles: readonly OrgRole[]): Promise<{ org: Organization; role: OrgRole }> {
   const org = await findOrg(db, name);
   assertTokenReaches(actor, org.name);
   const role = await roleIn(db.prisma, org.id, actor.userId);

@@ -12,6 +12,7 @@ import { isItemType, searchResponseSchema } from "@rye/core";
 import { itemHref } from "@/components/item/data";
 import { ApiError, apiOrNull } from "@/lib/api";
 import { apiParsed } from "@/lib/contracts";
+import { VerifiedBadges } from "@/components/verification/verified-badges";
 
 export const dynamic = "force-dynamic";
 
@@ -164,6 +165,7 @@ export default async function NamespacePage({ params, searchParams }: Props) {
       <header className="space-y-2">
         <p className="text-sm text-neutral-600 dark:text-neutral-400">{kindLabel}</p>
         <h1 className="text-2xl font-semibold tracking-tight break-all sm:text-3xl">{ns.display_name || ns.name}</h1>
+        <VerifiedBadges namespace={ns.name} />
         <p className="text-sm text-neutral-700 dark:text-neutral-300">
           <span className="font-mono">{ns.name}</span>
           <span aria-hidden="true"> · </span>

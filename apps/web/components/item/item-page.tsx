@@ -24,6 +24,7 @@ import { InstallPanel, ProvenancePanel } from "./side-panels";
 import { SourceView } from "./source-view";
 import { VerifyPanel } from "./verify-panel";
 import { VersionsList } from "./versions";
+import { VerifiedBadges } from "@/components/verification/verified-badges";
 
 export interface ItemRouteProps {
   params: Promise<{ id: string[] }>;
@@ -227,6 +228,7 @@ export async function ItemPage({ type, ...props }: ItemRouteProps & { type: Item
           {details.visibility !== "public" ? <Badge tone="amber">{details.visibility === "private" ? "Private" : "Unlisted"}</Badge> : null}
           {details.deprecated ? <Badge tone="red">Deprecated</Badge> : null}
           {row?.yanked ? <Badge tone="red">Yanked</Badge> : null}
+          <VerifiedBadges namespace={details.namespace} />
           <span className="ml-auto">
             <ManageLink type={type} id={details.item_id} namespace={details.namespace} />
           </span>

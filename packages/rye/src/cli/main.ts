@@ -10,6 +10,7 @@ import { registerKeygen } from "./commands/keygen.ts";
 import { registerLoad } from "./commands/load.ts";
 import { registerLogin } from "./commands/login.ts";
 import { registerMcp } from "./commands/mcp.ts";
+import { registerOrg } from "./commands/org.ts";
 import { registerPublish } from "./commands/publish.ts";
 import { registerRegistry } from "./commands/registry.ts";
 import { registerWebhook } from "./commands/webhook.ts";
@@ -48,6 +49,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerTrust(program, ctx);
   registerBundle(program, ctx);
   registerLogin(program, ctx);
+  registerOrg(program, ctx);
   registerRegistry(program, ctx);
   registerWebhook(program, ctx);
   registerPublish(program, ctx);

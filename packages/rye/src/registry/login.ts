@@ -10,6 +10,7 @@ import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { openBrowser } from "./browser.ts";
 import { CredentialStore } from "./credentials.ts";
+import { loginQr } from "./qr.ts";
 import { oauthAnswer, readJson, registryFetch } from "./http.ts";
 import { CLI_CLIENT_ID, CLI_SCOPE, fetchAuthServerMetadata, type AuthServerMetadata } from "./oauth-metadata.ts";
 import type { TokenResponse } from "./session.ts";
@@ -28,6 +29,8 @@ export interface LoginOptions {
   /** Extra seconds added to every poll interval (clock drift between us and the server). */
   pollMarginSeconds?: number;
   openBrowser?: (url: string) => boolean;
+  /** Print a QR code of the complete verification link (device sign-in; see qr.ts wantsQr). */
+  qr?: boolean;
 }
 
 const whoAmISchema = z.looseObject({ username: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "a user name"), scopes: z.array(z.string()).optional() });
@@ -70,6 +73,7 @@ export async function loginWithDevice(options: LoginOptions): Promise<WhoAmI> {
   const link = start.verification_uri_complete ?? start.verification_uri;
   io.info(`To sign in to ${registryUrl}, open ${start.verification_uri} and enter the code ${start.user_code}`);
   io.info(`(or open ${link} directly; the code expires in ${Math.round(start.expires_in / 60)} minutes)`);
+  if (options.qr) io.info(`Or scan this with your phone:\n${loginQr(link)}`);
   if ((options.openBrowser ?? ((u) => openBrowser(u, options.env)))(link)) io.info("Opened your browser.");
   io.info("Waiting for approval… (Ctrl-C to cancel)");
 
@@ -109,7 +113,9 @@ async function finishLogin(options: LoginOptions, tokens: TokenResponse, method:
     }
     throw err;
   });
-  await new CredentialStore(options.env).set(options.registryUrl, credentialFromTokens(tokens, method, me.username));
+  const store = new CredentialStore(options.env);
+  const where = await store.set(options.registryUrl, credentialFromTokens(tokens, method, me.username));
+  options.io.info(where === "keychain" ? "Stored the tokens in the OS keychain." : `Stored the tokens in ${store.path} (mode 0600; no OS keychain is in use).`);
   return me;
 }
 
@@ -178,21 +184,28 @@ export async function loginWithToken(options: LoginOptions, token: string): Prom
   return me;
 }
 
-/** Revokes the refresh token (if any) and forgets the credential. */
+/**
+ * Revokes the session at the registry — the refresh token (its whole family) and the access token (put on the
+ * registry's revocation list until it expires) — and forgets the credential. Personal tokens are left alone:
+ * they are revoked in the registry's settings (`rye logout` only forgets them here).
+ */
 export async function logout(registryUrl: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const store = new CredentialStore(env);
   const credential = await store.get(registryUrl);
   if (!credential) return false;
-  if (credential.refresh_token) {
+  const revoke: [token: string, hint: string][] = [];
+  if (credential.refresh_token) revoke.push([credential.refresh_token, "refresh_token"]);
+  if (credential.method !== "token") revoke.push([credential.access_token, "access_token"]);
+  if (revoke.length > 0) {
     try {
       const metadata = await fetchAuthServerMetadata(registryUrl);
       if (metadata.revocation_endpoint) {
-        await registryFetch(registryUrl, new URL(metadata.revocation_endpoint).pathname, {
-          form: { token: credential.refresh_token, token_type_hint: "refresh_token", client_id: CLI_CLIENT_ID },
-        });
+        for (const [token, hint] of revoke) {
+          await registryFetch(registryUrl, new URL(metadata.revocation_endpoint).pathname, { form: { token, token_type_hint: hint, client_id: CLI_CLIENT_ID } });
+        }
       }
     } catch {
-      // Offline: the local credential is still removed; the refresh token expires on its own.
+      // Offline: the local credential is still removed; the tokens expire on their own.
     }
   }
   return store.delete(registryUrl);

@@ -14,7 +14,7 @@ import type { UpstreamClient, UpstreamProfile } from "./upstream-client.ts";
 const userSchema = z.object({ id: z.number().int(), login: z.string(), name: z.string().nullish() });
 const emailsSchema = z.array(z.object({ email: z.string(), verified: z.boolean(), primary: z.boolean().optional() }));
 
-function configuration(provider: GithubProvider): oauth.Configuration {
+export function configuration(provider: GithubProvider): oauth.Configuration {
   const server = {
     issuer: new URL(provider.authorization_url).origin,
     authorization_endpoint: provider.authorization_url,

@@ -17,8 +17,9 @@ export function registerLogin(program: Command, ctx: CliContext): void {
     .option("--web", "sign in through a browser redirect to this machine (authorization code + PKCE)")
     .option("--token-stdin", "read a personal or CI token from standard input")
     .option("--no-browser", "do not try to open a browser")
+    .option("--no-qr", "do not print a QR code of the sign-in link (it is printed only when stdout is a terminal)")
     .option("--json", "print JSON")
-    .action(async (opts: { registry?: string; web?: boolean; tokenStdin?: boolean; browser?: boolean; json?: boolean }) =>
+    .action(async (opts: { registry?: string; web?: boolean; tokenStdin?: boolean; browser?: boolean; qr?: boolean; json?: boolean }) =>
       ctx.run(opts.json, async () => {
         const registryUrl = (await import("../../registry/registry-url.ts")).resolveRegistryUrl(opts.registry, ctx.env);
         const controller = new AbortController();
@@ -30,6 +31,7 @@ export function registerLogin(program: Command, ctx: CliContext): void {
             env: ctx.env,
             io: { info: (text: string) => ctx.io.stderr(text) },
             signal: controller.signal,
+            qr: (await import("../../registry/qr.ts")).wantsQr({ qrFlag: opts.qr, stdoutIsTty: process.stdout.isTTY === true, json: opts.json === true }),
             ...(opts.browser === false ? { openBrowser: () => false } : {}),
           };
           const me = opts.tokenStdin ? await (await import("../../registry/login.ts")).loginWithToken(options, await readStdin()) : opts.web ? await (await import("../../registry/login.ts")).loginWithBrowser(options) : await (await import("../../registry/login.ts")).loginWithDevice(options);

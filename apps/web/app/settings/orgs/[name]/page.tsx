@@ -78,6 +78,7 @@ export default async function OrgSettingsPage({ params, searchParams }: Params &
           </Link>{" "}
           · {org.item_count} item{org.item_count === 1 ? "" : "s"} · created <Time iso={org.created_at} />
         </p>
+        <p className={help}><Link href={`/settings/orgs/${encodeURIComponent(org.name)}/verification`} className={link}>Verified names</Link>: prove {org.name} controls a domain or a GitHub organization.</p>
       </div>
       {joined ? (
         <SuccessBox>
