@@ -12,13 +12,14 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Ajv } from "ajv";
+import { createScratchPostgresDatabase, skipWithoutPostgres } from "@rye/db/testing";
 import draft07 from "ajv/dist/refs/json-schema-draft-07.json" with { type: "json" };
 import { ensureServerBuild, SERVER_TARGETS } from "../../scripts/build-server.mjs";
 import { freePort } from "../../apps/api/test/free-port.ts";
@@ -243,6 +244,23 @@ describe("cross-checks with the code", () => {
       const missing = [...packages].filter((p) => !production.has(p));
       assert.deepEqual(missing, [], `${target} imports packages npm ci --omit=dev does not install`);
       assert.ok(!packages.has("tsx") && !packages.has("typescript") && !packages.has("esbuild"));
+    }
+  });
+
+  test("the migrations command of the Job and of compose (compiled) migrates PostgreSQL, then finds nothing to do", { skip: skipWithoutPostgres() }, async () => {
+    await ensureServerBuild("migrate", () => {});
+    const scratch = await createScratchPostgresDatabase();
+    try {
+      const run = () =>
+        execFileSync(process.execPath, ["--no-experimental-strip-types", join(root, SERVER_TARGETS.migrate.outfile)], {
+          env: { ...process.env, DATABASE_URL: scratch.url },
+          encoding: "utf8",
+        });
+      const migrations = readdirSync(join(root, "prisma/migrations"), { withFileTypes: true }).filter((e) => e.isDirectory()).length;
+      assert.match(run(), new RegExp(`applied ${migrations} migration\\(s\\)`));
+      assert.match(run(), /database is up to date/);
+    } finally {
+      await scratch.drop();
     }
   });
 
