@@ -197,6 +197,9 @@ describe("Dockerfile", () => {
     const built = Object.entries(SERVER_TARGETS).filter(([target]) => new RegExp(`build-server\\.mjs ${target}\\b`).test(run));
     assert.deepEqual(built.map(([t]) => t).sort(), Object.keys(SERVER_TARGETS).sort(), "the build stage compiles every server target");
     assert.match(run, /npm run build -w @rye\/web/, "the website's production build");
+    // Verified by hand (npm ci --omit=dev, then both bundles started): the only compiler npm still installs is
+    // TypeScript, as Prisma's peer dependency; the image deletes it.
+    assert.match(run, /npm ci --omit=dev[^]*rm -rf node_modules\/typescript/, "the production install drops TypeScript (Prisma's peer)");
     const outfiles = new Set(Object.values(SERVER_TARGETS).map((t) => t.outfile));
     const entries = [
       { where: "Dockerfile CMD", argv: finalCommand(dockerfile) ?? [] },
