@@ -3,6 +3,8 @@
 //   api       apps/api/src/main.ts                → apps/api/dist/main.js          (`npm run start:api`)
 //   web       apps/web/server/main.ts             → apps/web/server/dist/main.js   (`npm start`: API + website)
 //   registry  apps/api/src/cli/registry-main.ts   → apps/api/dist/registry-cli.js  (`npm run registry`, operator CLI)
+//   migrate   packages/db/scripts/migrate.ts      → packages/db/dist/migrate.js    (`npm run db:migrate` compiled: the
+//                                                                                  container image's migrations Job)
 // One ESM bundle per server with our workspace packages (@rye/*) inlined and every third-party package left
 // as an import from node_modules. `import.meta.url` keeps naming the original source file, so paths the code
 // computes from it (prisma/migrations, the repository's .ai/, the site's directory) are those of the checkout.
@@ -19,10 +21,11 @@ export const SERVER_TARGETS = {
   api: { entry: "apps/api/src/main.ts", outfile: "apps/api/dist/main.js" },
   web: { entry: "apps/web/server/main.ts", outfile: "apps/web/server/dist/main.js" },
   registry: { entry: "apps/api/src/cli/registry-main.ts", outfile: "apps/api/dist/registry-cli.js" },
+  migrate: { entry: "packages/db/scripts/migrate.ts", outfile: "packages/db/dist/migrate.js" },
 };
 
 // Everything a server bundle is made of (the site's own Next build has its own staleness check: apps/web/server/build.ts).
-const INPUTS = ["apps/api/src", "apps/web/server", "packages/core/src", "packages/db/src", "packages/rye/src", "package-lock.json", "scripts/build-server.mjs"];
+const INPUTS = ["apps/api/src", "apps/web/server", "packages/core/src", "packages/db/src", "packages/db/scripts", "packages/rye/src", "package-lock.json", "scripts/build-server.mjs"];
 const SKIP = new Set(["node_modules", "dist", ".next"]);
 
 function newestMtime(path) {
@@ -82,7 +85,7 @@ export async function buildServer(target) {
 export async function ensureServerBuild(target, log = (message) => console.error(message)) {
   if (!serverBuildIsStale(target)) return false;
   const started = Date.now();
-  log(`building the ${target} ${target === "registry" ? "CLI" : "server"} (${relative(root, join(root, SERVER_TARGETS[target].outfile))}); this happens once after each change`);
+  log(`building the ${target} ${target === "registry" ? "CLI" : target === "migrate" ? "command" : "server"} (${relative(root, join(root, SERVER_TARGETS[target].outfile))}); this happens once after each change`);
   await buildServer(target);
   log(`built in ${Date.now() - started} ms`);
   return true;

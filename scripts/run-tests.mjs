@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under apps/ and packages/ with node's test runner (tsx for TypeScript), then the
+// Runs every *.test.ts under apps/, packages/, infra/ and supabase/ with node's test runner (tsx for TypeScript), then the
 // Playwright end-to-end suite (e2e/*.spec.ts: the website and the API on one origin, in Chromium).
 // Usage: node scripts/run-tests.mjs [path filter…]
 //   npm test                          node tests, then e2e
@@ -34,7 +34,7 @@ const nodeFilters = filters.filter((x) => !specFilters.includes(x));
 const files =
   filters.length > 0 && nodeFilters.length === 0
     ? []
-    : ["packages", "apps"]
+    : ["packages", "apps", "infra", "supabase"]
         .flatMap((d) => collect(join(root, d), []))
         .filter((f) => nodeFilters.length === 0 || nodeFilters.some((x) => f.includes(x)))
         .sort();

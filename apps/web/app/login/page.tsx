@@ -2,8 +2,10 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/auth/login-form";
 import { loadProviders, OrDivider, ProviderButtons, purposeOf } from "@/components/auth/providers";
+import { SupabaseSignIn } from "@/components/auth/supabase-sign-in";
 import { help } from "@/components/settings/ui";
 import { getSession } from "@/lib/session";
+import { supabaseAuthSettings } from "@/lib/supabase-auth";
 import { landingAfterSignIn, signInUrl } from "@/lib/session-next";
 
 export const metadata: Metadata = {
@@ -19,6 +21,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   const next = landingAfterSignIn((await searchParams).next);
   if (await getSession()) redirect(next);
   const { providers, local_accounts: local } = await loadProviders();
+  const supabase = providers.some((p) => p.type === "supabase") ? supabaseAuthSettings() : null;
   const purpose = purposeOf(next);
   return (
     <div className="mx-auto w-full max-w-sm space-y-6 py-4">
@@ -27,9 +30,10 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         {purpose ? <p className={help}>{purpose}</p> : null}
       </div>
       <ProviderButtons providers={providers} next={next} verb="Sign in" />
+      {supabase ? <SupabaseSignIn url={supabase.url} anonKey={supabase.anonKey} next={next} mode="sign-in" /> : null}
       {local ? (
         <>
-          {providers.some((p) => p.type !== "supabase") ? <OrDivider /> : null}
+          {supabase || providers.some((p) => p.type !== "supabase") ? <OrDivider /> : null}
           <LoginForm next={next} signupHref={signInUrl(next, "/signup")} />
         </>
       ) : (

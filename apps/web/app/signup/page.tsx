@@ -2,8 +2,10 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { loadProviders, OrDivider, ProviderButtons, purposeOf } from "@/components/auth/providers";
 import { SignupForm } from "@/components/auth/signup-form";
+import { SupabaseSignIn } from "@/components/auth/supabase-sign-in";
 import { help } from "@/components/settings/ui";
 import { getSession } from "@/lib/session";
+import { supabaseAuthSettings } from "@/lib/supabase-auth";
 import { landingAfterSignIn, signInUrl } from "@/lib/session-next";
 
 export const metadata: Metadata = {
@@ -18,6 +20,7 @@ export default async function SignupPage({ searchParams }: { searchParams: Promi
   const next = landingAfterSignIn((await searchParams).next);
   if (await getSession()) redirect(next);
   const { providers, local_accounts: local } = await loadProviders();
+  const supabase = providers.some((p) => p.type === "supabase") ? supabaseAuthSettings() : null;
   const purpose = purposeOf(next)?.replace(/^Sign in/, "Create an account");
   return (
     <div className="mx-auto w-full max-w-sm space-y-6 py-4">
@@ -26,9 +29,10 @@ export default async function SignupPage({ searchParams }: { searchParams: Promi
         <p className={help}>{purpose ?? "Publish signed directives, tools and knowledge under your own namespace."}</p>
       </div>
       <ProviderButtons providers={providers} next={next} verb="Continue" />
+      {supabase ? <SupabaseSignIn url={supabase.url} anonKey={supabase.anonKey} next={next} mode="sign-up" /> : null}
       {local ? (
         <>
-          {providers.some((p) => p.type !== "supabase") ? <OrDivider /> : null}
+          {supabase || providers.some((p) => p.type !== "supabase") ? <OrDivider /> : null}
           <SignupForm next={next} loginHref={signInUrl(next)} />
         </>
       ) : (

@@ -106,3 +106,19 @@ export async function answerInvitationAction(_previous: InvitationState, form: F
   if (decision === "accept") redirect(joinedPage(result.data.org));
   return { declined: result.data.org };
 }
+
+// ---- Supabase Auth ---------------------------------------------------------------------------------
+
+/**
+ * The browser signed in with supabase-js (components/auth/supabase-sign-in.tsx): the registry verifies the
+ * Supabase access token and answers with its own session cookie, relayed here; then on to `next`.
+ */
+export async function supabaseSessionAction(accessToken: string, nextPath: string): Promise<AuthFormState> {
+  if (typeof accessToken !== "string" || accessToken.length === 0 || accessToken.length > 16_384) {
+    return { problem: { message: "Supabase gave no usable session", hint: "Sign in with Supabase again.", code: "VALIDATION_FAILED" } };
+  }
+  const next = landingAfterSignIn(typeof nextPath === "string" ? nextPath : "/");
+  const result = await callApi("/v1/auth/supabase/session", { method: "POST", body: { access_token: accessToken }, relayCookies: true });
+  if (!result.ok) return { problem: shown(result.problem) };
+  redirect(next);
+}
