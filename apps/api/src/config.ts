@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { loadUpstreamAuthConfig, type UpstreamAuthConfig } from "./auth/upstream/config.ts";
+import { loadMirrorConfig, type MirrorConfig } from "./services/upstream/config.ts";
 
 const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -68,6 +69,8 @@ export interface RegistryConfig {
   reads: { downloadFlushMs: number; pullCacheEntries: number; pullCacheBytes: number };
   /** Upstream identity providers, local accounts switch, sign-in cookie secret. */
   upstream: UpstreamAuthConfig;
+  /** The public registry this one mirrors (RYE_UPSTREAM_URL, docs/mirroring.md); null → no mirroring. */
+  mirror: MirrorConfig | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
@@ -101,5 +104,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     },
     reads: { downloadFlushMs: e.RYE_DOWNLOAD_FLUSH_MS, pullCacheEntries: e.RYE_PULL_CACHE_ENTRIES, pullCacheBytes: e.RYE_PULL_CACHE_BYTES },
     upstream: loadUpstreamAuthConfig(env),
+    mirror: loadMirrorConfig(env),
   };
 }

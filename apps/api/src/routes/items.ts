@@ -11,6 +11,7 @@ import { type PullAnswer, pullCacheKey } from "../services/pull-cache.ts";
 import { resolvePull } from "../services/pull.ts";
 import { publishItem } from "../services/publish.ts";
 import { tokenAllowsItem } from "../services/tokens.ts";
+import { mirrorTarget } from "../services/upstream/hooks.ts";
 
 export const pushRequestSchema = z.object({
   item_type: z.enum(ITEM_TYPES),
@@ -92,7 +93,21 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       // uncached path, which answers ITEM_NOT_FOUND as before.
       if (answer && answer.access.visibility === "private" && !(await canRead(deps.db, await optionalPrincipalOrSession(c, deps.db), answer.access, answer.namespaceName))) answer = undefined;
       if (!answer) {
-        const resolved = await resolvePull(deps.db, await optionalPrincipalOrSession(c, deps.db), typeParam, id, requested);
+        let resolved;
+        try {
+          resolved = await resolvePull(deps.db, await optionalPrincipalOrSession(c, deps.db), typeParam, id, requested);
+        } catch (err) {
+          // Not held here: a mirror asks its upstream, unless the name is in a namespace this registry owns.
+          const type = await mirrorTarget(deps.mirror, err, typeParam, id);
+          if (!type || !deps.mirror) throw err;
+          const mirrored = await deps.mirror.pull(type, id, requested);
+          c.header("ETag", mirrored.etag);
+          c.header("Cache-Control", mirrored.cacheControl);
+          c.header("X-Rye-Mirror", mirrored.source);
+          if (c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(mirrored.etag)) return c.body(null, 304);
+          c.header("Content-Type", "application/json");
+          return c.body(mirrored.body as Uint8Array<ArrayBuffer>, 200);
+        }
         if (resolved.cacheable) deps.reads.cache.set(key, generation, resolved);
         answer = resolved;
       }
