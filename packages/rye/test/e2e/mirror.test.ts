@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
-import { mirroredSectionSchema, publicKeyFromPem, verifyMirroredSection, verifyRegistryCopy } from "@rye/core";
+import { itemDetailsSchema, mirroredSectionSchema, publicKeyFromPem, pullResponseSchema, searchResponseSchema, verifyMirroredSection, verifyRegistryCopy } from "@rye/core";
 import type { Database } from "@rye/db";
 import { openTestDatabase } from "@rye/db/testing";
 import { hashToken, TOKEN_PREFIX } from "../../../../apps/api/src/auth/api-tokens.ts";
@@ -174,6 +174,7 @@ test("rye pull through the mirror: the client verifies the upstream item with th
   assert.equal(viaMirror.status, 200);
   assert.equal(viaMirror.headers.get("x-rye-mirror"), "cache");
   const answer = viaMirror.body;
+  assert.ok(pullResponseSchema.safeParse(answer).success, "the documented pull answer, with `mirrored`");
   assert.equal(answer.mirrored.upstream, pub.url);
   assert.equal(answer.mirrored.content, direct.body.content, "the upstream's file, byte for byte");
   assert.deepEqual(answer.mirrored.attestation, direct.body.attestation, "the upstream's signed attestation, unchanged");
@@ -239,6 +240,7 @@ test("search merges upstream hits after local ones, deduplicated, without the up
   const res = await getJson(`${mirror.url}/v1/search?query=hello`);
   assert.equal(res.status, 200);
   assert.equal(res.body.upstream, "ok");
+  assert.deepEqual(searchResponseSchema.safeParse(res.body).error, undefined);
   const ids = res.body.results.map((r: Json) => r.item_id);
   assert.equal(ids[0], "bob/tools/hello", "local first");
   assert.ok(ids.includes(HELLO), JSON.stringify(ids));
@@ -276,6 +278,7 @@ test("upstream stopped: cached items are still served (pinned and latest); uncac
     const item = await getJson(`${mirror.url}/v1/items/tool/${HELLO}`);
     assert.equal(item.status, 200);
     assert.equal(item.body.upstream_unavailable, true);
+    assert.deepEqual(itemDetailsSchema.safeParse(item.body).error, undefined);
     const search = await getJson(`${mirror.url}/v1/search?query=hello`);
     assert.equal(search.status, 200);
     assert.equal(search.body.upstream, "unavailable");

@@ -162,6 +162,7 @@ export class Mirror {
       rows.sort((a, b) => compareSemver(b.version, a.version));
       const latest = maxSemver(rows.filter((r) => !r.yanked).map((r) => r.version)) ?? null;
       const newest = rows.find((r) => r.version === latest) ?? rows[0]!;
+      const fetched = rows.map((r) => r.fetchedAt.getTime());
       return {
         item_type: type,
         item_id: ref.id,
@@ -175,9 +176,14 @@ export class Mirror {
         visibility: "public",
         deprecated: newest.deprecated,
         deprecation_message: newest.deprecationMessage,
+        download_count: 0,
+        tool_type: null,
+        file_extension: newest.fileExtension,
+        created_at: new Date(Math.min(...fetched)).toISOString(),
+        updated_at: new Date(Math.max(...fetched)).toISOString(),
+        versions: rows.map((r) => ({ version: r.version, created_at: r.fetchedAt.toISOString(), yanked: r.yanked, yanked_reason: null, content_hash: r.contentHash, size_bytes: Buffer.byteLength(r.content), publisher: r.publisher, log_index: Number(r.logIndex) })),
         mirrored_from: this.upstreamUrl,
         upstream_unavailable: true,
-        versions: rows.map((r) => ({ version: r.version, created_at: r.fetchedAt.toISOString(), yanked: r.yanked, content_hash: r.contentHash, publisher: r.publisher, log_index: Number(r.logIndex) })),
       };
     }
   }
