@@ -193,9 +193,14 @@ test("rye pull through the mirror: the client verifies the upstream item with th
   assert.equal(theirs.key.fingerprint, await pub.activeFingerprint());
   await assert.rejects(verifyMirroredSection({ type: "tool", id: HELLO, version: "1.0.0", contentHash: ours.contentHash, mirrorAttestation: answer.attestation }, mirroredSectionSchema.parse(answer.mirrored), [mirrorKey]), /not pinned/);
 
-  // The mirror logged what it vouched for in its own transparency log.
-  const entries = await getJson(`${mirror.url}/v1/log/entries?start=0&limit=100`);
-  assert.ok(JSON.stringify(entries.body).includes(`"mirror"`), JSON.stringify(entries.body).slice(0, 500));
+  // The mirror logged what it vouched for in its own transparency log, as a digest: its public changes feed does not
+  // tell which upstream items the organization pulls.
+  const logged = await mirror.db.prisma.publishLogEntry.findUniqueOrThrow({ where: { index: BigInt(answer.attestation.payload.log_index) } });
+  assert.equal(logged.kind, "mirror");
+  assert.equal((logged.payload as Json).private, true);
+  const changes = await getJson(`${mirror.url}/v1/changes?since=0`);
+  assert.equal(changes.status, 200);
+  assert.ok(!JSON.stringify(changes.body).includes(HELLO), "the changes feed does not list mirrored pulls");
 
   // The versions page of an upstream item, through the mirror.
   const item = await getJson(`${mirror.url}/v1/items/tool/${HELLO}`);

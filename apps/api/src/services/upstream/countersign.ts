@@ -4,7 +4,7 @@
  * upstream's attestation (the countersignature), logged in this registry's publish log as a `mirror` entry, and
  * stored next to the upstream's file and attestation exactly as fetched.
  */
-import { ATTESTATION_TYPE, computeContentHash, documentDigest, type ItemType, type KeyPair, type MirrorOf, type PublishAttestation, RyeError, sha256Hex, signDocument, signItem, type VerifiedCopy } from "@rye/core";
+import { ATTESTATION_TYPE, canonicalJson, computeContentHash, documentDigest, type ItemType, type KeyPair, type MirrorOf, type PublishAttestation, RyeError, sha256Hex, signDocument, signItem, type VerifiedCopy } from "@rye/core";
 import { type Database, isUniqueViolation, type Prisma } from "@rye/db";
 import { appendLogEntry } from "../publish-log.ts";
 
@@ -42,7 +42,10 @@ export async function cacheUpstreamVersion(db: Database, registryUrl: string, ke
     return await db.prisma.$transaction(async (tx) => {
       const subject = { kind: "item" as const, item_type: upstream.type, id: upstream.id, version: upstream.version };
       const mirrorOfBase = { registry: upstream.upstreamUrl, key_fingerprint: verified.key.fingerprint, attestation_digest: documentDigest(verified.attestation), file_sha256: verified.fileSha256, log_index: upstreamPayload.log_index };
-      const entry = await appendLogEntry(tx, "mirror", { ...subject, file_sha256: fileSha256, content_hash: contentHash, publisher: verified.publisher, mirror_of: mirrorOfBase });
+      // Logged as a digest, like a private publish: the log commits to what the mirror vouched for without telling the
+      // world (or the public changes feed, which skips such entries) which upstream items this organization pulls.
+      const logged = { ...subject, file_sha256: fileSha256, content_hash: contentHash, publisher: verified.publisher, mirror_of: mirrorOfBase };
+      const entry = await appendLogEntry(tx, "mirror", { kind: "item", private: true, subject_digest: sha256Hex(canonicalJson(logged)) });
       const mirrorOf: MirrorOf = mirrorOfBase;
       const attestation: PublishAttestation & { mirror_of: MirrorOf } = {
         _type: ATTESTATION_TYPE,
