@@ -41,3 +41,12 @@ CREATE TABLE "mirrored_versions" (
 
 -- CreateIndex
 CREATE UNIQUE INDEX "mirrored_versions_upstream_url_item_type_item_id_version_key" ON "mirrored_versions"("upstream_url", "item_type", "item_id", "version");
+
+-- A mirror caches its answers for upstream items in process for one read generation (apps/api/src/services/pull-cache.ts).
+-- A namespace created here shadows the upstream's namespace of the same name (docs/mirroring.md), and an operator
+-- may delete cached rows to have them fetched again: both must move the generation.
+DROP TRIGGER "namespaces_read_generation" ON "namespaces";
+CREATE CONSTRAINT TRIGGER "namespaces_read_generation"
+  AFTER INSERT OR UPDATE OR DELETE ON "namespaces" DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "rye_bump_read_generation"();
+CREATE CONSTRAINT TRIGGER "mirrored_versions_read_generation"
+  AFTER UPDATE OR DELETE ON "mirrored_versions" DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "rye_bump_read_generation"();

@@ -101,6 +101,11 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
           const type = await mirrorTarget(deps.mirror, err, typeParam, id);
           if (!type || !deps.mirror) throw err;
           const mirrored = await deps.mirror.pull(type, id, requested);
+          // A pinned version is immutable: later pulls are answered from the process's cache like local ones, until
+          // the read generation moves (a namespace created here shadows the upstream's).
+          if (requested && mirrored.source !== "stale") {
+            deps.reads.cache.set(key, generation, { itemId: "", version: requested, status: "published", access: { visibility: "public", namespaceId: "" }, namespaceName: "", etag: mirrored.etag, cacheControl: mirrored.cacheControl, body: mirrored.body, mirrored: true });
+          }
           c.header("ETag", mirrored.etag);
           c.header("Cache-Control", mirrored.cacheControl);
           c.header("X-Rye-Mirror", mirrored.source);
@@ -111,6 +116,7 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
         if (resolved.cacheable) deps.reads.cache.set(key, generation, resolved);
         answer = resolved;
       }
+      if (answer.mirrored) c.header("X-Rye-Mirror", "cache");
       c.header("ETag", answer.etag);
       c.header("Vary", "Authorization");
       c.header("Cache-Control", answer.cacheControl);
@@ -119,7 +125,7 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       // in-browser verification send `X-Rye-Purpose: view`): page views must neither inflate the count
       // nor block a deletion ("never downloaded"). Opting out is harmless, so the header needs no trust.
       // Counted in memory and written in batches (services/download-counter.ts).
-      if (answer.status === "published" && c.req.header("x-rye-purpose")?.toLowerCase() !== "view") deps.reads.downloads.add(answer.itemId, answer.version);
+      if (answer.status === "published" && !answer.mirrored && c.req.header("x-rye-purpose")?.toLowerCase() !== "view") deps.reads.downloads.add(answer.itemId, answer.version);
       c.header("Content-Type", "application/json");
       return c.body(answer.body as Uint8Array<ArrayBuffer>, 200);
     });

@@ -370,3 +370,19 @@ test("an upstream key change is refused until the operator re-pins with RYE_UPST
   const pins = await mirror.db.prisma.upstreamKeyPin.findMany({ where: { upstreamUrl: pub.url }, orderBy: { fingerprint: "asc" } });
   assert.deepEqual(pins.map((p) => [p.fingerprint, p.source]), [previous, next].sort().map((fp) => [fp, "env"]));
 });
+
+test("a namespace created on the mirror shadows the upstream's: its cached items are no longer served", async () => {
+  const url = `${mirror.url}/v1/pull/tool/${HELLO}?version=1.0.0`;
+  const first = await fetch(url);
+  assert.equal(first.status, 200);
+  await first.body?.cancel();
+  const again = await fetch(url);
+  assert.equal(again.headers.get("x-rye-mirror"), "cache", "served from the process's cache");
+  await again.body?.cancel();
+  pub.requests.length = 0;
+  await publisher(mirror, "alice");
+  const shadowed = await getJson(url);
+  assert.equal(shadowed.status, 404);
+  assert.equal(shadowed.body.error.code, "ITEM_NOT_FOUND");
+  assert.deepEqual(upstreamMentions("alice"), [], "and the upstream is not asked for it");
+});
