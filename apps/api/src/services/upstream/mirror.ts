@@ -264,7 +264,8 @@ function servePull(row: MirroredRow, pinnedVersion: boolean, source: MirrorSourc
     signature: signed,
     content_hash: row.contentHash,
     file_sha256: row.fileSha256,
-    author_key: null,
+    // The author's signature as the upstream recorded and attested it.
+    author_key: (attestation.author as { fingerprint: string; signature: string; verified: boolean } | null) ?? null,
     attestation: { payload: attestation, signature: row.attestationSignature, key_fingerprint: row.attestationKey },
     log_index: Number(row.logIndex),
     created_at: row.fetchedAt.toISOString(),
