@@ -104,6 +104,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     },
     reads: { downloadFlushMs: e.RYE_DOWNLOAD_FLUSH_MS, pullCacheEntries: e.RYE_PULL_CACHE_ENTRIES, pullCacheBytes: e.RYE_PULL_CACHE_BYTES },
     upstream: loadUpstreamAuthConfig(env),
-    mirror: loadMirrorConfig(env),
+    mirror: loadMirrorConfig(env, (e.RYE_REGISTRY_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "")),
   };
 }

@@ -11,6 +11,7 @@ import { type PullAnswer, pullCacheKey } from "../services/pull-cache.ts";
 import { resolvePull } from "../services/pull.ts";
 import { publishItem } from "../services/publish.ts";
 import { tokenAllowsItem } from "../services/tokens.ts";
+import { MIRROR_HOPS_HEADER, mirrorHops } from "../services/upstream/client.ts";
 import { mirrorTarget } from "../services/upstream/hooks.ts";
 
 export const pushRequestSchema = z.object({
@@ -100,7 +101,7 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
           // Not held here: a mirror asks its upstream, unless the name is in a namespace this registry owns.
           const type = await mirrorTarget(deps.mirror, err, typeParam, id);
           if (!type || !deps.mirror) throw err;
-          const mirrored = await deps.mirror.pull(type, id, requested);
+          const mirrored = await deps.mirror.pull(type, id, requested, mirrorHops(c.req.header(MIRROR_HOPS_HEADER)));
           // A pinned version is immutable: later pulls are answered from the process's cache like local ones, until
           // the read generation moves (a namespace created here shadows the upstream's).
           if (requested && mirrored.source !== "stale") {

@@ -7,6 +7,7 @@ import { optionalPrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { assertType, findReadableItem } from "../services/items.ts";
 import { SEARCH_MAX_LIMIT, searchItems } from "../services/search.ts";
+import { MIRROR_HOPS_HEADER, mirrorHops } from "../services/upstream/client.ts";
 import { mirrorTarget } from "../services/upstream/hooks.ts";
 
 // Filters are compared verbatim: control characters (NUL cannot even be stored in a text value) are refused.
@@ -59,7 +60,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
       c.header("Cache-Control", "private, no-cache");
       if (!deps.mirror) return c.json(result);
       const firstPage = q.offset === undefined && q.cursor === undefined;
-      return c.json(await deps.mirror.mergeSearch(result, { query: q.query, itemType: q.item_type, namespace: q.namespace, category: q.category, toolType: q.tool_type, limit: q.limit, firstPage }));
+      return c.json(await deps.mirror.mergeSearch(result, { query: q.query, itemType: q.item_type, namespace: q.namespace, category: q.category, toolType: q.tool_type, limit: q.limit, firstPage }, mirrorHops(c.req.header(MIRROR_HOPS_HEADER))));
     })
     .get("/v1/items/:item_type/:item_id{.+}", async (c) => {
       // Members see private items with a token or their website session (item and manage pages).
@@ -70,7 +71,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
         const mirrorType = await mirrorTarget(deps.mirror, err, c.req.param("item_type"), c.req.param("item_id"));
         if (!mirrorType || !deps.mirror) throw err;
         c.header("Cache-Control", "private, no-cache");
-        return c.json(await deps.mirror.item(mirrorType, c.req.param("item_id")));
+        return c.json(await deps.mirror.item(mirrorType, c.req.param("item_id"), mirrorHops(c.req.header(MIRROR_HOPS_HEADER))));
       }
       const { type, ref, item, seesHeld } = found;
       // Versions held for approval are listed (with their status) only for the namespace's owners/admins and registry admins.

@@ -314,6 +314,23 @@ test("an upstream that never answers: pulls and searches end at their deadline w
   }
 });
 
+test("mirrors configured in a loop end with UPSTREAM_UNAVAILABLE instead of forwarding forever", async () => {
+  const other = await startMirrorServer({ ...MIRROR_ENV, RYE_UPSTREAM_URL: mirror.url });
+  try {
+    await mirror.reconfigure({ ...MIRROR_ENV, RYE_UPSTREAM_URL: other.url });
+    const res = await getJson(`${mirror.url}/v1/pull/tool/zed/tools/nowhere?version=1.0.0`);
+    assert.equal(res.status, 502);
+    assert.equal(res.body.error.code, "UPSTREAM_UNAVAILABLE");
+    // A search ends too: the innermost mirror answers alone, each one around it merges that (empty) answer.
+    const search = await getJson(`${mirror.url}/v1/search?query=nowhere`);
+    assert.equal(search.status, 200);
+    assert.deepEqual(search.body.results, []);
+  } finally {
+    await mirror.reconfigure({ ...MIRROR_ENV, RYE_UPSTREAM_URL: pub.url });
+    await other.close();
+  }
+});
+
 test("a tampered upstream answer is refused (UPSTREAM_UNTRUSTED) and nothing is cached", async () => {
   const cases: [string, (body: Json) => Json][] = [
     ["content", (b) => ({ ...b, content: b.content.replace("never pulled before the outage", "evil") })],

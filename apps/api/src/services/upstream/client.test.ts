@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { after, test } from "node:test";
 import { RyeError } from "@rye/core";
-import { UpstreamClient } from "./client.ts";
+import { MAX_MIRROR_HOPS, mirrorHops, UpstreamClient } from "./client.ts";
 
 const servers: ReturnType<typeof createServer>[] = [];
 after(() => {
@@ -37,6 +37,20 @@ test("a JSON answer and a 404 are returned; the request carries no credentials",
   assert.deepEqual(await client.getJson("/missing", 2000), { status: 404, body: { ok: "/missing" } });
   assert.equal(seen[0]!.authorization, undefined);
   assert.equal(seen[0]!.cookie, undefined);
+  assert.equal(seen[0]!["x-rye-mirror-hops"], "1");
+  await client.getJson("/v1/x", 2000, 2);
+  assert.equal(seen[2]!["x-rye-mirror-hops"], "3", "one more than the hops the request came with");
+});
+
+test("past MAX_MIRROR_HOPS nothing is forwarded (mirrors configured in a loop)", async () => {
+  let requests = 0;
+  const url = await upstream((_req, res) => {
+    requests++;
+    res.writeHead(200, { "content-type": "application/json" }).end("{}");
+  });
+  await assert.rejects(new UpstreamClient({ upstreamUrl: url, maxAnswerBytes: 1024 }).getJson("/v1/x", 2000, MAX_MIRROR_HOPS), unavailable(/passed through 4 mirrors/));
+  assert.equal(requests, 0);
+  assert.deepEqual(["3", "", "x", "-1", "1.5", undefined].map((h) => mirrorHops(h)), [3, 0, 0, 0, 0, 0]);
 });
 
 test("no answer within the deadline (headers, or a body that stalls) ends the request", async () => {

@@ -6,6 +6,19 @@
 import { RyeError, utf8Decode } from "@rye/core";
 import type { MirrorConfig } from "./config.ts";
 
+/**
+ * How many mirrors a request has passed through: each mirror sends the count it received plus one, and stops
+ * forwarding at MAX_MIRROR_HOPS, so mirrors configured in a loop (A → B → A) end with an error instead of a storm.
+ */
+export const MIRROR_HOPS_HEADER = "x-rye-mirror-hops";
+export const MAX_MIRROR_HOPS = 4;
+
+/** The hop count of an incoming request (0 when absent or unreadable). */
+export function mirrorHops(header: string | undefined): number {
+  const n = Number(header);
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
+}
+
 export interface UpstreamAnswer {
   status: number;
   /** The parsed JSON body (undefined for a non-JSON error answer). */
@@ -20,12 +33,13 @@ export class UpstreamClient {
   }
 
   /** `path` is built by the caller from encoded parts; the answer is returned for 2xx and 404, refused otherwise. */
-  async getJson(path: string, timeoutMs: number): Promise<UpstreamAnswer> {
+  async getJson(path: string, timeoutMs: number, hops = 0): Promise<UpstreamAnswer> {
+    if (hops >= MAX_MIRROR_HOPS) throw unavailable(this.url, `the request already passed through ${hops} mirrors (are mirrors configured in a loop?)`);
     const target = `${this.config.upstreamUrl}${path}`;
     const deadline = AbortSignal.timeout(timeoutMs);
     let res: Response;
     try {
-      res = await fetch(target, { method: "GET", headers: { accept: "application/json", "user-agent": "rye-registry-mirror" }, redirect: "manual", signal: deadline });
+      res = await fetch(target, { method: "GET", headers: { accept: "application/json", "user-agent": "rye-registry-mirror", [MIRROR_HOPS_HEADER]: String(hops + 1) }, redirect: "manual", signal: deadline });
     } catch (err) {
       throw unavailable(this.url, deadline.aborted ? `no answer within ${timeoutMs} ms` : describe(err));
     }

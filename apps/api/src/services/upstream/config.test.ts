@@ -31,3 +31,8 @@ test("bad settings are refused at start with a readable message", () => {
   refused({ RYE_UPSTREAM_URL: "https://r.example", RYE_UPSTREAM_TIMEOUT_MS: "999999" }, /RYE_UPSTREAM_TIMEOUT_MS/);
   refused({ RYE_UPSTREAM_URL: "https://r.example", RYE_UPSTREAM_MAX_BYTES: "-1" }, /RYE_UPSTREAM_MAX_BYTES/);
 });
+
+test("a registry cannot be its own upstream", () => {
+  assert.throws(() => loadMirrorConfig({ RYE_UPSTREAM_URL: "https://registry.acme.example/" }, "https://registry.acme.example"), (err: unknown) => err instanceof RyeError && /own URL/.test(err.message));
+  assert.equal(loadMirrorConfig({ RYE_UPSTREAM_URL: "https://registry.example" }, "https://registry.acme.example")?.upstreamUrl, "https://registry.example");
+});

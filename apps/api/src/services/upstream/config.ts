@@ -30,7 +30,7 @@ export interface MirrorConfig {
 }
 
 /** The mirror settings, or null when RYE_UPSTREAM_URL is unset (a registry that mirrors nothing). */
-export function loadMirrorConfig(env: NodeJS.ProcessEnv): MirrorConfig | null {
+export function loadMirrorConfig(env: NodeJS.ProcessEnv, ownUrl?: string): MirrorConfig | null {
   const parsed = mirrorEnvSchema.safeParse(env);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
@@ -41,8 +41,12 @@ export function loadMirrorConfig(env: NodeJS.ProcessEnv): MirrorConfig | null {
     if (e.RYE_UPSTREAM_KEY_PIN) throw new RyeError("BAD_REQUEST", "RYE_UPSTREAM_KEY_PIN is set without RYE_UPSTREAM_URL", { hint: "Set RYE_UPSTREAM_URL to the registry to mirror, or unset RYE_UPSTREAM_KEY_PIN." });
     return null;
   }
+  const upstreamUrl = e.RYE_UPSTREAM_URL.replace(/\/+$/, "");
+  if (ownUrl !== undefined && upstreamUrl === ownUrl.replace(/\/+$/, "")) {
+    throw new RyeError("BAD_REQUEST", `RYE_UPSTREAM_URL is this registry's own URL (${upstreamUrl})`, { hint: "Point RYE_UPSTREAM_URL at the public registry to mirror." });
+  }
   return {
-    upstreamUrl: e.RYE_UPSTREAM_URL.replace(/\/+$/, ""),
+    upstreamUrl,
     keyPins: e.RYE_UPSTREAM_KEY_PIN ? [...new Set(e.RYE_UPSTREAM_KEY_PIN.split(",").map((s) => s.trim()))] : [],
     timeoutMs: e.RYE_UPSTREAM_TIMEOUT_MS,
     searchTimeoutMs: e.RYE_UPSTREAM_SEARCH_TIMEOUT_MS,

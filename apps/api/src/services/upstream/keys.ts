@@ -25,7 +25,7 @@ export class UpstreamKeys {
   ) {}
 
   /** The pinned upstream keys; pins them first when needed (first contact, or a new RYE_UPSTREAM_KEY_PIN). */
-  async trusted(): Promise<PublicKey[]> {
+  async trusted(hops = 0): Promise<PublicKey[]> {
     const url = this.config.upstreamUrl;
     const rows = await this.db.prisma.upstreamKeyPin.findMany({ where: { upstreamUrl: url } });
     const wanted = this.config.keyPins;
@@ -35,7 +35,7 @@ export class UpstreamKeys {
       const have = rows.filter((r) => wanted.includes(r.fingerprint) && r.source === "env");
       const missing = wanted.filter((fp) => !have.some((r) => r.fingerprint === fp));
       if (missing.length > 0) {
-        const listed = await this.fetchKeys();
+        const listed = await this.fetchKeys(hops);
         for (const fp of missing) {
           const entry = listed.keys.find((k) => k.fingerprint === fp);
           if (!entry) continue; // a pinned key the upstream does not publish: answers signed by it cannot be checked
@@ -49,7 +49,7 @@ export class UpstreamKeys {
     }
     if (rows.length > 0) return toKeys(rows);
     // First contact: trust the key the upstream signs with now, and remember it.
-    const listed = await this.fetchKeys();
+    const listed = await this.fetchKeys(hops);
     const active = listed.keys.find((k) => k.fingerprint === listed.active);
     if (!active || active.revoked_at) throw untrusted(url, "its key list names no usable active key");
     const key = parseKey(active.public_key, active.fingerprint);
@@ -59,8 +59,8 @@ export class UpstreamKeys {
     return toKeys(await this.db.prisma.upstreamKeyPin.findMany({ where: { upstreamUrl: url } }));
   }
 
-  private async fetchKeys(): Promise<z.infer<typeof keysAnswerSchema>> {
-    const answer = await this.client.getJson("/v1/keys", this.config.timeoutMs);
+  private async fetchKeys(hops: number): Promise<z.infer<typeof keysAnswerSchema>> {
+    const answer = await this.client.getJson("/v1/keys", this.config.timeoutMs, hops);
     const parsed = keysAnswerSchema.safeParse(answer.body);
     if (answer.status !== 200 || !parsed.success) throw untrusted(this.config.upstreamUrl, "its GET /v1/keys answer is not a key list");
     return parsed.data;

@@ -78,7 +78,7 @@ export class Mirror {
   }
 
   /** The answer for a pull of an item this registry does not hold (the caller checked the namespace is not local). */
-  async pull(type: ItemType, id: string, requested: string | undefined): Promise<MirrorPullAnswer> {
+  async pull(type: ItemType, id: string, requested: string | undefined, hops = 0): Promise<MirrorPullAnswer> {
     const ref = parseRegistryRef(type, id);
     const where = { upstreamUrl: this.upstreamUrl, itemType: type, itemId: ref.id };
     if (requested) {
@@ -87,7 +87,7 @@ export class Mirror {
     }
     let answer;
     try {
-      answer = await this.client.getJson(pullPath(type, ref.id, requested), this.config.timeoutMs);
+      answer = await this.client.getJson(pullPath(type, ref.id, requested), this.config.timeoutMs, hops);
     } catch (err) {
       if (!(err instanceof RyeError) || err.code !== "UPSTREAM_UNAVAILABLE") throw err;
       // Held under another type only: not this type, as far as the mirror can tell (a client without --type asks
@@ -132,7 +132,7 @@ export class Mirror {
       deprecated: body.deprecated ?? false,
       deprecationMessage: body.deprecation_message ?? null,
     };
-    const keys = await this.keys.trusted();
+    const keys = await this.keys.trusted(hops);
     let verified;
     try {
       verified = await verifyRegistryCopy({ type, id: ref.id, version: body.version, content: body.content, attestation: body.attestation }, keys);
@@ -147,10 +147,10 @@ export class Mirror {
   }
 
   /** Metadata and versions of an upstream item (GET /v1/items); the cached versions when the upstream is down. */
-  async item(type: ItemType, id: string): Promise<Record<string, unknown>> {
+  async item(type: ItemType, id: string, hops = 0): Promise<Record<string, unknown>> {
     const ref = parseRegistryRef(type, id);
     try {
-      const answer = await this.client.getJson(`/v1/items/${type}/${encodeId(ref.id)}`, this.config.timeoutMs);
+      const answer = await this.client.getJson(`/v1/items/${type}/${encodeId(ref.id)}`, this.config.timeoutMs, hops);
       if (answer.status === 404) throw new RyeError("ITEM_NOT_FOUND", `${type} ${ref.id} not found here or at the upstream registry`, { hint: "Check the id, or sign in if it is private." });
       const parsed = upstreamItemSchema.safeParse(answer.body);
       if (!parsed.success || parsed.data.item_type !== type || parsed.data.item_id !== ref.id) throw untrusted(this.upstreamUrl, `its item answer for ${type} ${ref.id} is malformed`);
@@ -193,7 +193,7 @@ export class Mirror {
    * id, never in a local namespace, up to `limit`. The upstream is not asked when the query or the namespace
    * filter names something local (services/upstream/privacy.ts), nor past its deadline: then local hits stand alone.
    */
-  async mergeSearch(local: SearchResponse, q: { query: string; itemType?: string | undefined; namespace?: string | undefined; category?: string | undefined; toolType?: string | undefined; limit: number; firstPage: boolean }): Promise<SearchResponse> {
+  async mergeSearch(local: SearchResponse, q: { query: string; itemType?: string | undefined; namespace?: string | undefined; category?: string | undefined; toolType?: string | undefined; limit: number; firstPage: boolean }, hops = 0): Promise<SearchResponse> {
     if (!q.firstPage || local.results.length >= q.limit) return local;
     if (await namesStayLocal(this.db, q.query, q.namespace)) return local;
     const params = new URLSearchParams({ query: q.query, limit: String(q.limit) });
@@ -203,7 +203,7 @@ export class Mirror {
     if (q.toolType) params.set("tool_type", q.toolType);
     let hits: SearchResult[];
     try {
-      const answer = await this.client.getJson(`/v1/search?${params}`, this.config.searchTimeoutMs);
+      const answer = await this.client.getJson(`/v1/search?${params}`, this.config.searchTimeoutMs, hops);
       const parsed = upstreamSearchSchema.safeParse(answer.body);
       if (answer.status !== 200 || !parsed.success) return { ...local, upstream: "unavailable" };
       hits = parsed.data.results.flatMap((r) => {
