@@ -11,8 +11,7 @@ import { type PullAnswer, pullCacheKey } from "../services/pull-cache.ts";
 import { resolvePull } from "../services/pull.ts";
 import { publishItem } from "../services/publish.ts";
 import { tokenAllowsItem } from "../services/tokens.ts";
-import { MIRROR_HOPS_HEADER, mirrorHops } from "../services/upstream/client.ts";
-import { mirrorTarget } from "../services/upstream/hooks.ts";
+import { mirroredPull, mirrorTarget } from "../services/upstream/hooks.ts";
 
 export const pushRequestSchema = z.object({
   item_type: z.enum(ITEM_TYPES),
@@ -101,18 +100,7 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
           // Not held here: a mirror asks its upstream, unless the name is in a namespace this registry owns.
           const type = await mirrorTarget(deps.mirror, err, typeParam, id);
           if (!type || !deps.mirror) throw err;
-          const mirrored = await deps.mirror.pull(type, id, requested, mirrorHops(c.req.header(MIRROR_HOPS_HEADER)));
-          // A pinned version is immutable: later pulls are answered from the process's cache like local ones, until
-          // the read generation moves (a namespace created here shadows the upstream's).
-          if (requested && mirrored.source !== "stale") {
-            deps.reads.cache.set(key, generation, { itemId: "", version: requested, status: "published", access: { visibility: "public", namespaceId: "" }, namespaceName: "", etag: mirrored.etag, cacheControl: mirrored.cacheControl, body: mirrored.body, mirrored: true });
-          }
-          c.header("ETag", mirrored.etag);
-          c.header("Cache-Control", mirrored.cacheControl);
-          c.header("X-Rye-Mirror", mirrored.source);
-          if (c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(mirrored.etag)) return c.body(null, 304);
-          c.header("Content-Type", "application/json");
-          return c.body(mirrored.body as Uint8Array<ArrayBuffer>, 200);
+          return await mirroredPull(c, deps.mirror, deps.reads.cache, { key, generation, type, id, requested });
         }
         if (resolved.cacheable) deps.reads.cache.set(key, generation, resolved);
         answer = resolved;
