@@ -356,6 +356,16 @@ test("a tampered upstream answer is refused (UPSTREAM_UNTRUSTED) and nothing is 
   await mirror.reconfigure({ ...MIRROR_ENV, RYE_UPSTREAM_URL: pub.url });
 });
 
+test("concurrent first pulls of one upstream version store one copy and one log entry, and all get it", async () => {
+  await alice.push("alice/tools/racy", tool(`{ from: "racy" }`));
+  const logBefore = await mirror.db.prisma.publishLogEntry.count({ where: { kind: "mirror" } });
+  const answers = await Promise.all(Array.from({ length: 8 }, () => getJson(`${mirror.url}/v1/pull/tool/alice/tools/racy?version=1.0.0`)));
+  assert.deepEqual(answers.map((a) => a.status), Array(8).fill(200));
+  assert.equal(new Set(answers.map((a) => a.body.content)).size, 1, "every caller gets the stored copy");
+  assert.equal(await mirror.db.prisma.mirroredVersion.count({ where: { itemId: "alice/tools/racy" } }), 1);
+  assert.equal(await mirror.db.prisma.publishLogEntry.count({ where: { kind: "mirror" } }), logBefore + 1);
+});
+
 test("an upstream key change is refused until the operator re-pins with RYE_UPSTREAM_KEY_PIN", async () => {
   const { previous, next } = await pub.rotate();
   await alice.push("alice/tools/rotated", tool(`{ from: "after rotation" }`));
