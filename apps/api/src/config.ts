@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { loadUpstreamAuthConfig, type UpstreamAuthConfig } from "./auth/upstream/config.ts";
+import { loadMirrorConfig, type MirrorConfig } from "./services/upstream/config.ts";
 
 /** An IPv4 address or a bracketed IPv6 one, each with an optional port (what node:dns setServers takes). */
 const DNS_SERVER = /^(?:(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?|[0-9a-f:]+|\[[0-9a-f:]+\](?::\d{1,5})?)$/i;
@@ -116,6 +117,8 @@ export interface RegistryConfig {
   reads: { downloadFlushMs: number; pullCacheEntries: number; pullCacheBytes: number };
   /** Upstream identity providers, local accounts switch, sign-in cookie secret. */
   upstream: UpstreamAuthConfig;
+  /** The public registry this one mirrors (RYE_UPSTREAM_URL, docs/mirroring.md); null → no mirroring. */
+  mirror: MirrorConfig | null;
   /**
    * Namespace verification (docs/namespace-verification.md): the DNS servers TXT challenges are looked up with
    * (RYE_DNS_RESOLVER; empty: the system's), each look-up's timeout, how long a challenge can be proven, and how
@@ -191,5 +194,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       recheckIntervalMs: e.RYE_VERIFICATION_RECHECK_HOURS * 3600_000,
     },
     blobs: blobConfig(e),
+    mirror: loadMirrorConfig(env, (e.RYE_REGISTRY_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "")),
   };
 }

@@ -12,6 +12,7 @@ import type { Logger } from "./logger.ts";
 import type { AppDeps } from "./services/deps.ts";
 import { openBlobStore } from "./services/open-blob-store.ts";
 import { openReadPath } from "./services/pull.ts";
+import { Mirror } from "./services/upstream/mirror.ts";
 
 export const REGISTRY_VERSION = "0.1.0";
 
@@ -28,5 +29,6 @@ export async function openRegistry(config: RegistryConfig, logger: Logger, optio
   const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens, revocations: new AccessTokenRevocations(db) });
   const reads = await openReadPath(db, config, logger);
   const blobs = openBlobStore(config.blobs, db);
-  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, blobs };
+  const mirror = config.mirror ? new Mirror(db, config.mirror, keyring, config.publicUrl, logger) : undefined;
+  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, blobs, ...(mirror ? { mirror } : {}) };
 }

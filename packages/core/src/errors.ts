@@ -27,6 +27,9 @@ export const ERROR_CODES = {
   // answers from a registry that the client cannot use
   TOO_LARGE: { status: 502, hint: "The answer exceeded the client's size cap; nothing was written. Raise RYE_MAX_ITEM_BYTES / RYE_MAX_RESPONSE_BYTES if the registry really serves larger answers." },
   MALFORMED_RESPONSE: { status: 502, hint: "The registry (or a proxy in front of it) sent an answer rye cannot use; nothing was written. Check the registry URL, retry later, or report it to the registry's operators." },
+  // a mirroring registry's upstream (docs/mirroring.md)
+  UPSTREAM_UNAVAILABLE: { status: 502, hint: "The mirror's upstream registry did not answer in time and the mirror holds no copy of this item; retry when the upstream is back, or pull an explicit version the mirror has cached." },
+  UPSTREAM_UNTRUSTED: { status: 502, hint: "The upstream's answer did not verify against the key the mirror pinned (tampered, or the upstream changed its key). An operator re-pins with RYE_UPSTREAM_KEY_PIN once the new key is confirmed genuine." },
   INVALID_WEBHOOK_URL: { status: 400, hint: "Give an absolute https:// URL of a public host, without credentials." },
   // items and ids
   INVALID_ITEM_TYPE: { status: 400, hint: "Use one of: directive, tool, knowledge." },

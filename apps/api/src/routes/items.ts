@@ -11,6 +11,7 @@ import { type PullAnswer, pullCacheKey } from "../services/pull-cache.ts";
 import { resolvePull } from "../services/pull.ts";
 import { publishItem } from "../services/publish.ts";
 import { tokenAllowsItem } from "../services/tokens.ts";
+import { mirroredPull, mirrorTarget } from "../services/upstream/hooks.ts";
 
 export const pushRequestSchema = z.object({
   item_type: z.enum(ITEM_TYPES),
@@ -92,10 +93,19 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       // uncached path, which answers ITEM_NOT_FOUND as before.
       if (answer && answer.access.visibility === "private" && !(await canRead(deps.db, await optionalPrincipalOrSession(c, deps.db), answer.access, answer.namespaceName))) answer = undefined;
       if (!answer) {
-        const resolved = await resolvePull(deps.db, await optionalPrincipalOrSession(c, deps.db), typeParam, id, requested);
+        let resolved;
+        try {
+          resolved = await resolvePull(deps.db, await optionalPrincipalOrSession(c, deps.db), typeParam, id, requested);
+        } catch (err) {
+          // Not held here: a mirror asks its upstream, unless the name is in a namespace this registry owns.
+          const type = await mirrorTarget(deps.mirror, err, typeParam, id);
+          if (!type || !deps.mirror) throw err;
+          return await mirroredPull(c, deps.mirror, deps.reads.cache, { key, generation, type, id, requested });
+        }
         if (resolved.cacheable) deps.reads.cache.set(key, generation, resolved);
         answer = resolved;
       }
+      if (answer.mirrored) c.header("X-Rye-Mirror", "cache");
       c.header("ETag", answer.etag);
       c.header("Vary", "Authorization");
       c.header("Cache-Control", answer.cacheControl);
@@ -104,7 +114,7 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       // in-browser verification send `X-Rye-Purpose: view`): page views must neither inflate the count
       // nor block a deletion ("never downloaded"). Opting out is harmless, so the header needs no trust.
       // Counted in memory and written in batches (services/download-counter.ts).
-      if (answer.status === "published" && c.req.header("x-rye-purpose")?.toLowerCase() !== "view") deps.reads.downloads.add(answer.itemId, answer.version);
+      if (answer.status === "published" && !answer.mirrored && c.req.header("x-rye-purpose")?.toLowerCase() !== "view") deps.reads.downloads.add(answer.itemId, answer.version);
       c.header("Content-Type", "application/json");
       return c.body(answer.body as Uint8Array<ArrayBuffer>, 200);
     });

@@ -7,6 +7,8 @@ import { optionalPrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { assertType, findReadableItem } from "../services/items.ts";
 import { SEARCH_MAX_LIMIT, searchItems } from "../services/search.ts";
+import { MIRROR_HOPS_HEADER, mirrorHops } from "../services/upstream/client.ts";
+import { mirrorTarget } from "../services/upstream/hooks.ts";
 
 // Filters are compared verbatim: control characters (NUL cannot even be stored in a text value) are refused.
 // eslint-disable-next-line no-control-regex
@@ -56,11 +58,22 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
         facets: q.facets === "1" || q.facets === "true",
       });
       c.header("Cache-Control", "private, no-cache");
-      return c.json(result);
+      if (!deps.mirror) return c.json(result);
+      const firstPage = q.offset === undefined && q.cursor === undefined;
+      return c.json(await deps.mirror.mergeSearch(result, { query: q.query, itemType: q.item_type, namespace: q.namespace, category: q.category, toolType: q.tool_type, limit: q.limit, firstPage }, mirrorHops(c.req.header(MIRROR_HOPS_HEADER))));
     })
     .get("/v1/items/:item_type/:item_id{.+}", async (c) => {
       // Members see private items with a token or their website session (item and manage pages).
-      const { type, ref, item, seesHeld } = await findReadableItem(deps.db, await optionalPrincipalOrSession(c, deps.db), c.req.param("item_type"), c.req.param("item_id"));
+      let found;
+      try {
+        found = await findReadableItem(deps.db, await optionalPrincipalOrSession(c, deps.db), c.req.param("item_type"), c.req.param("item_id"));
+      } catch (err) {
+        const mirrorType = await mirrorTarget(deps.mirror, err, c.req.param("item_type"), c.req.param("item_id"));
+        if (!mirrorType || !deps.mirror) throw err;
+        c.header("Cache-Control", "private, no-cache");
+        return c.json(await deps.mirror.item(mirrorType, c.req.param("item_id"), mirrorHops(c.req.header(MIRROR_HOPS_HEADER))));
+      }
+      const { type, ref, item, seesHeld } = found;
       // Versions held for approval are listed (with their status) only for the namespace's owners/admins and registry admins.
       const reviewer = await seesHeld();
       const versions = await deps.db.prisma.itemVersion.findMany({

@@ -6,6 +6,7 @@ import type { RegistryKeyring } from "../keys/keyring.ts";
 import type { Logger } from "../logger.ts";
 import type { BlobStore } from "./blob-store.ts";
 import type { ReadPath } from "./pull.ts";
+import type { Mirror } from "./upstream/mirror.ts";
 
 /** Everything the routes need; `createApp(deps)` wires them. */
 export interface AppDeps {
@@ -20,6 +21,8 @@ export interface AppDeps {
   reads: ReadPath;
   /** Bundle and skill files: the store RYE_BLOB_STORE selects (services/open-blob-store.ts). */
   blobs: BlobStore;
+  /** The upstream registry this one mirrors (RYE_UPSTREAM_URL, docs/mirroring.md); unset → no mirroring. */
+  mirror?: Mirror;
   /** Secret of the loopback admin endpoint for the operator CLI (set by `npm start`); unset → no admin routes. */
   adminSecret?: string;
   /**

@@ -24,6 +24,8 @@ export interface PullAnswer {
   etag: string;
   cacheControl: string;
   body: Uint8Array;
+  /** A mirror's answer for an upstream item (services/upstream/mirror.ts): no local item row, no download count. */
+  mirrored?: true;
 }
 
 interface CachedAnswer extends PullAnswer {

@@ -1,6 +1,7 @@
 /** GET /v1/items/{type}/{id} (metadata and versions) and GET /v1/pull/{type}/{id} (a signed version). */
 import { z } from "zod";
 import { publishAttestationSchema } from "../registry/attestation.ts";
+import { mirroredSectionSchema } from "../registry/mirrored.ts";
 import { isoTimestampSchema, itemTypeSchema, itemVisibilitySchema, sha256HexSchema, signedDocumentSchema } from "./common.ts";
 
 export const signedAttestationSchema = signedDocumentSchema(publishAttestationSchema);
@@ -52,6 +53,8 @@ export const itemDetailsSchema = z.object({
   created_at: isoTimestampSchema,
   updated_at: isoTimestampSchema,
   versions: z.array(itemVersionSchema).meta({ description: "Highest version first." }),
+  mirrored_from: z.string().optional().meta({ description: "On a mirroring registry: the upstream registry the item belongs to (docs/mirroring.md)." }),
+  upstream_unavailable: z.boolean().optional().meta({ description: "With mirrored_from: the upstream could not be reached; the versions listed are those the mirror holds." }),
 });
 export type ItemDetails = z.infer<typeof itemDetailsSchema>;
 
@@ -77,5 +80,8 @@ export const pullResponseSchema = z.object({
   visibility: itemVisibilitySchema,
   status: versionStatusSchema.optional().meta({ description: "published; pending or rejected only for those who review held versions." }),
   created_at: isoTimestampSchema,
+  mirrored: mirroredSectionSchema.optional().meta({
+    description: "On a mirroring registry, for an upstream item: the upstream's file and signed attestation exactly as fetched. The item itself is re-signed by this registry, whose attestation countersigns the upstream's in `mirror_of` (docs/mirroring.md).",
+  }),
 });
 export type PullResponse = z.infer<typeof pullResponseSchema>;

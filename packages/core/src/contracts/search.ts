@@ -22,6 +22,7 @@ export const searchResultSchema = z.object({
   deprecated: z.boolean(),
   visibility: itemVisibilitySchema,
   score: z.number().nullable().meta({ description: "Relevance (higher first); null when the query is empty." }),
+  mirrored_from: z.string().optional().meta({ description: "On a mirroring registry: the upstream registry this hit comes from (docs/mirroring.md)." }),
 });
 export type SearchResult = z.infer<typeof searchResultSchema>;
 
@@ -57,5 +58,6 @@ export const searchResponseSchema = z.object({
   query: z.string(),
   sort: searchSortSchema,
   facets: searchFacetsSchema.optional().meta({ description: "With facets=1 only." }),
+  upstream: z.enum(["ok", "unavailable"]).optional().meta({ description: "On a mirroring registry, when the upstream was asked: whether its hits are merged in (docs/mirroring.md)." }),
 });
 export type SearchResponse = z.infer<typeof searchResponseSchema>;

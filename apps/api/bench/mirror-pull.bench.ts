@@ -1,0 +1,124 @@
+/**
+ * Pulls through a mirroring registry (docs/mirroring.md): two API processes from the sources (tsx), each on its own
+ * PGlite — a public registry and an organization's mirror of it (RYE_UPSTREAM_URL). autocannon c=50 measures, in
+ * the same run:
+ *   - the public registry's own pinned pull of an item (baseline),
+ *   - the mirror's pinned pull of that item once cached (served from mirrored_versions, no upstream request),
+ *   - the mirror's pinned pull of one of its own items (its local read path),
+ * and prints mirror ÷ baseline. The first, uncached pull through the mirror (fetch + verify + countersign + store)
+ * is timed once per item over BENCH_COLD items and compared with the upstream's direct pull the same way.
+ * BENCH_SECONDS (default 10), BENCH_CONNECTIONS (50), BENCH_COLD (20).
+ * Run: node --import tsx apps/api/bench/mirror-pull.bench.ts
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { freePort } from "../test/free-port.ts";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const COLD = Number(process.env.BENCH_COLD ?? 20);
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(url: string): Promise<Figures> {
+  await autocannon({ url, connections: CONNECTIONS, duration: 2 }); // warm-up
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(6)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(4)} ms${f.non2xx || f.errors ? `  (non-2xx ${f.non2xx}, errors ${f.errors})` : ""}`;
+
+async function startApi(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const dataDir = await mkdtemp(join(tmpdir(), "rye-bench-mirror-"));
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", join(root, "apps/api/src/main.ts")], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", RYE_DATA_DIR: dataDir, RYE_LOG_LEVEL: "error", RYE_RATE_LIMIT_READS: "1000000000", RYE_RATE_LIMIT_WRITES: "1000000000" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`the registry exited with ${child.exitCode}`);
+    if (await fetch(`${url}/health`).then((r) => r.ok, () => false)) break;
+    if (i > 600) throw new Error("the registry did not start");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    stop: async () => {
+      child.kill("SIGTERM");
+      if (child.exitCode === null) await once(child, "exit");
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function knowledge(name: string): string {
+  const text = Array.from({ length: 48 }, (_, i) => `Line ${i}: ${randomBytes(24).toString("base64")} reference text.`).join("\n");
+  return `---\nid: ${name}\ntitle: ${name}\nversion: 1.0.0\nentry_type: reference\ncategory: notes\n---\n\n# ${name}\n\n${text}\n`;
+}
+
+/** Signs up `username` and returns a function that pushes knowledge `username/notes/<name>@1.0.0`. */
+async function publisher(url: string, username: string): Promise<(name: string) => Promise<void>> {
+  const signup = await fetch(`${url}/v1/auth/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username, email: `${username}@example.test`, password: "correct horse battery staple" }) });
+  if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
+  const cookie = signup.headers.get("set-cookie")!.split(";")[0]!;
+  const { csrf_token } = (await signup.json()) as { csrf_token: string };
+  const { token } = (await (await fetch(`${url}/v1/tokens`, { method: "POST", headers: { "content-type": "application/json", cookie, "x-csrf-token": csrf_token }, body: JSON.stringify({ name: "bench", scopes: ["items:write"] }) })).json()) as { token: string };
+  return async (name) => {
+    const res = await fetch(`${url}/v1/push`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ item_type: "knowledge", item_id: `${username}/notes/${name}`, version: "1.0.0", content: knowledge(name) }) });
+    if (res.status !== 201) throw new Error(`push: ${res.status} ${await res.text()}`);
+  };
+}
+
+async function timeEach(urls: string[]): Promise<number> {
+  const start = performance.now();
+  for (const url of urls) {
+    const res = await fetch(url);
+    if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+  }
+  return (performance.now() - start) / urls.length;
+}
+
+console.log(`mirror pull bench: load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+const upstream = await startApi({});
+const mirror = await startApi({ RYE_UPSTREAM_URL: upstream.url });
+try {
+  const pushPublic = await publisher(upstream.url, "alice");
+  const cold = Array.from({ length: COLD }, (_, i) => `cold${i}`);
+  for (const name of ["hot", ...cold]) await pushPublic(name);
+  const pushLocal = await publisher(mirror.url, "acme");
+  await pushLocal("local");
+  const pinned = (url: string, id: string) => `${url}/v1/pull/knowledge/${id}?version=1.0.0`;
+
+  const coldDirect = await timeEach(cold.map((n) => pinned(upstream.url, `alice/notes/${n}`)));
+  const coldMirror = await timeEach(cold.map((n) => pinned(mirror.url, `alice/notes/${n}`)));
+  await fetch(pinned(mirror.url, "alice/notes/hot")).then((r) => r.arrayBuffer()); // cache it
+
+  const baseline = await load(pinned(upstream.url, "alice/notes/hot"));
+  const mirrored = await load(pinned(mirror.url, "alice/notes/hot"));
+  const local = await load(pinned(mirror.url, "acme/notes/local"));
+  console.log(`\nc=${CONNECTIONS}, ${SECONDS} s each, load average ${loadavg()[0]!.toFixed(2)}`);
+  console.log(`  upstream pinned pull (baseline)   ${fmt(baseline)}`);
+  console.log(`  mirror, cached upstream item      ${fmt(mirrored)}   ${(mirrored.rps / baseline.rps).toFixed(2)}× baseline`);
+  console.log(`  mirror, its own item              ${fmt(local)}   ${(local.rps / baseline.rps).toFixed(2)}× baseline`);
+  console.log(`  first pull, one at a time (${COLD} items): upstream direct ${coldDirect.toFixed(1)} ms, through the mirror ${coldMirror.toFixed(1)} ms (${(coldMirror / coldDirect).toFixed(2)}× direct: fetch + verify + countersign + store)`);
+} finally {
+  await mirror.stop();
+  await upstream.stop();
+}
