@@ -79,6 +79,9 @@ export const ERROR_CODES = {
   SELF_APPROVAL: { status: 403, hint: "Nobody approves a version they published: ask another owner or admin of the namespace, or a registry administrator." },
   // review
   RISK_FLAGGED: { status: 400, hint: "The static review flagged high-risk content: read the findings. Install anyway only if you trust it (--accept-risk)." },
+  // relations between items (rye pull --with-deps)
+  DEPENDENCY_NOT_FOUND: { status: 404, hint: "An item the pulled one uses is not published where its namespace is served: publish it, or pull without --with-deps." },
+  CLOSURE_TOO_LARGE: { status: 413, hint: "The item's dependencies exceed the --with-deps limits (items, depth): pull its parts separately." },
 } as const satisfies Record<string, CodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

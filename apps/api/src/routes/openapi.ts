@@ -43,6 +43,7 @@ import { logEntriesQuerySchema } from "./log.ts";
 import { SKILL_OPERATIONS, SKILL_SCHEMAS } from "./openapi-skills.ts";
 import { APPROVAL_OPERATIONS, APPROVAL_SCHEMAS, ApprovalAnswer } from "./openapi-approvals.ts";
 import { WEBHOOK_OPERATIONS, WEBHOOK_SCHEMAS } from "./openapi-webhooks.ts";
+import { RELATION_OPERATIONS, RELATION_SCHEMAS } from "./openapi-relations.ts";
 import { ACCOUNT_HEADERS, ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS } from "./openapi-accounts.ts";
 import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
 
@@ -208,6 +209,7 @@ export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = {
   ...SKILL_SCHEMAS,
   ...APPROVAL_SCHEMAS,
   ...WEBHOOK_SCHEMAS,
+  ...RELATION_SCHEMAS,
   ...OAUTH_SCHEMAS,
   ...ACCOUNT_SCHEMAS,
 };
@@ -375,6 +377,7 @@ const OPERATIONS: Operation[] = [
   ...SKILL_OPERATIONS,
   ...APPROVAL_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
+  ...RELATION_OPERATIONS,
   ...OAUTH_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
 ];

@@ -8,4 +8,5 @@ export * from "./search.ts";
 export * from "./stats.ts";
 export * from "./items.ts";
 export * from "./keys.ts";
+export * from "./relations.ts";
 export { errorEnvelopeSchema, type ErrorEnvelope } from "../errors.ts";
