@@ -28,18 +28,20 @@ function coordinatesOf(id: string): Coordinates | null {
   }
 }
 
-/** Each reference's registry item id (first candidate that exists, any visibility), or null. */
+/** Each reference's registry item id (first candidate that exists, any visibility), or null: one query for all. */
 async function resolveTargets(tx: Tx, refs: ItemReference[]): Promise<(string | null)[]> {
   const wanted = refs.flatMap((ref) => registryCandidates(ref.id).flatMap((id) => {
     const c = coordinatesOf(id);
-    return c ? [{ type: ref.type, id, ...c }] : [];
+    return c ? [{ type: ref.type, ...c }] : [];
   }));
   if (wanted.length === 0) return refs.map(() => null);
-  const found = await tx.item.findMany({
-    where: { OR: wanted.map((w) => ({ type: w.type, category: w.category, name: w.name, namespace: { name: w.namespace } })) },
-    select: { id: true, type: true, category: true, name: true, namespace: { select: { name: true } } },
-  });
-  const byKey = new Map(found.map((item) => [`${item.type}:${registryIdOf(item.namespace.name, item.category, item.name)}`, item.id]));
+  const found = await tx.$queryRaw<{ id: string; type: string; namespace: string; category: string; name: string }[]>`
+    SELECT i.id::text AS id, i.type::text AS type, n.name AS namespace, i.category, i.name
+    FROM unnest(${wanted.map((w) => w.type)}::text[], ${wanted.map((w) => w.namespace)}::text[], ${wanted.map((w) => w.category)}::text[], ${wanted.map((w) => w.name)}::text[])
+      AS w(type, namespace, category, name)
+    JOIN namespaces n ON n.name = w.namespace
+    JOIN items i ON i.namespace_id = n.id AND i.type = w.type::item_type AND i.category = w.category AND i.name = w.name`;
+  const byKey = new Map(found.map((item) => [`${item.type}:${registryIdOf(item.namespace, item.category, item.name)}`, item.id]));
   return refs.map((ref) => {
     for (const id of registryCandidates(ref.id)) {
       const hit = byKey.get(`${ref.type}:${id}`);
@@ -162,28 +164,23 @@ async function usesOf(db: Database, versionId: string, members: Set<string> | nu
 }
 
 async function usersOf(db: Database, itemId: string, members: Set<string> | null): Promise<ItemRelations["used_by"]> {
-  const rows = await db.prisma.itemRelation.findMany({
-    where: { targetItemId: itemId },
-    select: {
-      kind: true,
-      version: {
-        select: {
-          version: true,
-          status: true,
-          item: { select: { type: true, category: true, name: true, latestVersion: true, visibility: true, held: true, namespaceId: true, namespace: { select: { name: true } } } },
-        },
-      },
-    },
-  });
-  const users = rows
-    .filter((r) => r.version.item.latestVersion === r.version.version && r.version.status === "published" && listedTo(members, r.version.item))
+  // Only the users' latest versions count: joined on items.latest_version in the query, not filtered afterwards.
+  const rows = await db.prisma.$queryRaw<{ kind: string; type: string; namespace: string; category: string; name: string; version: string; visibility: string; held: boolean; namespace_id: string }[]>`
+    SELECT r.kind, d.type::text AS type, n.name AS namespace, d.category, d.name, v.version, d.visibility::text AS visibility, d.held, d.namespace_id::text AS namespace_id
+    FROM item_relations r
+    JOIN item_versions v ON v.id = r.version_id AND v.status = 'published'
+    JOIN items d ON d.id = v.item_id AND d.latest_version = v.version
+    JOIN namespaces n ON n.id = d.namespace_id
+    WHERE r.target_item_id = ${itemId}::uuid`;
+  return rows
+    .filter((r) => listedTo(members, { namespaceId: r.namespace_id, visibility: r.visibility, held: r.held }))
     .map((r) => ({
       kind: r.kind as ItemRelations["used_by"][number]["kind"],
-      item_type: r.version.item.type,
-      item_id: registryIdOf(r.version.item.namespace.name, r.version.item.category, r.version.item.name),
-      version: r.version.version,
-    }));
-  return users.sort((a, b) => a.item_id.localeCompare(b.item_id) || a.item_type.localeCompare(b.item_type));
+      item_type: r.type as RegistryItemType,
+      item_id: registryIdOf(r.namespace, r.category, r.name),
+      version: r.version,
+    }))
+    .sort((a, b) => a.item_id.localeCompare(b.item_id) || a.item_type.localeCompare(b.item_type));
 }
 
 /** What a client should hear about a use before installing it. */
