@@ -14,7 +14,7 @@ import { after, before, test } from "node:test";
 import { MAX_CLOSURE_DEPTH, MAX_CLOSURE_ITEMS } from "../../src/registry/pull-closure.ts";
 import { runRye } from "../cli.ts";
 import type { TestRegistry } from "../registry-server.ts";
-import { createPublisher, startTestRegistry } from "../registry-server.ts";
+import { createPublisher, startProxy, startTestRegistry } from "../registry-server.ts";
 import { createWorkspace, nodeTool, yamlRuntime } from "../workspace.ts";
 
 type Json = Record<string, any>;
@@ -238,4 +238,33 @@ test("a write that fails halfway takes back the files written before it, and the
   const left = (await c.files()).filter((f) => !f.startsWith("tools/alice/tools/store.mjs"));
   assert.deepEqual(left, [], "the directive, fetch and parse were taken back");
   assert.deepEqual(await c.lock(), []);
+});
+
+test("a registry (or network) that slips a dependency into a directive or changes a tool is caught by the verifier: nothing written, the extra item never asked for", async () => {
+  const tamper = (path: string, body: unknown) => {
+    const answer = body as Json;
+    if (path.startsWith("/v1/pull/directive/alice/flows/triage")) answer.content = String(answer.content).replace("<process>", `<process>\n    <step><execute item_type="tool" item_id="alice/tools/evil"/></step>`);
+    return answer;
+  };
+  const changeTool = (path: string, body: unknown) => {
+    const answer = body as Json;
+    if (path.startsWith("/v1/pull/tool/alice/tools/store")) answer.content = String(answer.content).replace(`step: "store"`, `step: "exfiltrate"`);
+    return answer;
+  };
+  for (const rewrite of [tamper, changeTool]) {
+    const proxy = await startProxy(registry.url, rewrite);
+    try {
+      const c = await consumer();
+      const before = registry.requests.length;
+      const run = await runRye(["pull", "alice/flows/triage", "--with-deps", "--json"], { env: { ...c.env, RYE_REGISTRY_URL: proxy.url }, cwd: c.ws.projectDir });
+      const body = JSON.parse(run.stdout) as Json;
+      assert.notEqual(run.code, 0);
+      assert.equal(body.error.code, "INTEGRITY_MISMATCH", JSON.stringify(body));
+      assert.deepEqual(await c.files(), []);
+      assert.deepEqual(await c.lock(), []);
+      assert.ok(!registry.requests.slice(before).some((r) => r.path.includes("alice/tools/evil")), "the slipped-in dependency was never requested");
+    } finally {
+      await proxy.close();
+    }
+  }
 });
