@@ -35,7 +35,7 @@ test("uses and used-by on item pages; a deprecated dependency is flagged; a priv
   await expect(uses.getByRole("link", { name: `${toolId}@1.0.0` })).toHaveAttribute("href", `/tool/${toolId}?version=1.0.0`);
   await expect(uses.getByRole("listitem").filter({ hasText: guideId })).toContainText("Deprecated");
   await expect(relations.getByRole("note")).toContainText(`${guideId}: deprecated (Use the new style guide)`);
-  await expect(relations.getByText(`rye pull --with-deps ${flowId}`)).toBeVisible();
+  await expect(relations.getByText("pulls this item with everything it uses, verified and pinned in one step")).toBeVisible();
 
   // The tool's page, as an anonymous visitor: used by the public directive only; it runs on the system primitive.
   await page.goto(`/tool/${toolId}`);

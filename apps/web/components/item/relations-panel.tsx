@@ -100,7 +100,7 @@ export async function RelationsPanel({ type, id, version }: { type: ItemType; id
         </section>
       </div>
       <p className="text-xs text-neutral-600 dark:text-neutral-400">
-        <code className="font-mono">rye pull --with-deps {id}</code> pulls this item with everything it uses, verified and pinned in one step.
+        <code className="font-mono">rye pull --with-deps</code> pulls this item with everything it uses, verified and pinned in one step.
       </p>
     </Section>
   );
