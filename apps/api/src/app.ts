@@ -11,6 +11,7 @@ import { approvalRoutes, orgApprovalRoutes } from "./routes/approvals.ts";
 import { bundleRoutes } from "./routes/bundles.ts";
 import { changesRoutes } from "./routes/changes.ts";
 import { downloadRoutes } from "./routes/downloads.ts";
+import { relationRoutes } from "./routes/relations.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { itemRoutes } from "./routes/items.ts";
 import { oauthRoutes } from "./oauth/index.ts";
@@ -54,6 +55,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", searchRoutes(deps));
   app.route("/", statsRoutes(deps));
   app.route("/", downloadRoutes(deps));
+  app.route("/", relationRoutes(deps));
   app.route("/", manageRoutes(deps));
   app.route("/", approvalRoutes(deps));
   app.route("/", orgApprovalRoutes(deps));

@@ -91,6 +91,9 @@ export const ERROR_CODES = {
   VERIFICATION_NOT_MEMBER: { status: 403, hint: "The GitHub account you signed in with must be an owner (admin) of that GitHub organization, with the membership public or the app granted access." },
   // access tokens
   TOKEN_REVOKED: { status: 401, hint: "This access token was revoked (rye logout, or an administrator): sign in again with `rye login`." },
+  // relations between items (rye pull --with-deps)
+  DEPENDENCY_NOT_FOUND: { status: 404, hint: "An item the pulled one uses is not published where its namespace is served: publish it, or pull without --with-deps." },
+  CLOSURE_TOO_LARGE: { status: 413, hint: "The item's dependencies exceed the --with-deps limits (items, depth): pull its parts separately." },
 } as const satisfies Record<string, CodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -31,3 +31,4 @@ export * from "./skills/manifest.ts";
 export * from "./review/review.ts";
 export * from "./security/gate.ts";
 export * from "./graphs/graph.ts";
+export * from "./relations/references.ts";

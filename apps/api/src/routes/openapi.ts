@@ -44,6 +44,7 @@ import { SKILL_OPERATIONS, SKILL_SCHEMAS } from "./openapi-skills.ts";
 import { APPROVAL_OPERATIONS, APPROVAL_SCHEMAS, ApprovalAnswer } from "./openapi-approvals.ts";
 import { WEBHOOK_OPERATIONS, WEBHOOK_SCHEMAS } from "./openapi-webhooks.ts";
 import { VERIFICATION_OPERATIONS, VERIFICATION_SCHEMAS } from "./openapi-verification.ts";
+import { RELATION_OPERATIONS, RELATION_SCHEMAS } from "./openapi-relations.ts";
 import { ACCOUNT_HEADERS, ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS } from "./openapi-accounts.ts";
 import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
 
@@ -210,6 +211,7 @@ export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = {
   ...APPROVAL_SCHEMAS,
   ...WEBHOOK_SCHEMAS,
   ...VERIFICATION_SCHEMAS,
+  ...RELATION_SCHEMAS,
   ...OAUTH_SCHEMAS,
   ...ACCOUNT_SCHEMAS,
 };
@@ -378,6 +380,7 @@ const OPERATIONS: Operation[] = [
   ...APPROVAL_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...VERIFICATION_OPERATIONS,
+  ...RELATION_OPERATIONS,
   ...OAUTH_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
 ];

@@ -14,6 +14,7 @@ import {
   publicKeyFromPem,
   reviewFiles,
   reviewSummary,
+  boundedItemReferences,
   RyeError,
   sha256Hex,
   signDocument,
@@ -29,6 +30,7 @@ import { requirePublishAccess } from "./access.ts";
 import { approvalAnswer, approvalFor, holdReason } from "./approval.ts";
 import { recordAudit } from "./audit.ts";
 import { recordItemEvent } from "./item-events.ts";
+import { claimRelations, storeRelations } from "./relations.ts";
 import { refreshSearchDocument } from "./search-document.ts";
 import { latestOf, semverColumns } from "./versions.ts";
 
@@ -95,6 +97,7 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
   if (parsed.summary.version !== input.version) {
     throw new RyeError("VERSION_MISMATCH", `The pushed version ${input.version} differs from the item's own version ${parsed.summary.version}`);
   }
+  const references = boundedItemReferences(parsed);
   const author = await authorSignature(ctx.db, ctx.principal, content, input.item_type);
   const signed = await signItem(content, input.item_type, ctx.registryKey, {
     path: extension,
@@ -153,7 +156,7 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
         log_index: entry.index,
       };
       const signedAttestation = await signDocument(attestation, ctx.registryKey);
-      await tx.itemVersion.create({
+      const created = await tx.itemVersion.create({
         data: {
           itemId: item.id,
           version: input.version,
@@ -175,6 +178,8 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
           createdAt: publishedAt,
         },
       });
+      await storeRelations(tx, created.id, references);
+      await claimRelations(tx, item, ref.id);
       const latest = latestOf([...item.versions, { version: input.version, yanked: false, status: heldReason !== null ? "pending" : "published" }]);
       await tx.item.update({
         where: { id: item.id },

@@ -20,6 +20,7 @@ import { getExecutorChain, getItemDetails, getPulled, itemHref, itemIdFromSegmen
 import { DiffView } from "./diff-view";
 import { DirectiveDetails, KnowledgeDetails, Section, ToolDetails } from "./item-details";
 import { DownloadsPanel } from "./downloads-panel";
+import { RelationsPanel } from "./relations-panel";
 import { InstallPanel, ProvenancePanel } from "./side-panels";
 import { SourceView } from "./source-view";
 import { VerifyPanel } from "./verify-panel";
@@ -278,6 +279,7 @@ export async function ItemPage({ type, ...props }: ItemRouteProps & { type: Item
           {parsed?.type === "tool" ? <ToolDetailsWithChain parsed={parsed} /> : null}
           {parsed?.type === "knowledge" ? <KnowledgeDetails parsed={parsed} /> : null}
           {!parsed ? <p className="text-sm text-neutral-700 dark:text-neutral-300">The file could not be parsed as a {type}: its metadata is not shown.</p> : null}
+          <RelationsPanel type={type} id={details.item_id} version={version} />
 
           <Section id="versions-heading" title={`Versions (${details.versions.length})`}>
             <VersionsList type={type} details={details} current={version} />

@@ -9,4 +9,5 @@ export * from "./stats.ts";
 export * from "./items.ts";
 export * from "./keys.ts";
 export * from "./verification.ts";
+export * from "./relations.ts";
 export { errorEnvelopeSchema, type ErrorEnvelope } from "../errors.ts";

@@ -130,14 +130,31 @@ async function writeProjectCopy(space: Space, pulled: VerifiedPull, existing: It
   return path;
 }
 
-/** Writes a verified pull and pins it (the checks of the module comment first). */
-export async function installVerifiedPull(ctx: InstallContext, request: InstallRequest, pulled: VerifiedPull): Promise<InstallResult> {
+/** What installing one verified pull will do, decided (every check of the module comment passed) before anything is written. */
+export interface InstallPlan {
+  pulled: VerifiedPull;
+  target: InstallTarget;
+  space: Space;
+  existing: ItemFile | null;
+  /** The file on disk changes (new bytes, or the same bytes under another extension). */
+  changed: boolean;
+  pin: LockEntry | undefined;
+}
+
+/** Checks a verified pull against the lock and the copy on disk; nothing is written. */
+export async function planInstall(ctx: InstallContext, request: InstallRequest, pulled: VerifiedPull): Promise<InstallPlan> {
   const pin = await getLockEntry(ctx.projectPath, pulled.type, pulled.id);
   const target: InstallTarget = request.to ?? (pin && (await pinnedProjectCopy(ctx, pin)) ? "project" : "user");
   const space = spaceFor(ctx, target);
   const existing = await findItemFile(space, pulled.type, pulled.id).catch(() => null);
   await checkHistory(ctx, request, pulled, pin, existing);
   const changed = await assertReplaceable(target, pulled, pin, existing, Boolean(request.force));
+  return { pulled, target, space, existing, changed, pin };
+}
+
+/** Writes a planned install's file and returns the lock entry that pins it (the caller writes the lock). */
+export async function writePlannedFile(ctx: InstallContext, plan: InstallPlan): Promise<InstallResult> {
+  const { pulled, target, space, existing, changed, pin } = plan;
   const path = target === "project" ? (changed ? await writeProjectCopy(space, pulled, existing) : existing!.path) : await writeCachedItem(pulled, { env: ctx.env });
   const entry: LockEntry = {
     id: pulled.id,
@@ -151,7 +168,6 @@ export async function installVerifiedPull(ctx: InstallContext, request: InstallR
     file_extension: pulled.file_extension,
     pinned_at: pin && pin.file_sha256 === pulled.file_sha256 && pin.pinned_at ? pin.pinned_at : new Date().toISOString(),
   };
-  await upsertLockEntry(ctx.projectPath, entry);
   return {
     status: changed || pin?.file_sha256 !== pulled.file_sha256 ? "pulled" : "unchanged",
     file: { space, type: pulled.type, itemId: pulled.id, path, extension: pulled.file_extension },
@@ -160,6 +176,13 @@ export async function installVerifiedPull(ctx: InstallContext, request: InstallR
     ...(pulled.notice ? { notice: pulled.notice } : {}),
     warnings: pulled.warnings,
   };
+}
+
+/** Writes a verified pull and pins it (the checks of the module comment first). */
+export async function installVerifiedPull(ctx: InstallContext, request: InstallRequest, pulled: VerifiedPull): Promise<InstallResult> {
+  const result = await writePlannedFile(ctx, await planInstall(ctx, request, pulled));
+  await upsertLockEntry(ctx.projectPath, result.entry);
+  return result;
 }
 
 const inflight = new Map<string, Promise<InstallResult>>();

@@ -64,11 +64,17 @@ const queues = new Map<string, Promise<unknown>>();
 
 /** Adds or replaces the entry for (type, id), atomically. */
 export async function upsertLockEntry(projectPath: string, entry: LockEntry): Promise<void> {
+  await upsertLockEntries(projectPath, [entry]);
+}
+
+/** Adds or replaces the entries for their (type, id)s in one atomic write of the lock: all of them or none. */
+export async function upsertLockEntries(projectPath: string, entries: LockEntry[]): Promise<void> {
   const path = projectLockPath(projectPath);
+  const parsed = entries.map((entry) => lockEntrySchema.parse(entry));
   const run = async () => {
     const lock = await readProjectLock(projectPath);
-    const items = lock.items.filter((e) => !(e.type === entry.type && e.id === entry.id));
-    items.push(lockEntrySchema.parse(entry));
+    const replaced = new Set(parsed.map((e) => `${e.type}:${e.id}`));
+    const items = [...lock.items.filter((e) => !replaced.has(`${e.type}:${e.id}`)), ...parsed];
     items.sort((a, b) => (a.type === b.type ? a.id.localeCompare(b.id) : a.type.localeCompare(b.type)));
     await writeProjectLock(projectPath, { ...lock, items });
   };

@@ -6,6 +6,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
+import type { InstallTarget } from "../../registry/install.ts";
 import type { ManageAction, PublishContext, PushApproval } from "../../registry/publish.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
@@ -20,6 +21,29 @@ export interface PublishCliOptions {
 export function heldNotice(type: string, id: string, version: string, approval: PushApproval | null): string {
   const why = approval?.reason ? ` (${approval.reason}${approval.review ? `; review: ${approval.review.risk} risk, ${approval.review.findings} finding${approval.review.findings === 1 ? "" : "s"}` : ""})` : "";
   return `${id}@${version} is held for approval${why}: it is invisible until an owner or admin of the namespace (or a registry admin) approves it. See: rye registry pending; rye registry approve ${type} ${id}@${version}`;
+}
+
+/** `rye pull --with-deps`: the item's closure (registry/pull-closure.ts), one line per item, warnings on stderr. */
+async function pullWithDeps(ctx: CliContext, args: { id: string; version: string | undefined; to: InstallTarget | undefined; opts: { type?: string; registry?: string; project?: string; force?: boolean; allowDowngrade?: boolean; json?: boolean } }): Promise<number | void> {
+  const { opts } = args;
+  const { isSemver } = await import("@rye/core");
+  if (args.version !== undefined && !isSemver(args.version)) throw new RyeError("INVALID_VERSION", `Invalid version ${JSON.stringify(args.version)}`, { hint: "Use <id>@MAJOR.MINOR.PATCH, e.g. alice/flows/triage@1.1.0." });
+  const { splitRegistryId } = await import("../../registry/publish.ts");
+  splitRegistryId(args.id);
+  const { normalizeRegistryUrl } = await import("../../registry/registry-url.ts");
+  const result = await (await import("../../registry/pull-closure.ts")).pullClosure(
+    { id: args.id, version: args.version, type: opts.type !== undefined ? parseItemType(opts.type) : undefined, to: args.to ?? "project", force: opts.force, allowDowngrade: opts.allowDowngrade },
+    { projectPath: resolve(ctx.cwd, opts.project ?? "."), env: ctx.env, registryUrl: opts.registry ? normalizeRegistryUrl(opts.registry) : undefined },
+  );
+  if (opts.json) return ctx.json(result);
+  for (const notice of result.notices) ctx.io.stderr(`notice: ${notice}`);
+  for (const item of result.items) {
+    const verb = item.status === "unchanged" ? "Already up to date:" : "Pulled";
+    ctx.io.stdout(`${verb} ${item.item_type} ${item.item_id}@${item.version} → ${item.path}${item.used_by.length ? ` (used by ${item.used_by.join(", ")})` : ""}`);
+  }
+  if (result.provided_by_system.length) ctx.io.stdout(`From the system space (not pulled): ${result.provided_by_system.join(", ")}`);
+  ctx.io.stdout(`${result.items.length} item${result.items.length === 1 ? "" : "s"} verified with ${result.registry_fingerprint} and pinned in ${result.lock}.`);
+  for (const w of result.warnings) ctx.io.stderr(`warning: ${w}`);
 }
 
 export function registerPublish(program: Command, ctx: CliContext, options: PublishCliOptions = {}): void {
@@ -100,11 +124,13 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
     .option("-p, --project <dir>", "project directory (default: current directory)")
     .option("--force", "replace a local copy that differs")
     .option("--allow-downgrade", "pull an explicit version older than the pinned one")
+    .option("--with-deps", "also pull everything the item uses (tools with their executor chains, knowledge, child directives), all verified and pinned in one step, or nothing")
     .option("--json", "print JSON")
-    .action(async (ref: string, opts: { type?: string; to?: string; registry?: string; project?: string; force?: boolean; allowDowngrade?: boolean; json?: boolean }) =>
+    .action(async (ref: string, opts: { type?: string; to?: string; registry?: string; project?: string; force?: boolean; allowDowngrade?: boolean; withDeps?: boolean; json?: boolean }) =>
       ctx.run(opts.json, async () => {
         const { id, version } = (await import("../../registry/publish.ts")).splitVersion(ref);
         const to = parseTo(opts.to);
+        if (opts.withDeps) return pullWithDeps(ctx, { id, version, opts, to });
         // Registry notices (first-use key pin, rotation): `notice:` lines on stderr, or a field with --json.
         const notices: string[] = [];
         const context: PublishContext = {
