@@ -10,6 +10,7 @@ import { RegistryKeyring } from "./keys/keyring.ts";
 import type { Logger } from "./logger.ts";
 import type { AppDeps } from "./services/deps.ts";
 import { openReadPath } from "./services/pull.ts";
+import { windowCountersFor } from "./services/window-counters.ts";
 
 export const REGISTRY_VERSION = "0.1.0";
 
@@ -25,5 +26,6 @@ export async function openRegistry(config: RegistryConfig, logger: Logger, optio
   const accessTokens = await AccessTokens.load({ issuer: config.publicUrl, keyDir, envPrivateKey: env.RYE_TOKEN_PRIVATE_KEY, registryKeyFingerprint: keyring.current().publicKey.fingerprint });
   const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens });
   const reads = await openReadPath(db, config, logger);
-  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads };
+  const counters = windowCountersFor(db, (error) => logger.log("warn", "could not delete ended rate-limit windows", { error: error.message }));
+  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, counters };
 }
