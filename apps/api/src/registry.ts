@@ -22,10 +22,10 @@ export async function openRegistry(config: RegistryConfig, logger: Logger, optio
   const env = options.env ?? process.env;
   const db = options.db ?? (await openDatabase({ ...(env.DATABASE_URL ? {} : { dataDir: config.dataDir }), ...options.database, log: (m) => logger.log("info", m) }));
   const keyDir = keyDirOf(config, env);
-  const keyring = await RegistryKeyring.load({ db, keyDir, registryUrl: config.publicUrl, envPrivateKey: env.RYE_REGISTRY_PRIVATE_KEY });
+  const reads = await openReadPath(db, config, logger);
+  const keyring = await RegistryKeyring.load({ db, keyDir, registryUrl: config.publicUrl, envPrivateKey: env.RYE_REGISTRY_PRIVATE_KEY, generation: () => reads.generation.current() });
   const accessTokens = await AccessTokens.load({ issuer: config.publicUrl, keyDir, envPrivateKey: env.RYE_TOKEN_PRIVATE_KEY, registryKeyFingerprint: keyring.current().publicKey.fingerprint });
   const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens });
-  const reads = await openReadPath(db, config, logger);
   const counters = windowCountersFor(db, (error) => logger.log("warn", "could not delete ended rate-limit windows", { error: error.message }));
   return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, counters };
 }

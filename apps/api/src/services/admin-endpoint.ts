@@ -2,6 +2,11 @@
  * The running server's admin endpoint for the operator CLI: a random secret written with mode 0600 to
  * `<data dir>/admin.json` together with the local URL. Only callers that can read that file (the
  * operator on this machine) and connect from loopback can use it.
+ *
+ * Several processes on one data directory (PostgreSQL): each has its own secret, the file names the process
+ * that started last, and any of them serves every admin action (they share the database and key directory).
+ * A process removes the file on shutdown only while it still names that process, so stopping one replica
+ * never hides a running one from the operator CLI.
  */
 import { randomBytes } from "node:crypto";
 import { readFile, rm, writeFile } from "node:fs/promises";
@@ -36,6 +41,11 @@ export async function readAdminFile(dataDir: string): Promise<AdminEndpointFile 
   }
 }
 
-export async function removeAdminFile(dataDir: string): Promise<void> {
+/** Removes the file if it is this server's (same secret), or unconditionally when no secret is given. */
+export async function removeAdminFile(dataDir: string, ownSecret?: string): Promise<void> {
+  if (ownSecret !== undefined) {
+    const current = await readAdminFile(dataDir);
+    if (current && current.secret !== ownSecret) return; // another process started after this one: its file
+  }
   await rm(join(dataDir, ADMIN_FILE), { force: true });
 }
