@@ -28,7 +28,13 @@ const envSchema = z.object({
   RYE_DOWNLOAD_FLUSH_MS: int(1000),
   RYE_PULL_CACHE_ENTRIES: int(10_000),
   RYE_PULL_CACHE_BYTES: int(64 * 1024 * 1024),
+  RYE_ROLE: z.enum(["api", "web", "all"]).default("all"),
+  RYE_SHUTDOWN_TIMEOUT_MS: int(10_000),
+  RYE_SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).default(0),
 });
+
+/** What a process serves (docs/deployment.md "Several processes"): the API, the website, or both on one port. */
+export type ProcessRole = "api" | "web" | "all";
 
 /** Which new versions are held for approval (docs/registry-approval.md). */
 export type ApprovalMode = "off" | "flagged" | "all";
@@ -68,6 +74,15 @@ export interface RegistryConfig {
   reads: { downloadFlushMs: number; pullCacheEntries: number; pullCacheBytes: number };
   /** Upstream identity providers, local accounts switch, sign-in cookie secret. */
   upstream: UpstreamAuthConfig;
+  /** RYE_ROLE: what `npm start` serves in this process. */
+  role: ProcessRole;
+  /**
+   * Graceful shutdown on SIGTERM: /ready answers 503 at once; the listener stays open `drainDelayMs` more so a
+   * balancer's health check takes the process out of rotation (RYE_SHUTDOWN_DRAIN_DELAY_MS, default 0), then it
+   * stops accepting and waits for in-flight requests; connections still open after `timeoutMs` are cut
+   * (RYE_SHUTDOWN_TIMEOUT_MS, default 10 000).
+   */
+  shutdown: { timeoutMs: number; drainDelayMs: number };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig {
@@ -101,5 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     },
     reads: { downloadFlushMs: e.RYE_DOWNLOAD_FLUSH_MS, pullCacheEntries: e.RYE_PULL_CACHE_ENTRIES, pullCacheBytes: e.RYE_PULL_CACHE_BYTES },
     upstream: loadUpstreamAuthConfig(env),
+    role: e.RYE_ROLE,
+    shutdown: { timeoutMs: e.RYE_SHUTDOWN_TIMEOUT_MS, drainDelayMs: e.RYE_SHUTDOWN_DRAIN_DELAY_MS },
   };
 }

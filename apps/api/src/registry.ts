@@ -27,5 +27,5 @@ export async function openRegistry(config: RegistryConfig, logger: Logger, optio
   const accessTokens = await AccessTokens.load({ issuer: config.publicUrl, keyDir, envPrivateKey: env.RYE_TOKEN_PRIVATE_KEY, registryKeyFingerprint: keyring.current().publicKey.fingerprint });
   const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens });
   const counters = windowCountersFor(db, (error) => logger.log("warn", "could not delete ended rate-limit windows", { error: error.message }));
-  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, counters };
+  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, counters, lifecycle: { draining: false } };
 }

@@ -5,6 +5,7 @@ import type { RegistryConfig } from "../config.ts";
 import type { RegistryKeyring } from "../keys/keyring.ts";
 import type { Logger } from "../logger.ts";
 import type { ReadPath } from "./pull.ts";
+import type { Lifecycle } from "./readiness.ts";
 import type { WindowCounters } from "./window-counters.ts";
 
 /** Everything the routes need; `createApp(deps)` wires them. */
@@ -20,6 +21,8 @@ export interface AppDeps {
   reads: ReadPath;
   /** Fixed-window counters for rate limits and attempt limits: PostgreSQL rows shared by all processes, or memory on PGlite. */
   counters: WindowCounters;
+  /** Shutdown state shared by the server (sets `draining` on SIGTERM) and the readiness probe. */
+  lifecycle: Lifecycle;
   /** Secret of the loopback admin endpoint for the operator CLI (set by `npm start`); unset → no admin routes. */
   adminSecret?: string;
   /**
