@@ -9,7 +9,7 @@
  * never hides a running one from the operator CLI.
  */
 import { randomBytes } from "node:crypto";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 export const ADMIN_FILE = "admin.json";
@@ -28,6 +28,8 @@ export function newAdminSecret(): string {
 export async function writeAdminFile(dataDir: string, info: Omit<AdminEndpointFile, "started_at" | "pid">): Promise<string> {
   const path = join(dataDir, ADMIN_FILE);
   const body: AdminEndpointFile = { ...info, pid: process.pid, started_at: new Date().toISOString() };
+  // On PostgreSQL nothing else creates the data directory.
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await rm(path, { force: true });
   await writeFile(path, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600, flag: "wx" });
   return path;
