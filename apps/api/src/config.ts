@@ -14,6 +14,7 @@ const envSchema = z.object({
   RYE_RATE_LIMIT_READS: int(1200),
   RYE_RATE_LIMIT_WRITES: int(120),
   RYE_RATE_LIMIT_WINDOW_SECONDS: int(60),
+  RYE_RATE_LIMIT_STORE: z.enum(["database", "memory"]).optional(),
   RYE_TRUST_PROXY: z.enum(["true", "false", "1", "0"]).default("false"),
   RYE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   RYE_CHECKPOINT_INTERVAL_SECONDS: int(60),
@@ -51,7 +52,12 @@ export interface RegistryConfig {
     maxJsonBodyBytes: number;
     maxBundleBodyBytes: number;
   };
-  rateLimit: { windowSeconds: number; reads: number; writes: number };
+  /**
+   * `store` (RYE_RATE_LIMIT_STORE): where the windows of rate limits and attempt limits are counted. `database`
+   * (the default on PostgreSQL) shares them between every process; `memory` (the default on PGlite, which is one
+   * process) counts per process, which is exact only when a single process serves the registry.
+   */
+  rateLimit: { windowSeconds: number; reads: number; writes: number; store?: "database" | "memory" | undefined };
   /** A grown publish log gets a new signed checkpoint once the last is this old, or this many entries behind. */
   checkpoints: { intervalMs: number; everyEntries: number };
   trustProxy: boolean;
@@ -102,7 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       maxJsonBodyBytes: e.RYE_MAX_ITEM_BYTES * 6 + 64 * 1024,
       maxBundleBodyBytes: e.RYE_MAX_BUNDLE_BYTES * 2 + 1024 * 1024,
     },
-    rateLimit: { windowSeconds: e.RYE_RATE_LIMIT_WINDOW_SECONDS, reads: e.RYE_RATE_LIMIT_READS, writes: e.RYE_RATE_LIMIT_WRITES },
+    rateLimit: { windowSeconds: e.RYE_RATE_LIMIT_WINDOW_SECONDS, reads: e.RYE_RATE_LIMIT_READS, writes: e.RYE_RATE_LIMIT_WRITES, store: e.RYE_RATE_LIMIT_STORE },
     checkpoints: { intervalMs: e.RYE_CHECKPOINT_INTERVAL_SECONDS * 1000, everyEntries: e.RYE_CHECKPOINT_EVERY_ENTRIES },
     trustProxy: e.RYE_TRUST_PROXY === "true" || e.RYE_TRUST_PROXY === "1",
     approval: { mode: e.RYE_REGISTRY_APPROVAL, risk: e.RYE_REGISTRY_APPROVAL_RISK },

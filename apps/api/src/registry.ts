@@ -26,6 +26,6 @@ export async function openRegistry(config: RegistryConfig, logger: Logger, optio
   const keyring = await RegistryKeyring.load({ db, keyDir, registryUrl: config.publicUrl, envPrivateKey: env.RYE_REGISTRY_PRIVATE_KEY, generation: () => reads.generation.current() });
   const accessTokens = await AccessTokens.load({ issuer: config.publicUrl, keyDir, envPrivateKey: env.RYE_TOKEN_PRIVATE_KEY, registryKeyFingerprint: keyring.current().publicKey.fingerprint });
   const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens });
-  const counters = windowCountersFor(db, (error) => logger.log("warn", "could not delete ended rate-limit windows", { error: error.message }));
+  const counters = windowCountersFor(db, { store: config.rateLimit.store, onSweepError: (error) => logger.log("warn", "could not delete ended rate-limit windows", { error: error.message }) });
   return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, counters, lifecycle: { draining: false } };
 }

@@ -131,7 +131,11 @@ export class PostgresWindowCounters implements WindowCounters {
   }
 }
 
-/** The store for a registry's database: shared rows on PostgreSQL, memory on the single-process PGlite. */
-export function windowCountersFor(db: Database, onSweepError?: (error: Error) => void): WindowCounters {
-  return db.kind === "postgres" ? new PostgresWindowCounters(db, Date.now, onSweepError) : new MemoryWindowCounters();
+/**
+ * The store for a registry's database: shared rows on PostgreSQL, memory on the single-process PGlite; `store`
+ * (RYE_RATE_LIMIT_STORE) overrides it (memory on PostgreSQL: a deployment of one process that wants no write per request).
+ */
+export function windowCountersFor(db: Database, options: { store?: "database" | "memory" | undefined; onSweepError?: (error: Error) => void } = {}): WindowCounters {
+  const store = options.store ?? (db.kind === "postgres" ? "database" : "memory");
+  return store === "database" ? new PostgresWindowCounters(db, Date.now, options.onSweepError) : new MemoryWindowCounters();
 }
