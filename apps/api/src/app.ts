@@ -40,15 +40,15 @@ export type { AppDeps } from "./services/deps.ts";
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy, internalSecret: deps.internalSecret }));
-  const apiLimit = rateLimit(deps.config.rateLimit);
+  const apiLimit = rateLimit({ ...deps.config.rateLimit, counters: deps.counters });
   app.use("/v1/*", apiLimit);
   // Agent Skills discovery builds indexes from the database: the same per-caller budget as the API.
   for (const path of ["/.well-known/agent-skills/*", "/:namespace/.well-known/agent-skills/*", "/:namespace/:skill/.well-known/agent-skills/*"]) app.use(path, apiLimit);
-  app.use("/oauth/*", rateLimit(deps.config.rateLimit));
+  app.use("/oauth/*", rateLimit({ ...deps.config.rateLimit, counters: deps.counters, scope: "oauth" }));
   app.route("/", healthRoutes(deps));
   app.route("/", keyRoutes(deps));
   const oauthServices = createOAuthServices(deps);
-  const loginThrottle = new LoginThrottle();
+  const loginThrottle = new LoginThrottle(deps.counters);
   app.route("/", oauthRoutes(deps, {}, oauthServices));
   app.route("/", browserPageRoutes(deps, oauthServices, loginThrottle));
   app.route("/", itemRoutes(deps));

@@ -18,6 +18,7 @@ const envSchema = z.object({
   RYE_RATE_LIMIT_READS: int(1200),
   RYE_RATE_LIMIT_WRITES: int(120),
   RYE_RATE_LIMIT_WINDOW_SECONDS: int(60),
+  RYE_RATE_LIMIT_STORE: z.enum(["database", "memory"]).optional(),
   RYE_TRUST_PROXY: z.enum(["true", "false", "1", "0"]).default("false"),
   RYE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   RYE_CHECKPOINT_INTERVAL_SECONDS: int(60),
@@ -54,6 +55,9 @@ const envSchema = z.object({
   RYE_DNS_TIMEOUT_MS: int(5000),
   RYE_VERIFICATION_CHALLENGE_HOURS: int(7 * 24),
   RYE_VERIFICATION_RECHECK_HOURS: int(24),
+  RYE_ROLE: z.enum(["api", "web", "all"]).default("all"),
+  RYE_SHUTDOWN_TIMEOUT_MS: int(10_000),
+  RYE_SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).default(0),
 });
 
 /** Where bundle and skill files live (services/blob-store.ts): the `blobs` table, or an S3-compatible bucket. */
@@ -79,6 +83,9 @@ export interface BlobConfig {
   s3?: S3Settings;
 }
 
+/** What a process serves (docs/deployment.md "Several processes"): the API, the website, or both on one port. */
+export type ProcessRole = "api" | "web" | "all";
+
 /** Which new versions are held for approval (docs/registry-approval.md). */
 export type ApprovalMode = "off" | "flagged" | "all";
 
@@ -94,7 +101,12 @@ export interface RegistryConfig {
     maxJsonBodyBytes: number;
     maxBundleBodyBytes: number;
   };
-  rateLimit: { windowSeconds: number; reads: number; writes: number };
+  /**
+   * `store` (RYE_RATE_LIMIT_STORE): where the windows of rate limits and attempt limits are counted. `database`
+   * (the default on PostgreSQL) shares them between every process; `memory` (the default on PGlite, which is one
+   * process) counts per process, which is exact only when a single process serves the registry.
+   */
+  rateLimit: { windowSeconds: number; reads: number; writes: number; store?: "database" | "memory" | undefined };
   /** A grown publish log gets a new signed checkpoint once the last is this old, or this many entries behind. */
   checkpoints: { intervalMs: number; everyEntries: number };
   trustProxy: boolean;
@@ -117,6 +129,15 @@ export interface RegistryConfig {
   reads: { downloadFlushMs: number; pullCacheEntries: number; pullCacheBytes: number };
   /** Upstream identity providers, local accounts switch, sign-in cookie secret. */
   upstream: UpstreamAuthConfig;
+  /** RYE_ROLE: what `npm start` serves in this process. */
+  role: ProcessRole;
+  /**
+   * Graceful shutdown on SIGTERM: /ready answers 503 at once; the listener stays open `drainDelayMs` more so a
+   * balancer's health check takes the process out of rotation (RYE_SHUTDOWN_DRAIN_DELAY_MS, default 0), then it
+   * stops accepting and waits for in-flight requests; connections still open after `timeoutMs` are cut
+   * (RYE_SHUTDOWN_TIMEOUT_MS, default 10 000).
+   */
+  shutdown: { timeoutMs: number; drainDelayMs: number };
   /** The public registry this one mirrors (RYE_UPSTREAM_URL, docs/mirroring.md); null → no mirroring. */
   mirror: MirrorConfig | null;
   /**
@@ -173,7 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       maxJsonBodyBytes: e.RYE_MAX_ITEM_BYTES * 6 + 64 * 1024,
       maxBundleBodyBytes: e.RYE_MAX_BUNDLE_BYTES * 2 + 1024 * 1024,
     },
-    rateLimit: { windowSeconds: e.RYE_RATE_LIMIT_WINDOW_SECONDS, reads: e.RYE_RATE_LIMIT_READS, writes: e.RYE_RATE_LIMIT_WRITES },
+    rateLimit: { windowSeconds: e.RYE_RATE_LIMIT_WINDOW_SECONDS, reads: e.RYE_RATE_LIMIT_READS, writes: e.RYE_RATE_LIMIT_WRITES, store: e.RYE_RATE_LIMIT_STORE },
     checkpoints: { intervalMs: e.RYE_CHECKPOINT_INTERVAL_SECONDS * 1000, everyEntries: e.RYE_CHECKPOINT_EVERY_ENTRIES },
     trustProxy: e.RYE_TRUST_PROXY === "true" || e.RYE_TRUST_PROXY === "1",
     approval: { mode: e.RYE_REGISTRY_APPROVAL, risk: e.RYE_REGISTRY_APPROVAL_RISK },
@@ -195,5 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     },
     blobs: blobConfig(e),
     mirror: loadMirrorConfig(env, (e.RYE_REGISTRY_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, "")),
+    role: e.RYE_ROLE,
+    shutdown: { timeoutMs: e.RYE_SHUTDOWN_TIMEOUT_MS, drainDelayMs: e.RYE_SHUTDOWN_DRAIN_DELAY_MS },
   };
 }

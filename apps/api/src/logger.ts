@@ -6,11 +6,12 @@ export interface Logger {
   log(level: LogLevel, msg: string, fields?: Record<string, unknown>): void;
 }
 
-export function jsonLogger(level: LogLevel | "silent", write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Logger {
+/** `base` fields go on every line (the process's pid and role, so the lines of several processes can be told apart). */
+export function jsonLogger(level: LogLevel | "silent", write: (line: string) => void = (l) => process.stdout.write(`${l}\n`), base: Record<string, unknown> = {}): Logger {
   return {
     log(lvl, msg, fields = {}) {
       if (ORDER[lvl] < ORDER[level]) return;
-      write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...fields }));
+      write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...base, ...fields }));
     },
   };
 }

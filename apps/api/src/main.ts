@@ -1,9 +1,12 @@
 /** The registry API alone on $PORT (default 3000); `npm start` serves it together with the website (apps/web/server). */
 import "@rye/core/node";
-import { toErrorEnvelope } from "@rye/core";
+import { RyeError, toErrorEnvelope } from "@rye/core";
 import { prepareRegistry, serveRegistry } from "./server.ts";
 
 try {
+  if (process.env.RYE_ROLE === "web") {
+    throw new RyeError("BAD_REQUEST", "RYE_ROLE=web serves the website, which this API-only entry does not include", { hint: "Run the website with `npm start` (apps/web/server), or unset RYE_ROLE here." });
+  }
   await serveRegistry(await prepareRegistry());
 } catch (err) {
   const { error } = toErrorEnvelope(err);

@@ -13,6 +13,7 @@ import type { AppDeps } from "./services/deps.ts";
 import { openBlobStore } from "./services/open-blob-store.ts";
 import { openReadPath } from "./services/pull.ts";
 import { Mirror } from "./services/upstream/mirror.ts";
+import { windowCountersFor } from "./services/window-counters.ts";
 
 export const REGISTRY_VERSION = "0.1.0";
 
@@ -24,11 +25,12 @@ export async function openRegistry(config: RegistryConfig, logger: Logger, optio
   const env = options.env ?? process.env;
   const db = options.db ?? (await openDatabase({ ...(env.DATABASE_URL ? {} : { dataDir: config.dataDir }), ...options.database, log: (m) => logger.log("info", m) }));
   const keyDir = keyDirOf(config, env);
-  const keyring = await RegistryKeyring.load({ db, keyDir, registryUrl: config.publicUrl, envPrivateKey: env.RYE_REGISTRY_PRIVATE_KEY });
+  const reads = await openReadPath(db, config, logger);
+  const keyring = await RegistryKeyring.load({ db, keyDir, registryUrl: config.publicUrl, envPrivateKey: env.RYE_REGISTRY_PRIVATE_KEY, generation: () => reads.generation.current() });
   const accessTokens = await AccessTokens.load({ issuer: config.publicUrl, keyDir, envPrivateKey: env.RYE_TOKEN_PRIVATE_KEY, registryKeyFingerprint: keyring.current().publicKey.fingerprint });
   const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens, revocations: new AccessTokenRevocations(db) });
-  const reads = await openReadPath(db, config, logger);
+  const counters = windowCountersFor(db, { store: config.rateLimit.store, onSweepError: (error) => logger.log("warn", "could not delete ended rate-limit windows", { error: error.message }) });
   const blobs = openBlobStore(config.blobs, db);
   const mirror = config.mirror ? new Mirror(db, config.mirror, keyring, config.publicUrl, logger) : undefined;
-  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, blobs, ...(mirror ? { mirror } : {}) };
+  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, blobs, ...(mirror ? { mirror } : {}), counters, lifecycle: { draining: false } };
 }

@@ -5,7 +5,6 @@
  */
 import { once } from "node:events";
 import { createServer } from "node:http";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import type { Hono } from "hono";
@@ -21,8 +20,9 @@ import type { AppDeps } from "./services/deps.ts";
 import { seedSystemBundle } from "./seed.ts";
 import { webhookDispatcherFor } from "./services/webhooks/dispatcher.ts";
 import { verificationRecheckerFor } from "./services/verification/rechecker.ts";
+import { drainServer, type NodeListener, trackRequests } from "./graceful.ts";
 
-export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
+export type { NodeListener } from "./graceful.ts";
 
 export interface PreparedRegistry {
   config: RegistryConfig;
@@ -35,7 +35,7 @@ export interface PreparedRegistry {
 
 export async function prepareRegistry(options: { env?: NodeJS.ProcessEnv; internalSecret?: string } = {}): Promise<PreparedRegistry> {
   const config = loadConfig(options.env ?? process.env);
-  const logger = jsonLogger(config.logLevel);
+  const logger = jsonLogger(config.logLevel, undefined, { pid: process.pid, role: config.role });
   const deps: AppDeps = {
     ...(await openRegistry(config, logger)),
     adminSecret: newAdminSecret(),
@@ -47,10 +47,15 @@ export async function prepareRegistry(options: { env?: NodeJS.ProcessEnv; intern
   return { config, logger, deps, app, listener: getRequestListener(app.fetch) };
 }
 
-/** Listens on $HOST:$PORT with `listener` (default: the API alone) until SIGINT / SIGTERM. */
+/**
+ * Listens on $HOST:$PORT with `listener` (default: the API alone) until SIGINT / SIGTERM, then shuts down
+ * gracefully (graceful.ts): drain the requests in flight, stop the webhook dispatcher, write pending download
+ * counts, close the database pool, exit 0.
+ */
 export async function serveRegistry(prepared: PreparedRegistry, listener: NodeListener = prepared.listener, extra: Record<string, unknown> = {}): Promise<{ port: number; close(): Promise<void> }> {
   const { config, logger, deps } = prepared;
-  const server = createServer(listener);
+  const tracked = trackRequests(listener, deps.lifecycle);
+  const server = createServer(tracked.listener);
   server.listen(config.port, process.env.HOST ?? "0.0.0.0");
   await once(server, "listening");
   const port = (server.address() as AddressInfo).port;
@@ -64,18 +69,27 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
   logger.log("info", "rye registry listening", { url: `http://localhost:${port}`, database: deps.db.kind, registry_key: deps.keyring.current().publicKey.fingerprint, ...extra });
   let closing: Promise<void> | undefined;
   const close = () =>
-    (closing ??= new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    })
+    (closing ??= drainServer(server, tracked.inFlight, { lifecycle: deps.lifecycle, logger, ...config.shutdown })
       .then(() => webhooks.stop())
       .then(() => rechecker.stop())
-      .then(() => removeAdminFile(config.dataDir))
-      // Pending download counts are written before the database closes (also on SIGTERM / SIGINT, below).
+      .then(() => removeAdminFile(config.dataDir, deps.adminSecret))
+      // Pending download counts are written before the database closes.
       .then(() => deps.reads.close())
       .then(() => deps.db.close()));
-  const shutdown = () => void close().finally(() => process.exit(0));
-  process.once("SIGINT", shutdown);
-  process.once("SIGTERM", shutdown);
+  const shutdown = (signal: string) => {
+    logger.log("info", "signal received", { signal });
+    close().then(
+      () => {
+        logger.log("info", "stopped");
+        process.exit(0);
+      },
+      (err: Error) => {
+        logger.log("error", "shutdown failed", { error: err.message });
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", () => shutdown("SIGINT"));
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
   return { port, close };
 }

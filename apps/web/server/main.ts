@@ -2,15 +2,20 @@
  * `npm start`: the registry API and the website on one origin ($PORT, default 3000), on the embedded
  * database in $RYE_DATA_DIR unless DATABASE_URL is set. API paths (see routing.ts) go to the Hono app,
  * everything else to Next.js; the site's server-side requests reach the API over loopback HTTP.
+ *
+ * RYE_ROLE (docs/deployment.md "Several processes"): `all` (default) serves both; `api` only the API (no Next
+ * build needed); `web` only the website, with no database: its server-side requests go to RYE_INTERNAL_API_URL
+ * (the API processes, e.g. through the balancer) and the balancer routes API paths to the API processes.
  */
 import "@rye/core/node";
 import { randomBytes } from "node:crypto";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import nextModule from "next";
-import { toErrorEnvelope } from "@rye/core";
+import { RyeError, toErrorEnvelope } from "@rye/core";
 import { prepareRegistry, serveRegistry } from "@rye/api/server";
 import type { NodeListener } from "@rye/api/server";
+import { serveWebOnly } from "./web-role.ts";
 import { ensureWebBuild } from "./build.ts";
 import { isApiPath } from "./routing.ts";
 
@@ -20,6 +25,15 @@ const next = nextModule as unknown as (typeof nextModule)["default"];
 const webDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 async function main(): Promise<void> {
+  const role = process.env.RYE_ROLE ?? "all";
+  if (role === "web") return serveWebOnly(webDir, next);
+  if (role === "api") {
+    // Website processes elsewhere forward visitors' addresses with the shared secret (RYE_INTERNAL_SECRET).
+    const registry = await prepareRegistry(process.env.RYE_INTERNAL_SECRET ? { internalSecret: process.env.RYE_INTERNAL_SECRET } : {});
+    await serveRegistry(registry);
+    return;
+  }
+  if (role !== "all") throw new RyeError("BAD_REQUEST", `Invalid registry configuration: RYE_ROLE: expected api, web or all, got ${role}`);
   const internalSecret = randomBytes(32).toString("base64url");
   const registry = await prepareRegistry({ internalSecret });
   await ensureWebBuild(webDir, (message) => registry.logger.log("info", message));

@@ -8,6 +8,7 @@ test("the API's prefixes, and Agent Skills discovery under a namespace or a skil
     "/v1/search?q=x",
     "/oauth/token",
     "/health",
+    "/ready",
     "/.well-known/agent-skills/index.json",
     "/alice/.well-known/agent-skills/index.json",
     "/alice/pdf-tools@1.0.0/.well-known/agent-skills/index.json",

@@ -5,7 +5,7 @@
  * `/<namespace>[/<skill>]/.well-known/agent-skills/…`.
  */
 const API_PREFIXES = ["/v1/", "/oauth/", "/.well-known/"];
-const API_EXACT = new Set(["/health", "/v1"]);
+const API_EXACT = new Set(["/health", "/ready", "/v1"]);
 const SCOPED_WELL_KNOWN = /^\/[^/]+(?:\/[^/]+)?\/\.well-known\/agent-skills\//;
 
 export function isApiPath(url: string): boolean {

@@ -1,6 +1,6 @@
 export { type Database, type DatabaseKind, isUniqueViolation, MEMORY, type OpenDatabaseOptions, openDatabase, type RawSql } from "./client.ts";
 export { DataDirInUseError } from "./data-dir-lock.ts";
-export { migrate, type MigrateOptions, type MigrateResult, MigrationError, type SqlSession } from "./migrate.ts";
+export { migrate, type MigrateOptions, type MigrateResult, MigrationError, type SqlSession, unappliedMigrations } from "./migrate.ts";
 export { migrationsDir, schemaPath } from "./paths.ts";
 export { pgliteSession, pgSession, withPgSession } from "./sql-session.ts";
 export * from "./generated/prisma/client.ts";

@@ -107,3 +107,19 @@ function checkHistory(rows: AppliedRow[], migrations: { name: string; checksum: 
   // back a deployment or running two versions side by side keeps working.
   return new Set(rows.map((row) => row.migration_name));
 }
+
+/**
+ * The migrations in `migrationsDir` not (yet) applied to the database: the readiness probe of a process whose
+ * release is newer than its database. An absent tracking table means none is applied.
+ */
+export async function unappliedMigrations(db: Pick<SqlSession, "query">, options: { migrationsDir?: string } = {}): Promise<string[]> {
+  const { rows } = await db.query<{ present: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS present`);
+  const applied = new Set<string>();
+  if (rows[0]?.present) {
+    const history = await db.query<{ migration_name: string }>(`SELECT migration_name FROM "_prisma_migrations" WHERE rolled_back_at IS NULL AND finished_at IS NOT NULL`);
+    for (const row of history.rows) applied.add(row.migration_name);
+  }
+  return readMigrations(options.migrationsDir ?? defaultMigrationsDir)
+    .map((m) => m.name)
+    .filter((name) => !applied.has(name));
+}

@@ -63,3 +63,40 @@ test("npm run registry -- keys rotate/revoke/list works against the database (Po
     await scratch.drop();
   }
 });
+
+test("several processes: a rotation made by one is followed by the others through the database, even with the key file's mtime unchanged", { skip: process.env.DATABASE_URL ? false : "needs DATABASE_URL (two connections to one database)" }, async () => {
+  const { createScratchPostgresDatabase } = await import("@rye/db/testing");
+  const { openDatabase } = await import("@rye/db");
+  const { mkdtemp, utimes } = await import("node:fs/promises");
+  const { tmpdir } = await import("node:os");
+  const { RegistryKeyring, rotateRegistryKey } = await import("./keyring.ts");
+  const { PolledReadGeneration } = await import("../services/read-generation.ts");
+  const scratch = await createScratchPostgresDatabase();
+  const dbA = await openDatabase({ databaseUrl: scratch.url });
+  const dbB = await openDatabase({ databaseUrl: scratch.url });
+  try {
+    const shared = await mkdtemp(join(tmpdir(), "rye-keys-shared-"));
+    const own = await mkdtemp(join(tmpdir(), "rye-keys-own-"));
+    const open = (db: typeof dbA, keyDir: string) => RegistryKeyring.load({ db, keyDir, registryUrl: "http://registry.test", generation: () => new PolledReadGeneration(db).current(), newKeyFileWaitMs: 200 });
+    const a = await open(dbA, shared);
+    const b = await open(dbB, shared);
+    const first = (await a.signer()).publicKey.fingerprint;
+    assert.equal((await b.signer()).publicKey.fingerprint, first);
+    const path = join(shared, "private_key.pem");
+    const { mtime } = await stat(path);
+    const { next } = await rotateRegistryKey({ db: dbA, keyDir: shared, registryUrl: "http://registry.test" });
+    await utimes(path, mtime, mtime); // a file system with coarse timestamps: the mtime alone would not tell
+    assert.equal((await b.signer()).publicKey.fingerprint, next, "B signs with the new key");
+    assert.equal((await a.signer()).publicKey.fingerprint, next);
+
+    // A process whose key directory is not shared would keep the retired key: it refuses to sign instead.
+    const { copyFile } = await import("node:fs/promises");
+    await copyFile(join(shared, "retired", `${first}.pem`), join(own, "private_key.pem"));
+    const stale = await RegistryKeyring.load({ db: dbB, keyDir: own, registryUrl: "http://registry.test", generation: async () => 1n, newKeyFileWaitMs: 200 });
+    await assert.rejects(stale.signer(), (err: Error & { code?: string; hint?: string }) => err.code === "UNAVAILABLE" && /RYE_REGISTRY_KEY_DIR/.test(err.hint ?? ""));
+  } finally {
+    await dbA.close();
+    await dbB.close();
+    await scratch.drop();
+  }
+});

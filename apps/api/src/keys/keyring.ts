@@ -3,10 +3,19 @@
  * secret manager), else `private_key.pem` in the key directory (`$RYE_REGISTRY_KEY_DIR`, default
  * `<data dir>/keys`), generated with mode 0600 on first start. Every key the registry ever used is a
  * `registry_keys` row, published by GET /v1/keys with its rotation statement and revocation.
+ *
+ * Several processes: they share the key directory (one host, or the same secret volume mounted in each) and the
+ * database. A rotation, made by any process's admin endpoint or by the operator CLI, closes the old key's row
+ * (`valid_until`), which moves the read generation (services/read-generation.ts). Each process compares that
+ * generation before signing (free on PGlite, one shared primary-key read on PostgreSQL); when it moved, the
+ * process checks its key in `registry_keys` and, if it was retired, loads the new key file. So no process keeps
+ * signing with a retired key: it either serves the new key or refuses to sign (UNAVAILABLE) when its key
+ * directory does not hold the new key.
  */
 import { chmod, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { KeyPair } from "@rye/core";
+import { setTimeout as sleep } from "node:timers/promises";
 import { generateKeyPair, keyPairFromPrivatePem, RyeError, signDocument } from "@rye/core";
 import type { KeyRotation } from "@rye/core";
 import type { Database } from "@rye/db";
@@ -18,11 +27,23 @@ export interface KeyringOptions {
   registryUrl: string;
   /** PKCS#8 PEM from the environment; when set no key file is read or written. */
   envPrivateKey?: string | undefined;
+  /** The read generation (moved by every registry_keys change); unset → only the key file's mtime is watched. */
+  generation?: (() => Promise<bigint>) | undefined;
+  /** How long to wait for a rotated key's file (default NEW_KEY_FILE_WAIT_MS). */
+  newKeyFileWaitMs?: number;
 }
 
 const PRIVATE_KEY_FILE = "private_key.pem";
+/** A rotation commits the database, then renames the new key file into place: how long a process waits for the file. */
+export const NEW_KEY_FILE_WAIT_MS = 5_000;
 
 export class RegistryKeyring {
+  private db: Database | null = null;
+  private generation: (() => Promise<bigint>) | null = null;
+  private checkedGeneration: bigint | null = null;
+  private checking: Promise<void> | null = null;
+  private newKeyFileWaitMs = NEW_KEY_FILE_WAIT_MS;
+
   private constructor(
     private active: KeyPair,
     private readonly path: string | null,
@@ -39,19 +60,63 @@ export class RegistryKeyring {
       keyring = new RegistryKeyring(await keyPairFromPrivatePem(await readFile(path, "utf8")), path, (await stat(path)).mtimeMs);
     }
     await registerKey(options.db, keyring.active);
+    if (options.generation) {
+      keyring.db = options.db;
+      keyring.generation = options.generation;
+      keyring.newKeyFileWaitMs = options.newKeyFileWaitMs ?? NEW_KEY_FILE_WAIT_MS;
+    }
     return keyring;
   }
 
-  /** The active signing key; picks up a rotation done by `npm run registry -- keys rotate` on disk. */
+  /**
+   * The active signing key; picks up a rotation done by any process or by `npm run registry -- keys rotate`
+   * (a new key file, or this key retired in the database).
+   */
   async signer(): Promise<KeyPair> {
-    if (this.path) {
-      const info = await stat(this.path).catch(() => null);
-      if (info && info.mtimeMs !== this.mtimeMs) {
-        this.active = await keyPairFromPrivatePem(await readFile(this.path, "utf8"));
-        this.mtimeMs = info.mtimeMs;
+    await this.reloadIfFileChanged();
+    if (this.generation) {
+      const generation = await this.generation();
+      if (generation !== this.checkedGeneration) {
+        this.checking ??= this.followRotation(generation).finally(() => {
+          this.checking = null;
+        });
+        await this.checking;
       }
     }
     return this.active;
+  }
+
+  /** After a registry_keys change: if the active key was retired, load its successor from the key file. */
+  private async followRotation(generation: bigint): Promise<void> {
+    const deadline = Date.now() + this.newKeyFileWaitMs;
+    while (await this.isRetired(this.active)) {
+      if (!this.path || Date.now() >= deadline) {
+        throw new RyeError("UNAVAILABLE", `The registry key ${this.active.publicKey.fingerprint} was rotated and this process does not hold its successor`, {
+          hint: this.path
+            ? `Every API process must read the same key directory (RYE_REGISTRY_KEY_DIR); ${this.path} still holds the retired key.`
+            : "RYE_REGISTRY_PRIVATE_KEY holds a retired key: set it to the new key and restart this process.",
+        });
+      }
+      await sleep(50);
+      await this.reloadIfFileChanged(true);
+    }
+    this.checkedGeneration = generation;
+  }
+
+  private async isRetired(key: KeyPair): Promise<boolean> {
+    const row = await this.db!.prisma.registryKey.findUnique({ where: { fingerprint: key.publicKey.fingerprint }, select: { validUntil: true } });
+    // Any end of validity counts (a rotation sets it to its own "now"; comparing with this host's clock would let a
+    // skewed process decide "not yet" and never look again until the next generation change).
+    return row?.validUntil != null;
+  }
+
+  private async reloadIfFileChanged(force = false): Promise<void> {
+    if (!this.path) return;
+    const info = await stat(this.path).catch(() => null);
+    if (info && (force || info.mtimeMs !== this.mtimeMs)) {
+      this.active = await keyPairFromPrivatePem(await readFile(this.path, "utf8"));
+      this.mtimeMs = info.mtimeMs;
+    }
   }
 
   current(): KeyPair {

@@ -25,11 +25,22 @@ function clientIp(c: Parameters<MiddlewareHandler<AppEnv>>[0], trustProxy: boole
   }
 }
 
+/**
+ * A request id from the balancer (X-Request-Id) is kept so one request can be followed through the balancer, the
+ * website and any API process; otherwise a new one. Only short printable tokens are accepted: the id is echoed
+ * in a header and written to the logs.
+ */
+const REQUEST_ID = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
+
+export function requestIdFrom(header: string | undefined): string {
+  return header !== undefined && REQUEST_ID.test(header) ? header : randomUUID();
+}
+
 /** Request id, client IP, bearer authentication and one structured log line per request. */
 export function requestContext(options: { authenticator: Authenticator; logger: Logger; trustProxy: boolean; internalSecret?: string | undefined }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
-    const requestId = randomUUID();
+    const requestId = requestIdFrom(c.req.header("x-request-id"));
     c.set("requestId", requestId);
     c.set("clientIp", clientIp(c, options.trustProxy, options.internalSecret));
     c.set("principal", null);

@@ -1,41 +1,27 @@
 /**
- * Counts failures per key in fixed windows (brute force of user codes). Held in the process like the
- * request rate limits: behind a load balancer each process enforces the limit on its own share.
+ * Counts failures per key in fixed windows (brute force of user codes). The windows live in a WindowCounters
+ * store, shared through PostgreSQL by every process of a scaled-out registry (services/window-counters.ts).
  */
-const MAX_TRACKED = 100_000;
+import { MemoryWindowCounters, type WindowCounters } from "../services/window-counters.ts";
 
 export class AttemptLimiter {
-  private readonly windows = new Map<string, { start: number; failures: number }>();
-
   constructor(
     readonly limit: number,
     readonly windowMs: number,
+    private readonly counters: WindowCounters = new MemoryWindowCounters(),
+    /** Keeps this limiter's keys apart from other users of the same store. */
+    private readonly prefix = "attempts:",
     private readonly now: () => number = Date.now,
   ) {}
 
   /** Seconds until `key` may try again, or 0 when it is not blocked. */
-  retryAfter(key: string): number {
-    const entry = this.current(key);
-    if (!entry || entry.failures < this.limit) return 0;
-    return Math.max(1, Math.ceil((entry.start + this.windowMs - this.now()) / 1000));
+  async retryAfter(key: string): Promise<number> {
+    const entry = await this.counters.peek(this.prefix + key);
+    if (entry.count < this.limit) return 0;
+    return Math.max(1, Math.ceil((entry.resetAt - this.now()) / 1000));
   }
 
-  fail(key: string): void {
-    let entry = this.current(key);
-    if (!entry) {
-      if (this.windows.size >= MAX_TRACKED) this.windows.clear();
-      entry = { start: this.now(), failures: 0 };
-      this.windows.set(key, entry);
-    }
-    entry.failures++;
-  }
-
-  private current(key: string): { start: number; failures: number } | undefined {
-    const entry = this.windows.get(key);
-    if (entry && this.now() - entry.start >= this.windowMs) {
-      this.windows.delete(key);
-      return undefined;
-    }
-    return entry;
+  async fail(key: string): Promise<void> {
+    await this.counters.hit(this.prefix + key, this.windowMs);
   }
 }

@@ -32,13 +32,12 @@ export function deviceApprovalRoutes(deps: OAuthDeps, services: OAuthServices): 
   /** The pending request of `input` (any spelling); wrong codes count toward the brute-force limits. */
   async function withUserCode<T>(c: Context<AppEnv>, session: WebSessionUser, input: string | undefined, find: (code: string) => Promise<T | null>): Promise<T> {
     const keys = { perSession: `s:${session.sessionId}`, perIp: `ip:${c.get("clientIp")}` } as const;
-    const wait = Math.max(userCodeFailures.perSession.retryAfter(keys.perSession), userCodeFailures.perIp.retryAfter(keys.perIp));
+    const wait = Math.max(await userCodeFailures.perSession.retryAfter(keys.perSession), await userCodeFailures.perIp.retryAfter(keys.perIp));
     if (wait > 0) throw new RyeError("RATE_LIMITED", "Too many wrong codes", { hint: `Wait ${wait} s, then type the code shown by the device again.`, details: { retry_after: wait } });
     const code = input === undefined ? null : normalizeUserCode(input);
     const found = code === null ? null : await find(code);
     if (found === null) {
-      userCodeFailures.perSession.fail(keys.perSession);
-      userCodeFailures.perIp.fail(keys.perIp);
+      await Promise.all([userCodeFailures.perSession.fail(keys.perSession), userCodeFailures.perIp.fail(keys.perIp)]);
       throw unknownCode();
     }
     return found;

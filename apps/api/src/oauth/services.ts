@@ -3,6 +3,7 @@ import type { Database } from "@rye/db";
 import { AccessTokenRevocations } from "../auth/access-token-revocations.ts";
 import type { AccessTokens } from "../auth/jwt.ts";
 import type { Logger } from "../logger.ts";
+import type { WindowCounters } from "../services/window-counters.ts";
 import { AttemptLimiter } from "./attempt-limiter.ts";
 import { AuthorizationCodes } from "./authorization-codes.ts";
 import { DEFAULT_POLL_INTERVAL_SECONDS, DeviceAuthorizations } from "./device-authorizations.ts";
@@ -20,6 +21,8 @@ export interface OAuthDeps {
   config: { publicUrl: string };
   logger: Logger;
   accessTokens: AccessTokens;
+  /** Where wrong user codes are counted (shared by the processes on PostgreSQL); default: memory. */
+  counters?: WindowCounters;
 }
 
 export interface OAuthOptions {
@@ -50,8 +53,8 @@ export function createOAuthServices(deps: OAuthDeps, options: OAuthOptions = {})
     tokens: new TokenIssuer(deps.db, deps.accessTokens, refreshTokens),
     revocations: new AccessTokenRevocations(deps.db),
     userCodeFailures: {
-      perSession: new AttemptLimiter(USER_CODE_FAILURES_PER_SESSION, USER_CODE_FAILURE_WINDOW_MS),
-      perIp: new AttemptLimiter(USER_CODE_FAILURES_PER_IP, USER_CODE_FAILURE_WINDOW_MS),
+      perSession: new AttemptLimiter(USER_CODE_FAILURES_PER_SESSION, USER_CODE_FAILURE_WINDOW_MS, deps.counters, "user-code:session:"),
+      perIp: new AttemptLimiter(USER_CODE_FAILURES_PER_IP, USER_CODE_FAILURE_WINDOW_MS, deps.counters, "user-code:ip:"),
     },
   };
 }

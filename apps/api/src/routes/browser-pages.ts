@@ -48,16 +48,13 @@ export function browserPageRoutes(deps: AppDeps, services: OAuthServices, thrott
   const publicUrl = deps.config.publicUrl;
   const { devices, userCodeFailures } = services;
   /** Wrong codes count toward the same brute-force limits as the JSON approval API. */
-  const codeAttempt = (c: Context<AppEnv>, sessionId: string) => {
+  const codeAttempt = async (c: Context<AppEnv>, sessionId: string) => {
     const keys = { perSession: `s:${sessionId}`, perIp: `ip:${c.get("clientIp")}` };
-    const wait = Math.max(userCodeFailures.perSession.retryAfter(keys.perSession), userCodeFailures.perIp.retryAfter(keys.perIp));
+    const wait = Math.max(await userCodeFailures.perSession.retryAfter(keys.perSession), await userCodeFailures.perIp.retryAfter(keys.perIp));
     return {
       blocked: wait > 0,
       wait,
-      fail: () => {
-        userCodeFailures.perSession.fail(keys.perSession);
-        userCodeFailures.perIp.fail(keys.perIp);
-      },
+      fail: () => Promise.all([userCodeFailures.perSession.fail(keys.perSession), userCodeFailures.perIp.fail(keys.perIp)]),
     };
   };
   return new Hono<AppEnv>()
@@ -87,12 +84,12 @@ export function browserPageRoutes(deps: AppDeps, services: OAuthServices, thrott
         `<h1>Connect a device</h1>${message ? `<p role="alert"><strong>${escapeHtml(message)}</strong></p>` : ""}<p>Enter the code shown by <code>rye login</code>.</p>
 <form method="get" action="/device"><p><label>Code<br><input name="user_code" autocomplete="off" required placeholder="XXXX-XXXX"></label></p><button type="submit">Continue</button></form>`;
       if (!raw) return htmlPage(c, "Connect a device", enter());
-      const attempt = codeAttempt(c, session.sessionId);
+      const attempt = await codeAttempt(c, session.sessionId);
       if (attempt.blocked) return htmlPage(c, "Connect a device", enter(`Too many wrong codes: wait ${attempt.wait} s.`), 429);
       const code = normalizeUserCode(raw);
       const row = code ? await devices.findPending(code) : null;
       if (!row) {
-        attempt.fail();
+        await attempt.fail();
         return htmlPage(c, "Connect a device", enter("No pending sign-in has this code (codes expire after 15 minutes and work once)."), 404);
       }
       const client = findClient(row.clientId)?.name ?? row.clientId;
@@ -113,12 +110,12 @@ export function browserPageRoutes(deps: AppDeps, services: OAuthServices, thrott
       if (!session) throw new RyeError("UNAUTHORIZED", "Sign in first");
       const fields = await formFields(c);
       assertCsrf(session, fields.csrf_token);
-      const attempt = codeAttempt(c, session.sessionId);
+      const attempt = await codeAttempt(c, session.sessionId);
       if (attempt.blocked) return htmlPage(c, "Connect a device", `<h1>Too many wrong codes</h1><p>Wait ${attempt.wait} s.</p>`, 429);
       const code = normalizeUserCode(fields.user_code ?? "");
       const decision = fields.decision === "approve" ? "approved" : "denied";
       const row = code ? await devices.decide(code, session.userId, decision) : null;
-      if (!row) attempt.fail();
+      if (!row) await attempt.fail();
       if (!row) return htmlPage(c, "Connect a device", "<h1>Code no longer valid</h1><p>Run <code>rye login</code> again.</p>", 404);
       return htmlPage(c, decision === "approved" ? "Approved" : "Denied", decision === "approved" ? "<h1>Device connected</h1><p>You can return to your terminal.</p>" : "<h1>Request denied</h1><p>Nothing was connected.</p>");
     });

@@ -81,6 +81,7 @@ test("the paths and methods are pinned", () => {
     "GET /.well-known/oauth-authorization-server",
     "GET /health",
     "GET /oauth/authorize",
+    "GET /ready",
     "GET /v1/approvals",
     "GET /v1/auth/oidc/{provider}/callback",
     "GET /v1/auth/oidc/{provider}/start",
@@ -181,7 +182,7 @@ test("every operation has a unique id, a success or redirect response, errors in
     assert.ok(statuses.some((s) => /^[23]\d\d$/.test(s)), `${where} has a 2xx or 3xx response`);
     for (const status of statuses.filter((s) => /^3\d\d$/.test(s) && s !== "304")) assert.ok(resolve(op.responses[status]).headers.Location, `${where} ${status} has a Location`);
     const format = errorFormatOf(path);
-    for (const status of statuses.filter((s) => /^[45]\d\d$|^default$/.test(s) && !(path === "/health" && s === "503"))) {
+    for (const status of statuses.filter((s) => /^[45]\d\d$|^default$/.test(s) && !(path === "/ready" && s === "503"))) {
       const { content } = resolve(op.responses[status]);
       if (format === "html") assert.deepEqual(Object.keys(content), ["text/html"], `${where} ${status}`);
       else assert.equal(content["application/json"].schema.$ref, `#/components/schemas/${format}`, `${where} ${status}`);
@@ -214,7 +215,8 @@ test("every operation has a unique id, a success or redirect response, errors in
   assert.ok(doc.paths["/oauth/authorize"].get.responses["302"].headers.Location.required);
   assert.deepEqual(Object.keys(doc.paths["/oauth/authorize/decision"].post.responses).filter((s) => /^[23]/.test(s)), ["302"]);
   assert.deepEqual(Object.keys(doc.paths["/v1/auth/logout"].post.responses).filter((s) => /^2/.test(s)), ["204"]);
-  assert.equal(doc.paths["/health"].get.responses["503"].content["application/json"].schema.$ref, "#/components/schemas/HealthResponse", "degraded health is not an error envelope");
+  assert.equal(doc.paths["/ready"].get.responses["503"].content["application/json"].schema.$ref, "#/components/schemas/ReadyResponse", "not ready is not an error envelope");
+  assert.equal(doc.paths["/health"].get.responses["503"], undefined, "liveness does not fail with the database");
 });
 
 function resolvePointer(ref: string): Json {
@@ -482,6 +484,7 @@ test("the routes answer as documented: items, search, management and the log", a
   await expect(409, push("1.1.0"));
   await expect(401, call("POST", "/v1/push", "/v1/push", { json: {} }));
   await expect(200, call("GET", "/health", "/health"));
+  await expect(200, call("GET", "/ready", "/ready"));
   await expect(200, call("GET", "/v1/keys", "/v1/keys"));
   await expect(200, call("GET", "/v1/search?query=openapi", "/v1/search"));
   await expect(400, call("GET", "/v1/search?limit=0", "/v1/search"));

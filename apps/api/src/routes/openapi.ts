@@ -72,6 +72,10 @@ const HealthResponse = z.object({
   database: z.enum(["connected", "error"]),
   database_kind: z.enum(["postgres", "pglite"]),
 });
+const ReadyResponse = z.object({
+  status: z.enum(["ready", "not_ready"]),
+  reason: z.string().optional().meta({ description: "Why not: shutting down, database unreachable, or migrations not applied: <names>" }),
+});
 const KeysResponse = keysResponseSchema;
 
 // ---------------------------------------------------------------- items
@@ -186,6 +190,7 @@ export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = {
   SignedAttestation,
   SignedCheckpoint,
   HealthResponse,
+  ReadyResponse,
   KeysResponse,
   PushRequest: pushRequestSchema,
   PushResponse,
@@ -331,11 +336,21 @@ const OPERATIONS: Operation[] = [
     method: "get",
     path: "/health",
     operationId: "health",
-    summary: "Service and database health",
+    summary: "Liveness: the process answers (always 200 while it runs); status degraded when it cannot reach the database",
     tag: "meta",
     auth: "none",
-    ok: { status: 200, description: "Healthy", schema: "HealthResponse" },
-    also: [{ status: 503, description: "Degraded: the database is unreachable (the same body, not an error envelope)", schema: "HealthResponse" }],
+    ok: { status: 200, description: "Alive", schema: "HealthResponse" },
+    errors: [],
+  },
+  {
+    method: "get",
+    path: "/ready",
+    operationId: "ready",
+    summary: "Readiness: the database answers and every migration is applied, and the process is not shutting down",
+    tag: "meta",
+    auth: "none",
+    ok: { status: 200, description: "Ready for traffic", schema: "ReadyResponse" },
+    also: [{ status: 503, description: "Not ready, with the reason (the same body, not an error envelope)", schema: "ReadyResponse" }],
     errors: [],
   },
   {

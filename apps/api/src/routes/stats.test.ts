@@ -101,6 +101,19 @@ describe("GET /v1/stats", () => {
       assert.equal(later.body.generated_at, new Date(now).toISOString());
     });
 
+    test("with the read generation, a change made by any process shows at once; downloads wait for the lifetime", async () => {
+      const tracked = new StatsCache(reg.db, STATS_TTL_MS, () => now, () => reg.deps.reads.generation.current());
+      const first = await tracked.get();
+      await setDownloads("one", 1000);
+      assert.deepEqual(await tracked.get(), first, "download counts do not move the generation: cached");
+      // A write straight to the database, as another process would make it.
+      await reg.db.prisma.item.updateMany({ where: { name: "two" }, data: { visibility: "private" } });
+      const after = await tracked.get();
+      assert.equal(after.items.knowledge, first.items.knowledge - 1, "the generation moved: recomputed within the lifetime");
+      assert.equal(after.downloads, first.downloads + 1000 - 7);
+      await reg.db.prisma.item.updateMany({ where: { name: "two" }, data: { visibility: "public" } });
+    });
+
     test("concurrent callers share one computation", async () => {
       now += STATS_TTL_MS + 1;
       let queries = 0;

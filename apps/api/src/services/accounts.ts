@@ -5,6 +5,7 @@ import { hashPassword, needsRehash, passwordProblems, verifyPassword } from "../
 import { lookupName, nameProblems, normalizeEmail, normalizeName } from "../auth/usernames.ts";
 import { recordAudit } from "./audit.ts";
 import type { TokenCeiling } from "./tokens.ts";
+import { MemoryWindowCounters, type WindowCounters } from "./window-counters.ts";
 
 export interface RequestMeta {
   ip: string | null;
@@ -60,41 +61,26 @@ export async function signUp(db: Database, input: { username: string; email: str
 
 export const MAX_FAILED_LOGINS = 10;
 export const FAILED_LOGIN_WINDOW_MS = 15 * 60 * 1000;
-const MAX_TRACKED_LOGIN_KEYS = 100_000;
 
 /**
- * Failed sign-ins per account and client IP, in this process's memory (each process of a scaled-out
- * registry keeps its own count). An attempt is counted when it starts, so concurrent guesses are
+ * Failed sign-ins per account and client IP, counted in a WindowCounters store (shared through PostgreSQL by
+ * every process of a scaled-out registry). An attempt is counted when it starts, so concurrent guesses are
  * counted too; a correct password clears the count.
  */
 export class LoginThrottle {
-  private readonly attempts = new Map<string, { start: number; count: number }>();
-
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly counters: WindowCounters = new MemoryWindowCounters(), private readonly now: () => number = Date.now) {}
 
   /** Counts an attempt, or refuses it (429) when the window's attempts are used up. */
-  begin(key: string): void {
-    const t = this.now();
-    let entry = this.attempts.get(key);
-    if (!entry || t - entry.start >= FAILED_LOGIN_WINDOW_MS) {
-      if (this.attempts.size >= MAX_TRACKED_LOGIN_KEYS) this.sweep(t);
-      entry = { start: t, count: 0 };
-      this.attempts.set(key, entry);
-    }
-    if (entry.count >= MAX_FAILED_LOGINS) {
-      const retryAfter = Math.max(1, Math.ceil((entry.start + FAILED_LOGIN_WINDOW_MS - t) / 1000));
+  async begin(key: string): Promise<void> {
+    const entry = await this.counters.hit(`login:${key}`, FAILED_LOGIN_WINDOW_MS);
+    if (entry.count > MAX_FAILED_LOGINS) {
+      const retryAfter = Math.max(1, Math.ceil((entry.resetAt - this.now()) / 1000));
       throw new RyeError("RATE_LIMITED", "Too many failed sign-in attempts", { details: { retry_after: retryAfter }, hint: "Wait, then try again or reset your password." });
     }
-    entry.count++;
   }
 
-  succeeded(key: string): void {
-    this.attempts.delete(key);
-  }
-
-  private sweep(t: number): void {
-    for (const [key, entry] of this.attempts) if (t - entry.start >= FAILED_LOGIN_WINDOW_MS) this.attempts.delete(key);
-    if (this.attempts.size >= MAX_TRACKED_LOGIN_KEYS) this.attempts.clear();
+  async succeeded(key: string): Promise<void> {
+    await this.counters.clear(`login:${key}`);
   }
 }
 
@@ -111,12 +97,12 @@ async function findByLogin(db: Database, login: string): Promise<User | null> {
 export async function signIn(db: Database, throttle: LoginThrottle, input: { login: string; password: string }, meta: RequestMeta): Promise<User> {
   const user = await findByLogin(db, input.login);
   const key = `${user?.id ?? `unknown:${input.login.trim().toLowerCase()}`}|${meta.ip ?? ""}`;
-  throttle.begin(key);
+  await throttle.begin(key);
   const matches = await verifyPassword(input.password, user?.passwordHash ?? null);
   if (!user || !user.passwordHash || !matches) {
     throw new RyeError("UNAUTHORIZED", "Wrong username, email or password", { hint: "Check your sign-in details and try again." });
   }
-  throttle.succeeded(key);
+  await throttle.succeeded(key);
   if (user.disabledAt) throw new RyeError("FORBIDDEN", "This account is disabled", { hint: "Contact the registry's administrators." });
   if (needsRehash(user.passwordHash)) {
     await db.prisma.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(input.password) } });

@@ -1,12 +1,18 @@
 /**
  * Signed checkpoints of the publish log: `{tree_size, head_hash}` signed by the registry key, issued
  * lazily when one is asked for and the log grew since the last one, which is older than the interval
- * or `everyEntries` behind. Each tree size is checkpointed at most once (unique column), so concurrent
- * requests and processes converge on the same stored checkpoint.
+ * or `everyEntries` behind. Each tree size is checkpointed at most once (unique column).
+ *
+ * One writer at a time, across processes: a process that finds a checkpoint due takes a transaction-scoped
+ * advisory lock, then decides again on what it reads under the lock. The processes that queued behind it find
+ * the checkpoint it stored and serve that one, so a burst of requests over several processes signs once, and a
+ * re-key after a rotation never races another process's re-key or new checkpoint.
  */
 import type { KeyPair, LogCheckpoint, SignedDocument } from "@rye/core";
 import { LOG_GENESIS_HASH, signDocument } from "@rye/core";
-import type { Database } from "@rye/db";
+import type { Database, Prisma } from "@rye/db";
+
+const CHECKPOINT_LOCK_ID = 7_390_222; // arbitrary constant shared by every registry process (the log's is 7_390_221)
 
 export const CHECKPOINT_TYPE = "https://rye.dev/log-checkpoint/v1";
 
@@ -28,7 +34,11 @@ export interface LogHead {
 
 /** Indexes are gapless from 0, so the size is the last index + 1. */
 export async function logHead(db: Database): Promise<LogHead> {
-  const head = await db.prisma.publishLogEntry.findFirst({ orderBy: { index: "desc" }, select: { index: true, entryHash: true } });
+  return headOf(db.prisma);
+}
+
+async function headOf(prisma: Prisma.TransactionClient): Promise<LogHead> {
+  const head = await prisma.publishLogEntry.findFirst({ orderBy: { index: "desc" }, select: { index: true, entryHash: true } });
   return head ? { treeSize: Number(head.index) + 1, headHash: head.entryHash } : { treeSize: 0, headHash: LOG_GENESIS_HASH };
 }
 
@@ -65,29 +75,33 @@ export interface CheckpointContext {
 /** The latest checkpoint, issuing (and storing) a new one first when it is due. */
 export async function currentCheckpoint(ctx: CheckpointContext): Promise<SignedDocument<LogCheckpoint>> {
   const policy = { ...DEFAULT_CHECKPOINT_POLICY, ...ctx.policy };
-  const last = await ctx.db.prisma.logCheckpoint.findFirst({ orderBy: { treeSize: "desc" } });
-  const head = await logHead(ctx.db);
   const signer = await ctx.signer();
-  // After a key rotation the latest checkpoint is re-issued with the new key: clients trust only that one.
-  const rekeyed = last !== null && last.keyFingerprint !== signer.publicKey.fingerprint;
-  if (last && !rekeyed && !isDue(last, head, policy)) return toDocument(last, ctx.registryUrl);
-
-  const issuedAt = policy.now();
-  const payload: LogCheckpoint = { _type: CHECKPOINT_TYPE, registry: ctx.registryUrl, tree_size: head.treeSize, head_hash: head.headHash, issued_at: issuedAt.toISOString() };
-  const signed = await signDocument(payload, signer);
-  if (last && Number(last.treeSize) === head.treeSize) {
-    // Same size, old key: replace the signature (only once, if another request did not already).
-    await ctx.db.prisma.logCheckpoint.updateMany({
-      where: { treeSize: last.treeSize, keyFingerprint: last.keyFingerprint },
-      data: { keyFingerprint: signed.key_fingerprint, signature: signed.signature, createdAt: issuedAt },
+  const seen = await latest(ctx.db.prisma);
+  if (seen.last && !needsSigning(seen.last, seen.head, signer, policy)) return toDocument(seen.last, ctx.registryUrl);
+  const stored = await ctx.db.prisma.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${CHECKPOINT_LOCK_ID})`);
+    const { last, head } = await latest(tx);
+    if (last && !needsSigning(last, head, signer, policy)) return last; // another request or process signed it first
+    const issuedAt = policy.now();
+    const payload: LogCheckpoint = { _type: CHECKPOINT_TYPE, registry: ctx.registryUrl, tree_size: head.treeSize, head_hash: head.headHash, issued_at: issuedAt.toISOString() };
+    const signed = await signDocument(payload, signer);
+    const row = { keyFingerprint: signed.key_fingerprint, signature: signed.signature, createdAt: issuedAt };
+    // Same size, old key (a rotation): the signature is replaced; otherwise the new size gets its row.
+    return tx.logCheckpoint.upsert({
+      where: { treeSize: BigInt(head.treeSize) },
+      create: { treeSize: BigInt(head.treeSize), headHash: head.headHash, ...row },
+      update: row,
     });
-    return toDocument(await ctx.db.prisma.logCheckpoint.findUniqueOrThrow({ where: { treeSize: last.treeSize } }), ctx.registryUrl);
-  }
-  // ON CONFLICT DO NOTHING: when another request checkpointed this size first, serve its checkpoint.
-  await ctx.db.prisma.logCheckpoint.createMany({
-    data: [{ treeSize: BigInt(head.treeSize), headHash: head.headHash, keyFingerprint: signed.key_fingerprint, signature: signed.signature, createdAt: issuedAt }],
-    skipDuplicates: true,
   });
-  const stored = await ctx.db.prisma.logCheckpoint.findUniqueOrThrow({ where: { treeSize: BigInt(head.treeSize) } });
   return toDocument(stored, ctx.registryUrl);
+}
+
+async function latest(prisma: Prisma.TransactionClient): Promise<{ last: CheckpointRow | null; head: LogHead }> {
+  const last = await prisma.logCheckpoint.findFirst({ orderBy: { treeSize: "desc" } });
+  return { last, head: await headOf(prisma) };
+}
+
+/** No checkpoint yet, a due one, or the latest signed by a key other than the active one (re-issued after a rotation: clients trust only that one). */
+function needsSigning(last: CheckpointRow, head: LogHead, signer: KeyPair, policy: CheckpointPolicy): boolean {
+  return last.keyFingerprint !== signer.publicKey.fingerprint || isDue(last, head, policy);
 }

@@ -7,6 +7,8 @@ import type { Logger } from "../logger.ts";
 import type { BlobStore } from "./blob-store.ts";
 import type { ReadPath } from "./pull.ts";
 import type { Mirror } from "./upstream/mirror.ts";
+import type { Lifecycle } from "./readiness.ts";
+import type { WindowCounters } from "./window-counters.ts";
 
 /** Everything the routes need; `createApp(deps)` wires them. */
 export interface AppDeps {
@@ -23,6 +25,10 @@ export interface AppDeps {
   blobs: BlobStore;
   /** The upstream registry this one mirrors (RYE_UPSTREAM_URL, docs/mirroring.md); unset → no mirroring. */
   mirror?: Mirror;
+  /** Fixed-window counters for rate limits and attempt limits: PostgreSQL rows shared by all processes, or memory on PGlite. */
+  counters: WindowCounters;
+  /** Shutdown state shared by the server (sets `draining` on SIGTERM) and the readiness probe. */
+  lifecycle: Lifecycle;
   /** Secret of the loopback admin endpoint for the operator CLI (set by `npm start`); unset → no admin routes. */
   adminSecret?: string;
   /**

@@ -4,6 +4,11 @@
  * items. Private and unlisted items, and items with no approved version yet (held), never count, whoever asks. One aggregate query (a sequential scan
  * of `items`: 100 000 items take tens of milliseconds), cached in-process for `STATS_TTL_MS`, computed
  * once for concurrent callers.
+ *
+ * Invalidation across processes: with a read generation (services/read-generation.ts, moved by every commit
+ * that changes items, versions or namespaces, by any process) the cached value is also dropped as soon as the
+ * generation moves, so a publish, yank, delete or visibility change made through another process shows in the
+ * next answer instead of after the TTL. Downloads do not move the generation: they are at most the TTL old.
  */
 import type { RegistryStats } from "@rye/core";
 import type { Database } from "@rye/db";
@@ -45,20 +50,26 @@ export async function computeStats(db: Database, now: Date = new Date()): Promis
 export class StatsCache {
   private value: RegistryStats | null = null;
   private expires = 0;
+  private valueGeneration: bigint | null = null;
   private pending: Promise<RegistryStats> | null = null;
 
   constructor(
     private readonly db: Database,
     private readonly ttlMs: number = STATS_TTL_MS,
     private readonly clock: () => number = Date.now,
+    /** The read generation; unset → the TTL alone decides. */
+    private readonly generation?: () => Promise<bigint>,
   ) {}
 
   async get(): Promise<RegistryStats> {
-    if (this.value && this.clock() < this.expires) return this.value;
+    const generation = this.generation ? await this.generation() : null;
+    if (this.value && this.clock() < this.expires && generation === this.valueGeneration) return this.value;
+    // Read under `generation`: a change committed after it moves the generation again and is recomputed then.
     this.pending ??= computeStats(this.db, new Date(this.clock()))
       .then((stats) => {
         this.value = stats;
         this.expires = this.clock() + this.ttlMs;
+        this.valueGeneration = generation;
         return stats;
       })
       .finally(() => {
