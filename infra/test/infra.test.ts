@@ -213,7 +213,7 @@ test("haproxy accepts haproxy.cfg", () => {
 });
 
 describe("cross-checks with the code", () => {
-  test("every env name compose and Kubernetes set is one the registry reads", (t) => {
+  test("every env name compose and Kubernetes set is one the registry reads", () => {
     const known = knownEnvNames(root);
     const set = new Map<string, string>();
     for (const [name, service] of composeRegistryServices) for (const key of Object.keys(service.environment as Json)) set.set(key, `compose ${name}`);
