@@ -30,3 +30,6 @@ export * from "./skills/manifest.ts";
 export * from "./review/review.ts";
 export * from "./security/gate.ts";
 export * from "./graphs/graph.ts";
+export * from "./security/rules-config.ts";
+export * from "./security/safety-report.ts";
+export * from "./quality/quality.ts";

@@ -13,6 +13,8 @@ import { revokeRegistryKey, rotateRegistryKey } from "../keys/keyring.ts";
 import { keyDirOf } from "../registry.ts";
 import { adminCreateOrg, adminCreateToken, adminCreateUser, adminRevokeToken } from "../services/admin.ts";
 import { readAdminFile } from "../services/admin-endpoint.ts";
+import { refreshStaleSignals } from "../services/quality.ts";
+import { systemSafetyRules } from "../services/safety-rules.ts";
 
 type Out = (s: string) => void;
 
@@ -156,6 +158,18 @@ export async function runRegistryCli(argv: string[], env: NodeJS.ProcessEnv = pr
       } finally {
         await db.close();
       }
+    });
+
+  const signals = program.command("signals").description("quality and safety signals of published items (docs/quality.md)");
+  signals
+    .command("refresh")
+    .description("compute missing quality factors and make again every tool safety report made under other rules than the current ones")
+    .action(async () => {
+      const result = await transport.run("/v1/admin/signals/refresh", {}, async (db) => {
+        const rules = await systemSafetyRules();
+        return { status: "refreshed", rules_version: rules.version, ...(await refreshStaleSignals(db, rules)) };
+      });
+      print(result);
     });
 
   try {

@@ -27,6 +27,7 @@ import { recordAudit } from "./audit.ts";
 import { assertType } from "./items.ts";
 import type { ManageContext } from "./manage.ts";
 import { recordItemEvent } from "./item-events.ts";
+import { refreshItemQuality } from "./quality.ts";
 import { refreshSearchDocument } from "./search-document.ts";
 import { skillSearchText } from "./skills/search-text.ts";
 import { tokenAllowsItem } from "./tokens.ts";
@@ -245,6 +246,7 @@ async function publishApproved(tx: Prisma.TransactionClient, itemId: string, typ
     }
   }
   await tx.item.update({ where: { id: itemId }, data });
+  await refreshItemQuality(tx, itemId);
   if (latest === version && latest !== item.latestVersion) await refreshSearchDocument(tx, itemId, type === "skill" ? await skillSearchText(tx, content) : content);
   return latest;
 }

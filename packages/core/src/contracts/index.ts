@@ -9,3 +9,4 @@ export * from "./stats.ts";
 export * from "./items.ts";
 export * from "./keys.ts";
 export { errorEnvelopeSchema, type ErrorEnvelope } from "../errors.ts";
+export * from "./quality.ts";
