@@ -76,7 +76,7 @@ test("a signed, documented tool: every quality factor met, and a safety report w
   const safety = page.getByRole("region", { name: /^Safety report/ });
   await expect(safety.getByTestId("safety-verdict")).toHaveText("No findings");
   await expect(safety.getByText("T1 (declared)")).toBeVisible();
-  await expect(safety.getByRole("row", { name: /Network/ })).toContainText(/yes\s*yes \(line 10\)/);
+  await expect(safety.getByRole("row", { name: /Network/ })).toContainText(/yes\s*yes \(line 11\)/);
   await expect(safety.getByRole("row", { name: /Runs processes/ })).toContainText(/no\s*no/);
   await expect(safety.getByText("No line matches the security gate's dangerous-pattern rules.")).toBeVisible();
 });
@@ -94,9 +94,9 @@ test("an unsigned tool with an undeclared process and a dangerous command: the m
   const safety = page.getByRole("region", { name: /^Safety report/ });
   await expect(safety.getByTestId("safety-verdict")).toHaveText("Dangerous patterns");
   await expect(safety.getByText("T3 (none declared: the gate treats it as T3), T4 with the patterns found")).toBeVisible();
-  await expect(safety.getByRole("row", { name: /Runs processes/ })).toContainText(/no\s*yes \(line 6, 8\)/);
+  await expect(safety.getByRole("row", { name: /Runs processes/ })).toContainText(/no\s*yes \(line 7, 9\)/);
   const rule = safety.getByRole("listitem").filter({ hasText: "recursive forced delete" });
-  await expect(rule).toContainText("Line 8");
+  await expect(rule).toContainText("Line 9"); // the served file's line (its first line is the registry's signature)
   await expect(rule).toContainText("rm-recursive-force");
   await expect(rule.locator("code")).toHaveText("rm -rf ");
 });

@@ -11,7 +11,7 @@
 import "@rye/core/node";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { parseItem, stripSignature } from "@rye/core";
+import { parseItem, safetyReport, stripSignature } from "@rye/core";
 import type { Prisma } from "@rye/db";
 import { createTestRegistry } from "../test/harness.ts";
 import { refreshItemQuality, safetyOf, versionSignals } from "../src/services/quality.ts";
@@ -32,6 +32,7 @@ const TOOLS: { label: string; extension: string; content: (v: string) => string 
   { label: "256 KiB JavaScript", extension: ".mjs", content: (v) => `${bash.replace('__version__ = "1.0.0"', `__version__ = "${v}"`)}\nexport async function big(input) {\n  let total = 0;\n${filler}\n  return total;\n}\n`.slice(0, 262_144).replace(/\n[^\n]*$/, "\n}\n") },
 ];
 
+let lastPublish = 0;
 console.log(`quality and safety signals per publish (${reg.db.kind}, ${PUBLISHES} publishes each, ${rules.rules.length} gate rules, load ${loadavg()[0]!.toFixed(1)})`);
 for (const [n, tool] of TOOLS.entries()) {
   const name = `t${n}`;
@@ -49,7 +50,7 @@ for (const [n, tool] of TOOLS.entries()) {
   const compute: number[] = [];
   for (let i = 0; i < PUBLISHES; i++) {
     const started = performance.now();
-    versionSignals(parsed, body, { authorVerified: false, authorFingerprint: null, logIndex: 1, attested: true }, safetyOf(parsed, body, rules));
+    versionSignals(parsed, body, { authorVerified: false, authorFingerprint: null, logIndex: 1, attested: true }, safetyOf(parsed, content, rules));
     compute.push(performance.now() - started);
   }
   const { id } = await reg.db.prisma.item.findFirstOrThrow({ where: { name } });
@@ -61,9 +62,22 @@ for (const [n, tool] of TOOLS.entries()) {
     store.push(performance.now() - started);
   }
   const total = median(push);
+  lastPublish = total;
   const signals = median(compute) + median(store);
   console.log(
     `  ${tool.label.padEnd(20)} (${(Buffer.byteLength(content) / 1024).toFixed(1)} KiB): publish ${total.toFixed(2)} ms; signals ${signals.toFixed(2)} ms (compute ${median(compute).toFixed(3)} ms, store ${median(store).toFixed(2)} ms) = ×${(signals / (total - signals)).toFixed(3)} of a publish without them`,
   );
 }
+
+// The worst case for line patterns: a 1 MiB one-line file built to make them backtrack (repeated `rm -`, the
+// pattern found slowest without windows), scanned in SAFETY_MAX_WINDOW_CHARS windows, against a publish of the
+// 256 KiB tool above.
+const hostile = `#!/bin/bash\n# @tier T3\n${"rm -".repeat(262_144)}\n`;
+const hostileMs: number[] = [];
+for (let i = 0; i < 3; i++) {
+  const started = performance.now();
+  safetyReport({ format: "shell", body: hostile, executorId: null, extras: {}, config: undefined }, rules.rules);
+  hostileMs.push(performance.now() - started);
+}
+console.log(`  hostile 1 MiB one-line file: safety report ${median(hostileMs).toFixed(0)} ms = ×${(median(hostileMs) / lastPublish).toFixed(2)} of the 256 KiB tool's publish`);
 await reg.close();

@@ -65,6 +65,10 @@ describe("happy paths", () => {
     assert.deepEqual([body.safety.runtime.language, body.safety.tier, body.safety.undeclared], ["python", "T1", []]);
     assert.equal(body.safety.capabilities.find((c: Json) => c.capability === "network").found, true);
     assert.equal(body.safety.rules_version, (await systemSafetyRules()).version);
+    // Line numbers are the served file's (its first line is the registry's signature).
+    const served = (await call("GET", "/v1/pull/tool/alice/web/fetch_page")).body.content as string;
+    const evidence = body.safety.capabilities.find((c: Json) => c.capability === "network").evidence[0];
+    assert.equal(served.split("\n")[evidence.line - 1]?.trim(), evidence.text);
     assert.equal(body.safety_current, true);
 
     const details = await call("GET", "/v1/items/tool/alice/web/fetch_page");
@@ -79,7 +83,7 @@ describe("happy paths", () => {
     assert.equal(body.quality.score, 65);
     assert.equal(body.safety.verdict, "danger");
     assert.deepEqual(body.safety.undeclared, ["process"]);
-    assert.ok(body.safety.dangerous.some((d: Json) => d.rule === "pipe-to-shell" && d.line === 12), JSON.stringify(body.safety.dangerous));
+    assert.ok(body.safety.dangerous.some((d: Json) => d.rule === "pipe-to-shell" && d.line === 13), JSON.stringify(body.safety.dangerous));
   });
 
   test("a yank counts against the item until it is unyanked; each version keeps its own factors", async () => {
@@ -125,7 +129,7 @@ describe("happy paths", () => {
     const first = await refreshStaleSignals(reg.db, rules, { batch: 2 });
     assert.equal(first.versions, tools);
     const { body } = await call("GET", "/v1/quality/tool/alice/web/later");
-    assert.deepEqual(body.safety.dangerous.map((d: Json) => [d.rule, d.line]), [["urlopen", 12]]);
+    assert.deepEqual(body.safety.dangerous.map((d: Json) => [d.rule, d.line]), [["urlopen", 13]]);
     assert.deepEqual([body.safety.rules_version, body.safety_current], [rules.version, false]);
     assert.deepEqual(await refreshStaleSignals(reg.db, rules), { versions: 0, items: 0 }, "a second run has nothing to do");
     // Versions published before quality existed get theirs.

@@ -110,9 +110,9 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
   const toolType = input.item_type === "tool" ? (parsed.summary.toolType ?? null) : null;
   // The static review at publish time (as for skills); under RYE_REGISTRY_APPROVAL it may hold the version.
   const review = reviewSummary(reviewFiles([{ path: `${ref.name}${extension}`, text: stripSignature(content, input.item_type) }]));
-  // The static safety report of a tool (docs/quality.md), with the security gate's own rules.
+  // The static safety report of a tool (docs/quality.md), with the security gate's own rules, over the served file.
   const body = stripSignature(content, input.item_type);
-  const safety = parsed.type === "tool" ? safetyOf(parsed, body, ctx.safetyRules ?? (await systemSafetyRules())) : null;
+  const safety = parsed.type === "tool" ? safetyOf(parsed, signed.content, ctx.safetyRules ?? (await systemSafetyRules())) : null;
   const heldReason = holdReason(await approvalFor(ctx.db, ctx.approval ?? { mode: "off", risk: "high" }, access.namespace), review);
 
   try {

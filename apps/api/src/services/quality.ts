@@ -5,7 +5,7 @@
  * `npm run registry -- signals refresh` (`refreshStaleSignals`).
  */
 import type { ItemType, ParsedItem, PublishSignals, QualityReport, SafetyReport, VersionQuality } from "@rye/core";
-import { parseItem, QUALITY_FACTORS, QUALITY_RECENT_DAYS, qualityReport, safetyReport, storedQualityPoints, stripSignature, versionQualitySchema, versionQuality } from "@rye/core";
+import { parseItem, QUALITY_FACTORS, QUALITY_RECENT_DAYS, qualityReport, safetyReport, scannableToolFile, storedQualityPoints, stripSignature, versionQualitySchema, versionQuality } from "@rye/core";
 import type { Database, Prisma } from "@rye/db";
 import type { SafetyRules } from "./safety-rules.ts";
 import { latestOf } from "./versions.ts";
@@ -32,10 +32,10 @@ export interface VersionSignals {
   safetyRulesVersion: string | null;
 }
 
-/** A tool's safety report (null for other types). */
-export function safetyOf(parsed: ParsedItem, body: string, rules: SafetyRules): SafetyReport | null {
+/** A tool's safety report (null for other types); `served`: the file as served (line numbers are its lines). */
+export function safetyOf(parsed: ParsedItem, served: string, rules: SafetyRules): SafetyReport | null {
   if (parsed.type !== "tool") return null;
-  return safetyReport({ format: parsed.metadata.format, body, executorId: parsed.summary.executorId ?? null, extras: parsed.metadata.extras, config: parsed.metadata.config }, rules.rules);
+  return safetyReport({ format: parsed.metadata.format, body: scannableToolFile(served), executorId: parsed.summary.executorId ?? null, extras: parsed.metadata.extras, config: parsed.metadata.config }, rules.rules);
 }
 
 export function versionSignals(parsed: ParsedItem, body: string, publish: PublishSignals, safety: SafetyReport | null): VersionSignals {
@@ -113,7 +113,7 @@ export async function refreshStaleSignals(db: Database, rules: SafetyRules, opti
         parsed,
         body,
         { authorVerified: row.author_verified, authorFingerprint: row.author_fingerprint, logIndex: row.log_index === null ? null : Number(row.log_index), attested: row.attestation_signature !== "" },
-        safetyOf(parsed, body, rules),
+        safetyOf(parsed, row.content, rules),
       );
       await db.prisma.itemVersion.update({
         where: { id: row.id },

@@ -2,10 +2,9 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { parseTool } from "../parsers/tool.ts";
-import { toolBody } from "../signature/line.ts";
 import { compileRules } from "./gate.ts";
 import { dangerRulesDigest, dangerRulesFromConfig } from "./rules-config.ts";
-import { SAFETY_ANALYZER_VERSION, safetyReport, safetyRulesVersion } from "./safety-report.ts";
+import { SAFETY_ANALYZER_VERSION, safetyReport, safetyRulesVersion, scannableToolFile } from "./safety-report.ts";
 
 // The rules the client's gate loads (the signed system item), read by the same function.
 const shipped = readFileSync(new URL("../../../../.ai/tools/rye/security/dangerous_patterns.yaml", import.meta.url), "utf8");
@@ -13,7 +12,7 @@ const rules = dangerRulesFromConfig(shipped);
 
 const report = (content: string, path: string) => {
   const tool = parseTool(content, path);
-  return safetyReport({ format: tool.format, body: toolBody(content), executorId: typeof tool.executor_id === "string" ? tool.executor_id : null, extras: tool.extras, config: tool.config }, rules);
+  return safetyReport({ format: tool.format, body: content, executorId: typeof tool.executor_id === "string" ? tool.executor_id : null, extras: tool.extras, config: tool.config }, rules);
 };
 
 describe("safety report", () => {
@@ -76,6 +75,20 @@ describe("safety report", () => {
     const network = r.capabilities.find((c) => c.capability === "network")!;
     assert.deepEqual([network.found, network.declared, network.evidence[0]!.line], [true, true, 3]);
     assert.equal(r.verdict, "ok");
+  });
+
+  it("a long line is scanned in overlapping windows: matches far into it keep their line number", () => {
+    const long = `echo ${"x".repeat(5_000)}; rm -rf / ; ${"y".repeat(3_000)} sudo reboot`;
+    const r = report(["#!/bin/bash", "# @tier T3", "true", long].join("\n"), "long.sh");
+    assert.deepEqual(r.dangerous.map((d) => [d.rule, d.line]).sort(), [["rm-recursive-force", 4], ["rm-root", 4], ["sudo", 4]]);
+    assert.ok(r.dangerous.every((d) => d.text.length <= 120));
+  });
+
+  it("a signed file keeps its line numbers: the signature line is blanked, not removed", () => {
+    assert.equal(scannableToolFile("# rye:signed:2026-01-01T00:00:00Z:aa:bb:cc\nimport os\n"), "\nimport os\n");
+    assert.equal(scannableToolFile("#!/bin/bash\n# rye:signed:x\ncurl x\n"), "#!/bin/bash\n\ncurl x\n");
+    assert.equal(scannableToolFile("import os\n# rye:signed: on line 2 without a shebang is not a signature\n"), "import os\n# rye:signed: on line 2 without a shebang is not a signature\n");
+    assert.equal(scannableToolFile("a\nb\n# rye:signed:late\n"), "a\nb\n# rye:signed:late\n");
   });
 
   it("scans at most the limit and says so", () => {

@@ -17,6 +17,13 @@ import { dangerRulesDigest } from "./rules-config.ts";
 export const SAFETY_ANALYZER_VERSION = 1;
 /** At most this many characters of a file are scanned (the registry's item size limit is below it). */
 export const SAFETY_MAX_SCANNED_CHARS = 1_000_000;
+/**
+ * Lines longer than this are scanned in windows of this size overlapping by SAFETY_WINDOW_OVERLAP (a match longer
+ * than the overlap across a window boundary is missed). Line patterns can backtrack quadratically within what they
+ * scan; windows bound a hostile 1 MB one-line file to linear work (measured in apps/api/bench/quality.bench.ts).
+ */
+export const SAFETY_MAX_WINDOW_CHARS = 256;
+export const SAFETY_WINDOW_OVERLAP = 64;
 /** Evidence lines kept per capability. */
 export const SAFETY_MAX_EVIDENCE = 3;
 
@@ -103,7 +110,7 @@ const cut = (s: string) => (s.trim().length > 120 ? `${s.trim().slice(0, 117)}..
 
 export interface SafetyInput {
   format: ToolFormat;
-  /** The file without its signature line. */
+  /** The file, lines numbered as people see it (a signature line blanked, not removed: see `scannableToolFile`). */
   body: string;
   executorId: string | null;
   /** The tool's other declared keys (`__tier__` / `tier`, `sandbox` through `config`). */
@@ -111,9 +118,32 @@ export interface SafetyInput {
   config?: unknown;
 }
 
+/**
+ * A signed tool file with its signature line (the first line, or the second after a shebang) blanked, so the
+ * report's line numbers are those of the served file and the signature's characters match no pattern.
+ */
+export function scannableToolFile(content: string): string {
+  const lines = content.replace(/\r\n?/g, "\n").split("\n");
+  const isSignature = (line: string | undefined) => line !== undefined && /^\s*(?:#|\/\/)\s*rye:signed:/.test(line);
+  const at = isSignature(lines[0]) ? 0 : lines[0]?.startsWith("#!") && isSignature(lines[1]) ? 1 : -1;
+  if (at >= 0) lines[at] = "";
+  return lines.join("\n");
+}
+
+/** A line, or the windows of a long one, each with its 1-based line number. */
+function segments(lines: readonly string[]): { line: number; text: string }[] {
+  const out: { line: number; text: string }[] = [];
+  lines.forEach((text, i) => {
+    if (text.length <= SAFETY_MAX_WINDOW_CHARS) out.push({ line: i + 1, text });
+    else for (let at = 0; at < text.length; at += SAFETY_MAX_WINDOW_CHARS - SAFETY_WINDOW_OVERLAP) out.push({ line: i + 1, text: text.slice(at, at + SAFETY_MAX_WINDOW_CHARS) });
+  });
+  return out;
+}
+
 export function safetyReport(input: SafetyInput, rules: readonly CompiledRule[]): SafetyReport {
   const truncated = input.body.length > SAFETY_MAX_SCANNED_CHARS;
   const lines = (truncated ? input.body.slice(0, SAFETY_MAX_SCANNED_CHARS) : input.body).split("\n");
+  const scanned = segments(lines);
   const { tier, declared: tierDeclared } = declaredTier(input.extras);
   const sandboxRaw = input.config && typeof input.config === "object" ? (input.config as Record<string, unknown>).sandbox : undefined;
   const sandbox = sandboxRaw && typeof sandboxRaw === "object" ? (sandboxRaw as Record<string, unknown>) : {};
@@ -122,13 +152,13 @@ export function safetyReport(input: SafetyInput, rules: readonly CompiledRule[])
 
   const evidence = new Map<SafetyCapability, { line: number; text: string }[]>(SAFETY_CAPABILITIES.map((c) => [c, []]));
   const detectors = input.format === "python" ? PYTHON : input.format === "shell" ? SHELL : input.format === "yaml" ? {} : JAVASCRIPT;
-  lines.forEach((line, i) => {
-    if (isCommentLine(line, input.format)) return;
+  for (const { line, text } of scanned) {
+    if (isCommentLine(lines[line - 1]!, input.format)) continue;
     for (const capability of SAFETY_CAPABILITIES) {
       const list = evidence.get(capability)!;
-      if (list.length < SAFETY_MAX_EVIDENCE && detectors[capability]?.some((re) => re.test(line))) list.push({ line: i + 1, text: cut(line) });
+      if (list.length < SAFETY_MAX_EVIDENCE && list.at(-1)?.line !== line && detectors[capability]?.some((re) => re.test(text))) list.push({ line, text: cut(text) });
     }
-  });
+  }
   // A shell script runs commands by its nature: its first command is the evidence.
   if (input.format === "shell") {
     const first = lines.findIndex((line) => !isCommentLine(line, "shell"));
@@ -148,10 +178,10 @@ export function safetyReport(input: SafetyInput, rules: readonly CompiledRule[])
 
   const dangerous: SafetyReport["dangerous"] = [];
   for (const rule of rules) {
-    for (let i = 0; i < lines.length; i++) {
-      const m = rule.regex.exec(lines[i]!);
+    for (const { line, text } of scanned) {
+      const m = rule.regex.exec(text);
       if (m) {
-        dangerous.push({ rule: rule.id, description: rule.description, tier: rule.tier, line: i + 1, text: cut(m[0]) });
+        dangerous.push({ rule: rule.id, description: rule.description, tier: rule.tier, line, text: cut(m[0]) });
         break;
       }
     }
