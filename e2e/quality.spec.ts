@@ -6,6 +6,7 @@
  */
 import { expect, itemSource, type Published, type Session, test, uniqueItemName } from "./fixtures.ts";
 import { RyeApi } from "./helpers/api.ts";
+import { blockingViolations, formatViolations } from "./helpers/axe.ts";
 
 interface Data {
   author: Session;
@@ -117,4 +118,14 @@ test("a private tool's report is its members' only: the page and the API answer 
   expect((await page.goto(data.secret.path))?.status()).toBe(200);
   await expect(page.getByRole("region", { name: /^Safety report/ }).getByTestId("safety-verdict")).toHaveText("No findings");
   expect((await page.request.get(`/v1/quality/tool/${data.secret.id}`)).status()).toBe(200);
+});
+
+test("the quality and safety panels have no serious or critical axe violations, light and dark", async ({ page }) => {
+  for (const colorScheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.goto(`/tool/${data.risky}`);
+    await expect(page.getByRole("region", { name: /^Safety report/ })).toBeVisible();
+    const violations = await blockingViolations(page);
+    expect(violations.length, `${colorScheme}:\n\n${formatViolations(violations)}`).toBe(0);
+  }
 });
