@@ -120,6 +120,19 @@ test("a private tool's report is its members' only: the page and the API answer 
   expect((await page.request.get(`/v1/quality/tool/${data.secret.id}`)).status()).toBe(200);
 });
 
+test("search sorts by quality: the well-kept tool before the risky one, each card with its score", async ({ page }) => {
+  await page.goto(`/search?namespace=${data.author.username}&type=tool`);
+  await page.getByRole("navigation", { name: "Sort" }).getByRole("link", { name: "Best quality" }).click();
+  await expect(page).toHaveURL(/sort=quality/);
+  const cards = page.getByRole("article");
+  await expect(cards.first()).toContainText("quality 100");
+  const texts = await cards.allInnerTexts();
+  const at = (id: string) => texts.findIndex((t) => t.includes(id));
+  expect(at(data.good.id)).toBeGreaterThanOrEqual(0);
+  expect(at(data.good.id)).toBeLessThan(at(data.risky));
+  await expect(cards.filter({ hasText: data.risky })).toContainText(/quality \d+/);
+});
+
 test("the quality and safety panels have no serious or critical axe violations, light and dark", async ({ page }) => {
   for (const colorScheme of ["light", "dark"] as const) {
     await page.emulateMedia({ colorScheme });
