@@ -32,6 +32,14 @@ describe("quality factors", () => {
     for (const f of report.factors.filter((x) => !x.met)) assert.ok(f.hint && f.hint.length > 10, f.id);
   });
 
+  it("recently updated means published less than 365 days ago, to the millisecond", () => {
+    const content = directive("");
+    const q = versionQuality(parseItem(content, "directive"), content, signed);
+    const now = new Date("2026-11-25T12:00:00Z");
+    const at = (ms: number) => qualityReport("1.0.0", q, { publishedVersions: 1, yankedVersions: 0, latestPublishedAt: new Date(now.getTime() - ms) }, now).factors.find((f) => f.id === "recent")!.met;
+    assert.deepEqual([at(365 * day - 1), at(365 * day), at(0)], [true, false, true]);
+  });
+
   it("factors that cannot apply leave the total (knowledge has no inputs; a config item no parameters)", () => {
     const content = "---\nid: notes\ntitle: Meeting notes of the team\nversion: 1.0.0\nentry_type: reference\n---\n\nA body long enough to count as documentation for a reader of it.\n";
     const q = versionQuality(parseItem(content, "knowledge"), content, signed);

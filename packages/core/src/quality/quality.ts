@@ -156,7 +156,8 @@ function itemFactors(item: ItemSignals, now: Date): Record<"no_yanks" | "recent"
     recent:
       ageDays === null
         ? { met: false, applicable: true, detail: "No published version." }
-        : { met: ageDays <= QUALITY_RECENT_DAYS, applicable: true, detail: ageDays === 0 ? "Published today." : `Newest version published ${ageDays} day${ageDays === 1 ? "" : "s"} ago.` },
+        : // The same test as the registry's search (QUALITY_SCORE_SQL): strictly less than QUALITY_RECENT_DAYS × 24 h ago.
+          { met: now.getTime() - item.latestPublishedAt!.getTime() < QUALITY_RECENT_DAYS * 86_400_000, applicable: true, detail: ageDays === 0 ? "Published today." : `Newest version published ${ageDays} day${ageDays === 1 ? "" : "s"} ago.` },
   };
 }
 
