@@ -24,6 +24,7 @@ import { manageRoutes } from "./routes/manage.ts";
 import { namespaceRoutes } from "./routes/namespaces.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { orgRoutes } from "./routes/orgs.ts";
+import { qualityRoutes } from "./routes/quality.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { skillRoutes } from "./routes/skills.ts";
 import { skillWellKnownRoutes } from "./routes/skills-well-known.ts";
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", statsRoutes(deps));
   app.route("/", downloadRoutes(deps));
   app.route("/", relationRoutes(deps));
+  app.route("/", qualityRoutes(deps));
   app.route("/", manageRoutes(deps));
   app.route("/", approvalRoutes(deps));
   app.route("/", orgApprovalRoutes(deps));

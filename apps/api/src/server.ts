@@ -18,6 +18,8 @@ import { openRegistry } from "./registry.ts";
 import { newAdminSecret, removeAdminFile, writeAdminFile } from "./services/admin-endpoint.ts";
 import type { AppDeps } from "./services/deps.ts";
 import { seedSystemBundle } from "./seed.ts";
+import { refreshStaleSignals } from "./services/quality.ts";
+import { systemSafetyRules } from "./services/safety-rules.ts";
 import { webhookDispatcherFor } from "./services/webhooks/dispatcher.ts";
 import { verificationRecheckerFor } from "./services/verification/rechecker.ts";
 import { drainServer, type NodeListener, trackRequests } from "./graceful.ts";
@@ -43,6 +45,10 @@ export async function prepareRegistry(options: { env?: NodeJS.ProcessEnv; intern
   };
   const seeded = await seedSystemBundle(deps);
   if (seeded > 0) logger.log("info", "seeded the rye namespace with the system bundle", { items: seeded });
+  // Quality factors missing and safety reports made under older rules (docs/quality.md) are made now.
+  const rules = await systemSafetyRules();
+  const refreshed = await refreshStaleSignals(deps.db, rules);
+  if (refreshed.versions > 0) logger.log("info", "refreshed quality and safety signals", { ...refreshed, rules_version: rules.version });
   const app = createApp(deps);
   return { config, logger, deps, app, listener: getRequestListener(app.fetch) };
 }

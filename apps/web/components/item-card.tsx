@@ -1,6 +1,6 @@
 /**
  * One registry item in a list (search results, the home page, profiles): name linking to its page,
- * type, version, description, author, signed badge, deprecated / private markers, pulls and date.
+ * type, version, description, author, signed badge, deprecated / private markers, pulls, quality score and date.
  * `headingLevel` keeps the page's heading outline (h2 under the page's h1, h3 under a section's h2).
  */
 import Link from "next/link";
@@ -67,6 +67,7 @@ export function ItemCard({ item, headingLevel = 2, compact = false }: { item: Se
         <span>
           {number.format(item.download_count)} {item.download_count === 1 ? "pull" : "pulls"}
         </span>
+        {item.quality_score !== undefined && item.item_type !== "skill" ? <span title="Quality score, 0 to 100 (see the item page)">quality {item.quality_score}</span> : null}
         <span>
           updated <time dateTime={item.updated_at}>{item.updated_at.slice(0, 10)}</time>
         </span>

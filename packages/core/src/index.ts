@@ -32,3 +32,6 @@ export * from "./review/review.ts";
 export * from "./security/gate.ts";
 export * from "./graphs/graph.ts";
 export * from "./relations/references.ts";
+export * from "./security/rules-config.ts";
+export * from "./security/safety-report.ts";
+export * from "./quality/quality.ts";

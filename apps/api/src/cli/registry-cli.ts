@@ -15,6 +15,8 @@ import { adminCreateOrg, adminCreateToken, adminCreateUser, adminRevokeToken } f
 import { readAdminFile } from "../services/admin-endpoint.ts";
 import { migrateBlobs } from "../services/blob-migration.ts";
 import { S3BlobStore } from "../services/s3-blob-store.ts";
+import { refreshStaleSignals } from "../services/quality.ts";
+import { systemSafetyRules } from "../services/safety-rules.ts";
 
 type Out = (s: string) => void;
 
@@ -201,6 +203,18 @@ export async function runRegistryCli(argv: string[], env: NodeJS.ProcessEnv = pr
         target.close();
         await db.close();
       }
+    });
+
+  const signals = program.command("signals").description("quality and safety signals of published items (docs/quality.md)");
+  signals
+    .command("refresh")
+    .description("compute missing quality factors and make again every tool safety report made under other rules than the current ones")
+    .action(async () => {
+      const result = await transport.run("/v1/admin/signals/refresh", {}, async (db) => {
+        const rules = await systemSafetyRules();
+        return { status: "refreshed", rules_version: rules.version, ...(await refreshStaleSignals(db, rules)) };
+      });
+      print(result);
     });
 
   try {

@@ -71,6 +71,11 @@ test("operator commands work while npm start runs on PGlite, and after it stops"
     assert.equal(keys.keys.length, 2);
     assert.equal(keys.active, JSON.parse(rotated.stdout).next, "the running server signs with the new key");
 
+    // Start-up made every quality and safety signal current (docs/quality.md): a refresh through the server has nothing to do.
+    const signals = await run("cli/registry-cli.ts", ["signals", "refresh"], env);
+    assert.equal(signals.code, 0, signals.stdout + signals.stderr);
+    assert.deepEqual({ ...JSON.parse(signals.stdout), rules_version: "-" }, { status: "refreshed", rules_version: "-", versions: 0, items: 0 });
+
     const revoked = await run("cli/registry-cli.ts", ["tokens", "revoke", /"id": "([^"]+)"/.exec(token.stdout)![1]!], env);
     assert.equal(revoked.code, 0, revoked.stdout);
     const refused = await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
@@ -82,4 +87,7 @@ test("operator commands work while npm start runs on PGlite, and after it stops"
   assert.equal(existsSync(join(dataDir, "admin.json")), false, "the admin endpoint file is removed on shutdown");
   const offline = await run("cli/registry-cli.ts", ["users", "create", "frank", "--email", "frank@example.test"], env);
   assert.equal(offline.code, 0, offline.stdout + offline.stderr);
+  const offlineSignals = await run("cli/registry-cli.ts", ["signals", "refresh"], env);
+  assert.equal(offlineSignals.code, 0, offlineSignals.stdout + offlineSignals.stderr);
+  assert.match(JSON.parse(offlineSignals.stdout).rules_version, /^a\d+-[0-9a-f]{16}$/);
 });

@@ -8,6 +8,8 @@ import { rotateRegistryKey } from "../keys/keyring.ts";
 import { keyDirOf } from "../registry.ts";
 import { adminCreateOrg, adminCreateToken, adminCreateUser, adminRevokeToken } from "../services/admin.ts";
 import type { AppDeps } from "../services/deps.ts";
+import { refreshStaleSignals } from "../services/quality.ts";
+import { systemSafetyRules } from "../services/safety-rules.ts";
 import { parseBody } from "./items.ts";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1", "local"]);
@@ -40,5 +42,9 @@ export function adminRoutes(deps: AppDeps, secret: string | undefined): Hono<App
     .post("/v1/admin/keys/rotate", async (c) => {
       const result = await rotateRegistryKey({ db: deps.db, keyDir: keyDirOf(deps.config, process.env), registryUrl: deps.config.publicUrl });
       return c.json({ status: "rotated", previous: result.previous, next: result.next, rotation: result.statement });
+    })
+    .post("/v1/admin/signals/refresh", async (c) => {
+      const rules = await systemSafetyRules();
+      return c.json({ status: "refreshed", rules_version: rules.version, ...(await refreshStaleSignals(deps.db, rules)) });
     });
 }

@@ -113,6 +113,7 @@ test("the paths and methods are pinned", () => {
     "GET /v1/public-key",
     "GET /v1/pull/{item_type}/{item_id}",
     "GET /v1/relations/{item_type}/{item_id}",
+    "GET /v1/quality/{item_type}/{item_id}",
     "GET /v1/search",
     "GET /v1/skills/{namespace}/{skill_name}",
     "GET /v1/stats",
@@ -515,6 +516,9 @@ test("the routes answer as documented: items, search, management and the log", a
   await expect(200, call("GET", "/v1/relations/knowledge/carolco/notes/openapi", "/v1/relations/{item_type}/{item_id}"));
   await expect(400, call("GET", "/v1/relations/knowledge/carolco/notes/openapi?version=x", "/v1/relations/{item_type}/{item_id}"));
   await expect(404, call("GET", "/v1/relations/knowledge/carolco/notes/missing", "/v1/relations/{item_type}/{item_id}"));
+  await expect(200, call("GET", "/v1/quality/knowledge/carolco/notes/openapi", "/v1/quality/{item_type}/{item_id}"));
+  await expect(400, call("GET", "/v1/quality/knowledge/carolco/notes/openapi?version=x", "/v1/quality/{item_type}/{item_id}"));
+  await expect(404, call("GET", "/v1/quality/knowledge/carolco/notes/missing", "/v1/quality/{item_type}/{item_id}"));
   await expect(400, call("GET", "/v1/changes?since=-1", "/v1/changes"));
 
   const hooks = "/v1/namespaces/{namespace}/webhooks";

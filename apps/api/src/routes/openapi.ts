@@ -45,6 +45,7 @@ import { APPROVAL_OPERATIONS, APPROVAL_SCHEMAS, ApprovalAnswer } from "./openapi
 import { WEBHOOK_OPERATIONS, WEBHOOK_SCHEMAS } from "./openapi-webhooks.ts";
 import { VERIFICATION_OPERATIONS, VERIFICATION_SCHEMAS } from "./openapi-verification.ts";
 import { RELATION_OPERATIONS, RELATION_SCHEMAS } from "./openapi-relations.ts";
+import { QUALITY_OPERATIONS, QUALITY_SCHEMAS } from "./openapi-quality.ts";
 import { ACCOUNT_HEADERS, ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS } from "./openapi-accounts.ts";
 import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
 
@@ -100,10 +101,11 @@ const SearchQuery = z.object({
   namespace: z.string().max(64).optional(),
   category: z.string().max(256).optional().meta({ description: "Category prefix." }),
   tool_type: z.string().max(64).optional(),
+  min_quality: z.number().int().min(0).max(100).optional().meta({ description: "Only items whose quality score (0 … 100, docs/quality.md) is at least this." }),
   limit: z.number().int().min(1).max(100).default(20),
   cursor: z.string().max(512).optional().meta({ description: "next_cursor of the previous page." }),
   offset: z.number().int().min(0).max(10_000).optional().meta({ description: "Original API paging; prefer cursor." }),
-  sort: z.enum(SEARCH_SORTS).optional().meta({ description: "relevance (default with a query), recent (default without one; updated_at, newest first) or downloads (most pulled first)." }),
+  sort: z.enum(SEARCH_SORTS).optional().meta({ description: "relevance (default with a query), recent (default without one; updated_at, newest first), downloads (most pulled first) or quality (highest quality score first)." }),
   facets: z.enum(["1", "0", "true", "false"]).optional().meta({ description: "1: add facet counts (item_type, namespace, category, tool_type) over the visible match set." }),
 });
 const SearchResult = searchResultSchema;
@@ -217,6 +219,7 @@ export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = {
   ...WEBHOOK_SCHEMAS,
   ...VERIFICATION_SCHEMAS,
   ...RELATION_SCHEMAS,
+  ...QUALITY_SCHEMAS,
   ...OAUTH_SCHEMAS,
   ...ACCOUNT_SCHEMAS,
 };
@@ -396,6 +399,7 @@ const OPERATIONS: Operation[] = [
   ...WEBHOOK_OPERATIONS,
   ...VERIFICATION_OPERATIONS,
   ...RELATION_OPERATIONS,
+  ...QUALITY_OPERATIONS,
   ...OAUTH_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
 ];

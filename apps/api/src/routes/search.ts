@@ -6,9 +6,17 @@ import type { AppEnv } from "../env.ts";
 import { optionalPrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { assertType, findReadableItem } from "../services/items.ts";
+import { storedQualityScore } from "../services/quality.ts";
 import { SEARCH_MAX_LIMIT, searchItems } from "../services/search.ts";
 import { MIRROR_HOPS_HEADER, mirrorHops } from "../services/upstream/client.ts";
 import { mirrorTarget } from "../services/upstream/hooks.ts";
+
+const VERDICTS = new Set(["ok", "review", "danger"]);
+/** The verdict of a stored safety report, or null without one. */
+function safetyVerdict(report: unknown): "ok" | "review" | "danger" | null {
+  const verdict = report && typeof report === "object" ? (report as { verdict?: unknown }).verdict : undefined;
+  return typeof verdict === "string" && VERDICTS.has(verdict) ? (verdict as "ok" | "review" | "danger") : null;
+}
 
 // Filters are compared verbatim: control characters (NUL cannot even be stored in a text value) are refused.
 // eslint-disable-next-line no-control-regex
@@ -24,6 +32,7 @@ const searchQuerySchema = z.object({
   namespace: optional(text(64)),
   category: optional(text(256)),
   tool_type: optional(text(64)),
+  min_quality: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(0).max(100).optional()),
   limit: z.coerce.number().int().min(1).max(SEARCH_MAX_LIMIT).default(20),
   offset: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(0).max(10_000).optional()),
   cursor: optional(z.string().max(512)),
@@ -51,6 +60,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
         namespace: q.namespace,
         category: q.category,
         toolType: q.tool_type,
+        minQuality: q.min_quality,
         limit: q.limit,
         offset: q.offset,
         cursor: q.cursor,
@@ -78,7 +88,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
       const reviewer = await seesHeld();
       const versions = await deps.db.prisma.itemVersion.findMany({
         where: { itemId: item.id, ...(reviewer ? {} : { status: "published" }) },
-        select: { version: true, createdAt: true, yanked: true, yankedReason: true, contentHash: true, sizeBytes: true, logIndex: true, status: true, heldReason: true, publisher: { select: { username: true } } },
+        select: { version: true, createdAt: true, yanked: true, yankedReason: true, contentHash: true, sizeBytes: true, logIndex: true, status: true, heldReason: true, safety: true, publisher: { select: { username: true } } },
       });
       versions.sort((a, b) => compareSemver(b.version, a.version));
       c.header("Cache-Control", "private, no-cache");
@@ -100,6 +110,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
         file_extension: item.fileExtension,
         created_at: item.createdAt.toISOString(),
         updated_at: item.updatedAt.toISOString(),
+        quality_score: storedQualityScore(item),
         versions: versions.map((v) => ({
           version: v.version,
           created_at: v.createdAt.toISOString(),
@@ -110,6 +121,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
           publisher: v.publisher.username,
           log_index: v.logIndex === null ? null : Number(v.logIndex),
           ...(reviewer ? { status: v.status, held_reason: v.heldReason } : {}),
+          ...(type === "tool" ? { safety_verdict: safetyVerdict(v.safety) } : {}),
         })),
       });
     });

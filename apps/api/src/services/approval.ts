@@ -27,6 +27,7 @@ import { recordAudit } from "./audit.ts";
 import { assertType } from "./items.ts";
 import type { ManageContext } from "./manage.ts";
 import { recordItemEvent } from "./item-events.ts";
+import { refreshItemQuality } from "./quality.ts";
 import { refreshSearchDocument } from "./search-document.ts";
 import type { BlobStore } from "./blob-store.ts";
 import { skillSearchText } from "./skills/search-text.ts";
@@ -246,6 +247,7 @@ async function publishApproved(tx: Prisma.TransactionClient, blobs: BlobStore, i
     }
   }
   await tx.item.update({ where: { id: itemId }, data });
+  await refreshItemQuality(tx, itemId);
   if (latest === version && latest !== item.latestVersion) await refreshSearchDocument(tx, itemId, type === "skill" ? await skillSearchText(tx, blobs, content) : content);
   return latest;
 }

@@ -20,6 +20,7 @@ import { requireManageAccess } from "./access.ts";
 import { recordAudit } from "./audit.ts";
 import { assertType } from "./items.ts";
 import { type ItemEventKind, recordItemEvent } from "./item-events.ts";
+import { refreshItemQuality } from "./quality.ts";
 import { refreshSearchDocument } from "./search-document.ts";
 import type { BlobStore } from "./blob-store.ts";
 import { skillSearchText } from "./skills/search-text.ts";
@@ -103,6 +104,8 @@ function itemEvent(tx: Tx, ctx: ManageContext, t: Target, visibility: Visibility
 
 /** Recomputes `latest_version` (highest non-yanked) and, when it changed, the search document from its content. */
 async function refreshLatest(tx: Tx, blobs: BlobStore, itemId: string): Promise<string | null> {
+  // The stored quality score counts yanked versions and follows "latest" (docs/quality.md).
+  await refreshItemQuality(tx, itemId);
   const item = await tx.item.findUniqueOrThrow({ where: { id: itemId }, select: { latestVersion: true, held: true, versions: { select: { version: true, yanked: true, status: true } } } });
   const latest = latestOf(item.versions);
   // Held: no version is published any more (e.g. the published ones were deleted and only held ones remain).

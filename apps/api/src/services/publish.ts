@@ -31,6 +31,8 @@ import { approvalAnswer, approvalFor, holdReason } from "./approval.ts";
 import { recordAudit } from "./audit.ts";
 import { recordItemEvent } from "./item-events.ts";
 import { claimRelations, storeRelations } from "./relations.ts";
+import { refreshItemQuality, safetyOf, versionSignals } from "./quality.ts";
+import { type SafetyRules, systemSafetyRules } from "./safety-rules.ts";
 import { refreshSearchDocument } from "./search-document.ts";
 import { latestOf, semverColumns } from "./versions.ts";
 
@@ -55,6 +57,8 @@ export interface PushContext {
   requestId: string;
   /** The registry's approval setting (default off: every version is published at once). */
   approval?: RegistryConfig["approval"] | undefined;
+  /** The rules of tools' safety reports; default: the system bundle's (services/safety-rules.ts). */
+  safetyRules?: SafetyRules | undefined;
 }
 
 const TOOL_EXTENSION_RE = /^\.(py|ya?ml|m?js|cjs|m?ts|sh)$/;
@@ -109,6 +113,9 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
   const toolType = input.item_type === "tool" ? (parsed.summary.toolType ?? null) : null;
   // The static review at publish time (as for skills); under RYE_REGISTRY_APPROVAL it may hold the version.
   const review = reviewSummary(reviewFiles([{ path: `${ref.name}${extension}`, text: stripSignature(content, input.item_type) }]));
+  // The static safety report of a tool (docs/quality.md), with the security gate's own rules, over the served file.
+  const body = stripSignature(content, input.item_type);
+  const safety = parsed.type === "tool" ? safetyOf(parsed, signed.content, ctx.safetyRules ?? (await systemSafetyRules())) : null;
   const heldReason = holdReason(await approvalFor(ctx.db, ctx.approval ?? { mode: "off", risk: "high" }, access.namespace), review);
 
   try {
@@ -156,6 +163,7 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
         log_index: entry.index,
       };
       const signedAttestation = await signDocument(attestation, ctx.registryKey);
+      const signals = versionSignals(parsed, body, { authorVerified: author?.verified ?? false, authorFingerprint: author?.fingerprint ?? null, logIndex: entry.index, attested: true }, safety);
       const created = await tx.itemVersion.create({
         data: {
           itemId: item.id,
@@ -173,6 +181,8 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
           attestationSignature: signedAttestation.signature,
           logIndex: BigInt(entry.index),
           review: review as unknown as Prisma.InputJsonValue,
+          quality: signals.quality as unknown as Prisma.InputJsonValue,
+          ...(signals.safety ? { safety: signals.safety as unknown as Prisma.InputJsonValue, safetyRulesVersion: signals.safetyRulesVersion } : {}),
           status: heldReason !== null ? "pending" : "published",
           heldReason,
           createdAt: publishedAt,
@@ -186,6 +196,7 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
         data: { latestVersion: latest, held, ...(latest === input.version ? { description, toolType, fileExtension: input.item_type === "tool" ? extension : null } : {}) },
       });
       if (latest === input.version) await refreshSearchDocument(tx, item.id, signed.content);
+      await refreshItemQuality(tx, item.id);
       await recordAudit(tx, {
         actorId: ctx.principal.userId,
         action: "item.publish",

@@ -16,7 +16,8 @@
  * digit can match nothing and is answered without touching the database.
  *
  * Sorts: `relevance` (the default for a query; an empty query has no relevance and is listed by
- * `recent`), `recent` (updated_at, newest first) and `downloads` (download_count, most first); ties by
+ * `recent`), `recent` (updated_at, newest first), `downloads` (download_count, most first) and `quality`
+ * (the quality score, QUALITY_SCORE_SQL, highest first; `min_quality` filters on the same score); ties by
  * id. A download-sorted walk is keyset-paginated on live counts: an item pulled between two pages can
  * move across the page boundary (seen twice or not at all), as on any registry that sorts by popularity.
  *
@@ -53,6 +54,7 @@ import type { RegistryItemType as ItemType, SearchFacets, SearchResponse, Search
 import { RyeError } from "@rye/core";
 import type { Database } from "@rye/db";
 import type { Principal } from "../auth/principal.ts";
+import { QUALITY_SCORE_SQL } from "./quality.ts";
 
 export type { SearchResponse, SearchResult } from "@rye/core";
 
@@ -82,6 +84,8 @@ export interface SearchInput {
   /** Prefix on whole segments: `rye/core` matches `rye/core` and `rye/core/x`, not `rye/corex`. */
   category?: string | undefined;
   toolType?: string | undefined;
+  /** Only items whose quality score (docs/quality.md) is at least this, 0 … 100. */
+  minQuality?: number | undefined;
   /** Default: relevance for a non-empty query, recent for an empty one. */
   sort?: SearchSort | undefined;
   /** Add facet counts to the answer. */
@@ -95,9 +99,9 @@ export interface SearchInput {
 /** Which items match: every visible one, full-text matches, or full-text plus trigram matches. */
 type Match = "all" | "text" | "fuzzy";
 /** The sort key column of the page query. */
-type Order = "score" | "updated_at" | "download_count";
-const ORDER_OF: Record<SearchSort, Order> = { relevance: "score", recent: "updated_at", downloads: "download_count" };
-const KEY_TYPE: Record<Order, string> = { score: "float8", updated_at: "timestamptz", download_count: "int8" };
+type Order = "score" | "updated_at" | "download_count" | "quality";
+const ORDER_OF: Record<SearchSort, Order> = { relevance: "score", recent: "updated_at", downloads: "download_count", quality: "quality" };
+const KEY_TYPE: Record<Order, string> = { score: "float8", updated_at: "timestamptz", download_count: "int8", quality: "int4" };
 
 interface Cursor {
   match: Match;
@@ -124,6 +128,7 @@ interface Row {
   deprecated: boolean;
   visibility: "public" | "private";
   score: number | null;
+  quality: number;
 }
 
 /** Collects bind parameters; `add` returns the placeholder. */
@@ -149,7 +154,10 @@ export function normalizeQuery(raw: string): string {
 
 export async function searchItems(db: Database, principal: Principal | null, input: SearchInput, tuning: SearchTuning = DEFAULT_TUNING): Promise<SearchResponse> {
   const query = normalizeQuery(input.query);
-  const filters: Filters = { query, itemType: input.itemType, namespace: input.namespace?.toLowerCase(), category: input.category?.replace(/^\/+|\/+$/g, "") || undefined, toolType: input.toolType };
+  const filters: Filters = { query, itemType: input.itemType, namespace: input.namespace?.toLowerCase(), category: input.category?.replace(/^\/+|\/+$/g, "") || undefined, toolType: input.toolType, minQuality: input.minQuality || undefined };
+  if (input.minQuality !== undefined && !(Number.isInteger(input.minQuality) && input.minQuality >= 0 && input.minQuality <= 100)) {
+    throw new RyeError("BAD_REQUEST", "min_quality must be a whole number from 0 to 100", { hint: "Quality scores are 0 … 100; see docs/quality.md." });
+  }
   if (input.limit < 1 || input.limit > SEARCH_MAX_LIMIT) throw new RyeError("BAD_REQUEST", `limit must be between 1 and ${SEARCH_MAX_LIMIT}`);
   if (input.cursor !== undefined && input.offset !== undefined) throw new RyeError("BAD_REQUEST", "Pass either cursor or offset, not both", { hint: "Follow next_cursor from the previous page." });
   // An empty query has no relevance: it is listed by recency, whatever was asked.
@@ -170,7 +178,7 @@ export async function searchItems(db: Database, principal: Principal | null, inp
     const page = pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset);
     // Anonymous listings of everything (or of one type) are the same for every visitor and count most of
     // the table: their counts are shared briefly. Narrower listings (a namespace, a category) count live.
-    const shared = match === "all" && userId === null && !filters.namespace && !filters.category && !filters.toolType ? browseCounts(db) : null;
+    const shared = match === "all" && userId === null && !filters.namespace && !filters.category && !filters.toolType && !filters.minQuality ? browseCounts(db) : null;
     if (input.facets) {
       const counting = shared ? shared.get(`f${fingerprintOf(filters, "recent")}`, () => facetCounts(db, filters, userId, match)) : facetCounts(db, filters, userId, match);
       const [rows, counted] = await Promise.all([page, counting]);
@@ -226,10 +234,11 @@ interface Found {
 /** Neither a lexeme nor a trigram can come from a query without a letter or digit. */
 const HAS_WORD = /[\p{L}\p{N}]/u;
 
-type Filters = Pick<SearchInput, "query" | "itemType" | "namespace" | "category" | "toolType">;
+type Filters = Pick<SearchInput, "query" | "itemType" | "namespace" | "category" | "toolType" | "minQuality">;
 
 function sortKeyOf(row: Row, order: Order): number | string {
   if (order === "updated_at") return new Date(row.updated_at).toISOString();
+  if (order === "quality") return Number(row.quality);
   return order === "score" ? Number(row.score) : Number(row.download_count);
 }
 
@@ -249,6 +258,7 @@ function whereClause(p: Params, f: Filters, userId: string | null, match: Match)
     where.push(`(i.category = ${c} OR starts_with(i.category, ${c} || '/'))`);
   }
   if (f.toolType) where.push(`i.tool_type = ${p.add(f.toolType)}::text`);
+  if (f.minQuality) where.push(`${QUALITY_SCORE_SQL} >= ${p.add(f.minQuality)}::int`);
   if (match !== "all") {
     const m = matchExpressions(p, f.query);
     where.push(match === "text" ? m.text : `(${m.text} OR ${m.fuzzy})`);
@@ -318,7 +328,7 @@ async function rankedAmongCandidates(db: Database, f: Filters, userId: string | 
     WITH candidates AS (${candidates})
     SELECT * FROM (
       SELECT i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
-             i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${score} AS score
+             i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${QUALITY_SCORE_SQL} AS quality, ${score} AS score
       FROM candidates k JOIN items i ON i.id = k.item_id JOIN namespaces n ON n.id = i.namespace_id WHERE ${where}
     ) r
     WHERE ${after}
@@ -335,7 +345,7 @@ async function rankedAmongCandidates(db: Database, f: Filters, userId: string | 
  */
 async function rankedByTerm(db: Database, f: Filters, userId: string | null, lexeme: string, cursor: Cursor | null, limit: number, offset: number): Promise<Row[]> {
   const columns = `i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
-                   i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility`;
+                   i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${QUALITY_SCORE_SQL} AS quality`;
   const key = cursor ? Number(cursor.key) : Number.POSITIVE_INFINITY;
   const after = (row: Row) => !cursor || Number(row.score) < key || (Number(row.score) === key && row.id > cursor.id);
 
@@ -394,7 +404,7 @@ async function pageOf(db: Database, f: Filters, userId: string | null, match: Ma
   const sql = `
     SELECT * FROM (
       SELECT i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
-             i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${score} AS score
+             i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${QUALITY_SCORE_SQL} AS quality, ${score} AS score
       ${FROM} WHERE ${where}
     ) r
     WHERE ${after}
@@ -525,11 +535,12 @@ function toResult(row: Row): SearchResult {
     deprecated: row.deprecated,
     visibility: row.visibility,
     score: row.score === null ? null : Number(row.score),
+    quality_score: Number(row.quality ?? 0),
   };
 }
 
 function fingerprintOf(f: Filters, sort: SearchSort): string {
-  const key = JSON.stringify([f.query, f.itemType ?? null, f.namespace ?? null, f.category ?? null, f.toolType ?? null, sort]);
+  const key = JSON.stringify([f.query, f.itemType ?? null, f.namespace ?? null, f.category ?? null, f.toolType ?? null, ...(f.minQuality ? [f.minQuality] : []), sort]);
   return createHash("sha256").update(key).digest("base64url").slice(0, 16);
 }
 
@@ -558,5 +569,6 @@ function decodeCursor(text: string, fingerprint: string): Cursor {
   if (order === "score" && m !== "all" && typeof key === "number" && Number.isFinite(key)) return { match: m, order, key, id, fingerprint };
   if (order === "download_count" && typeof key === "number" && Number.isSafeInteger(key) && key >= 0) return { match: m, order, key, id, fingerprint };
   if (order === "updated_at" && typeof key === "string" && !Number.isNaN(Date.parse(key))) return { match: m, order, key, id, fingerprint };
+  if (order === "quality" && typeof key === "number" && Number.isInteger(key) && key >= 0 && key <= 100) return { match: m, order, key, id, fingerprint };
   throw invalidCursor();
 }

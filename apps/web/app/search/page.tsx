@@ -39,6 +39,7 @@ const SORTS: { value: SearchSort; label: string }[] = [
   { value: "relevance", label: "Best match" },
   { value: "recent", label: "Recently updated" },
   { value: "downloads", label: "Most pulled" },
+  { value: "quality", label: "Best quality" },
 ];
 
 export default async function SearchPage({ searchParams }: Props) {

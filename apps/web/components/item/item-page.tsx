@@ -21,6 +21,7 @@ import { DiffView } from "./diff-view";
 import { DirectiveDetails, KnowledgeDetails, Section, ToolDetails } from "./item-details";
 import { DownloadsPanel } from "./downloads-panel";
 import { RelationsPanel } from "./relations-panel";
+import { QualityPanel } from "./quality-panel";
 import { InstallPanel, ProvenancePanel } from "./side-panels";
 import { SourceView } from "./source-view";
 import { VerifyPanel } from "./verify-panel";
@@ -302,6 +303,7 @@ export async function ItemPage({ type, ...props }: ItemRouteProps & { type: Item
           </section>
           <InstallPanel type={type} id={details.item_id} version={version} latest={isLatest} />
           <DownloadsPanel type={type} id={details.item_id} />
+          <QualityPanel type={type} id={details.item_id} version={version} />
           <ProvenancePanel pull={pull} />
           <VerifyPanel type={type} id={details.item_id} version={version} fileSha256={pull.file_sha256} />
         </aside>

@@ -11,3 +11,4 @@ export * from "./keys.ts";
 export * from "./verification.ts";
 export * from "./relations.ts";
 export { errorEnvelopeSchema, type ErrorEnvelope } from "../errors.ts";
+export * from "./quality.ts";

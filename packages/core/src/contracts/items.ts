@@ -35,6 +35,7 @@ export const itemVersionSchema = z.object({
   log_index: z.number().int().nullable(),
   status: versionStatusSchema.optional().meta({ description: "For the namespace's owners/admins and registry admins, who also see held versions." }),
   held_reason: z.string().nullable().optional().meta({ description: 'Why the version was held ("all", "flagged: high"); with status.' }),
+  safety_verdict: z.enum(["ok", "review", "danger"]).nullable().optional().meta({ description: "Tools: the verdict of the version's static safety report (GET /v1/quality)." }),
 });
 export type ItemVersion = z.infer<typeof itemVersionSchema>;
 
@@ -52,6 +53,7 @@ export const itemDetailsSchema = z.object({
   file_extension: z.string().nullable(),
   created_at: isoTimestampSchema,
   updated_at: isoTimestampSchema,
+  quality_score: z.number().int().min(0).max(100).nullable().optional().meta({ description: "The latest version's quality score, 0 … 100 (GET /v1/quality for the factors); null when not computed." }),
   versions: z.array(itemVersionSchema).meta({ description: "Highest version first." }),
   mirrored_from: z.string().optional().meta({ description: "On a mirroring registry: the upstream registry the item belongs to (docs/mirroring.md)." }),
   upstream_unavailable: z.boolean().optional().meta({ description: "With mirrored_from: the upstream could not be reached; the versions listed are those the mirror holds." }),

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { isoTimestampSchema, itemTypeSchema, itemVisibilitySchema } from "./common.ts";
 
-export const SEARCH_SORTS = ["relevance", "recent", "downloads"] as const;
+export const SEARCH_SORTS = ["relevance", "recent", "downloads", "quality"] as const;
 export const searchSortSchema = z.enum(SEARCH_SORTS);
 export type SearchSort = z.infer<typeof searchSortSchema>;
 
@@ -23,6 +23,7 @@ export const searchResultSchema = z.object({
   visibility: itemVisibilitySchema,
   score: z.number().nullable().meta({ description: "Relevance (higher first); null when the query is empty." }),
   mirrored_from: z.string().optional().meta({ description: "On a mirroring registry: the upstream registry this hit comes from (docs/mirroring.md)." }),
+  quality_score: z.number().int().min(0).max(100).optional().meta({ description: "The item's quality score, 0 … 100 (0 when not computed)." }),
 });
 export type SearchResult = z.infer<typeof searchResultSchema>;
 

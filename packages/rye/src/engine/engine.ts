@@ -25,6 +25,10 @@ export interface SearchParams {
   fuzzy?: { enabled: boolean; max_distance?: number };
   /** `all` (default: local hits first, then the default registry's), `local` spaces only, or `registry` only. */
   scope?: "local" | "all" | "registry";
+  /** Registry items whose quality score (0 … 100, docs/quality.md) is at least this; searches the registries only. */
+  min_quality?: number;
+  /** `quality`: registry items, highest quality score first (searches the registries only). */
+  sort?: "relevance" | "quality";
 }
 
 export type SearchResponse = Omit<SearchResult, "results"> & {
@@ -49,14 +53,20 @@ export class Engine {
     const itemTypes = params.item_types ?? (params.item_type ? [params.item_type] : [...ITEM_TYPES]);
     const source = params.source ?? "all";
     // Local and registry hits together by default; RYE_OFFLINE=1 keeps search on this machine.
-    const scope = params.scope ?? (this.ctx.env.RYE_OFFLINE === "1" ? "local" : "all");
+    // Quality is a registry signal: local items have no score, so asking for it searches the registries only.
+    const byQuality = params.min_quality !== undefined || params.sort === "quality";
+    if (byQuality && params.scope === "local") throw new RyeError("BAD_REQUEST", "Quality scores exist for registry items only", { hint: "Drop --local, or drop --min-quality / --sort quality." });
+    const scope = byQuality ? "registry" : (params.scope ?? (this.ctx.env.RYE_OFFLINE === "1" ? "local" : "all"));
     if (scope === "registry" && this.ctx.env.RYE_OFFLINE === "1") throw new RyeError("UNAVAILABLE", "RYE_OFFLINE=1 forbids registry searches");
     const local = scope === "registry" ? null : await this.searchLocal(params, itemTypes, source);
     const base = { item_type: itemTypes.length === 1 ? itemTypes[0]! : ("all" as const), source, search_type: "keyword" as const };
     if (scope === "local") return { ...local!, ...base };
     const limit = params.limit ?? 10;
     const { searchRegistries } = await import("../registry/remote-search.ts");
-    const remote = await searchRegistries({ query: params.query, itemTypes, category: params.category, limit }, { projectPath: this.ctx.projectPath, env: this.ctx.env });
+    const remote = await searchRegistries(
+      { query: params.query, itemTypes, category: params.category, limit, ...(params.min_quality !== undefined ? { minQuality: params.min_quality } : {}), ...(params.sort === "quality" ? { sort: "quality" as const } : {}) },
+      { projectPath: this.ctx.projectPath, env: this.ctx.env },
+    );
     const localIds = new Set((local?.results ?? []).map((h) => `${h.type}:${h.id}`));
     const remoteHits = remote.hits.filter((h) => !localIds.has(`${h.type}:${h.id}`));
     const results = [...(local?.results ?? []), ...remoteHits].slice(0, limit);

@@ -24,6 +24,8 @@ export interface RegistryHit {
   score: number;
   deprecated: boolean;
   download_count: number;
+  /** The registry's quality score, 0 … 100 (docs/quality.md); absent from registries that do not score. */
+  quality_score?: number;
 }
 
 /** The fields of `GET /v1/search` the client shows (other fields are ignored). */
@@ -40,6 +42,7 @@ const searchAnswerSchema = z.object({
         score: z.number().nullable().optional(),
         deprecated: z.boolean().optional(),
         download_count: z.number().optional(),
+        quality_score: z.number().int().min(0).max(100).optional(),
       }),
     )
     .max(1000),
@@ -58,6 +61,10 @@ export interface RegistrySearchQuery {
   itemTypes: ItemType[];
   category?: string | undefined;
   limit: number;
+  /** Only items scoring at least this (0 … 100). */
+  minQuality?: number | undefined;
+  /** `quality`: highest quality score first (default: relevance). */
+  sort?: "quality" | undefined;
 }
 
 /** Most scoped searches one `search` fans out to (each is one HTTP request, made in parallel). */
@@ -69,6 +76,8 @@ export async function searchOneRegistry(url: string, query: RegistrySearchQuery 
   if (query.itemTypes.length === 1) params.set("item_type", query.itemTypes[0]!);
   if (query.category) params.set("category", query.category);
   if (query.namespace) params.set("namespace", query.namespace);
+  if (query.minQuality !== undefined) params.set("min_quality", String(query.minQuality));
+  if (query.sort) params.set("sort", query.sort);
   try {
     const token = await accessTokenFor(url, env).catch(() => undefined);
     const body = readJson(await registryFetch(url, `/v1/search?${params}`, { token, env }), searchAnswerSchema);
@@ -86,6 +95,7 @@ export async function searchOneRegistry(url: string, query: RegistrySearchQuery 
         score: Math.round((r.score ?? 0) * 10_000) / 10_000,
         deprecated: r.deprecated ?? false,
         download_count: r.download_count ?? 0,
+        ...(r.quality_score !== undefined ? { quality_score: r.quality_score } : {}),
       }));
     return { registry: url, hits, total: body.total };
   } catch (err) {
@@ -121,7 +131,7 @@ export async function searchRegistries(query: RegistrySearchQuery, options: { pr
   const primary = { ...primaryRaw!, hits: primaryRaw!.hits.filter(routesTo(defaultUrl)) };
   const scopedResults = scopedRaw.map((r) => ({ ...r, hits: r.hits.filter(routesTo(r.registry)) }));
   const searched = [primary, ...scopedResults];
-  const hits = searched.flatMap((r) => r.hits).sort((a, b) => b.score - a.score);
+  const hits = searched.flatMap((r) => r.hits).sort(query.sort === "quality" ? (a, b) => (b.quality_score ?? 0) - (a.quality_score ?? 0) : (a, b) => b.score - a.score);
   const warnings = [...new Set(searched.flatMap((r) => (r.warning ? [r.warning] : [])))];
   return { primary, searched, hits, total: searched.reduce((sum, r) => sum + r.total, 0), warnings };
 }

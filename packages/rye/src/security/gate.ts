@@ -4,9 +4,8 @@
  * overridden field by field by the project's signed `.ai/config/security.yaml`) decide allow, approve or deny.
  * Loaded once per engine; a change takes effect in the next process (the MCP server: after a restart).
  */
-import { parse as parseYaml } from "yaml";
 import type { CompiledRule, GateOutcome, SecurityPolicy } from "@rye/core";
-import { compileRules, declaredTier, decide, inspectInputs, RyeError, securityPolicySchema } from "@rye/core";
+import { configItemBody as configBody, dangerRulesFromConfig, declaredTier, decide, inspectInputs, RyeError, securityPolicySchema } from "@rye/core";
 import type { EngineContext } from "../engine/context.ts";
 import { readConfigOverride, readVerifiedItem } from "../sdk/runtime.ts";
 
@@ -17,17 +16,10 @@ export interface SecuritySettings {
 
 const loaded = new WeakMap<EngineContext, Promise<SecuritySettings>>();
 
-/** The body of a config item (its signature line is a YAML comment). */
-function configBody(content: string, what: string): Record<string, unknown> {
-  const data = parseYaml(content) as unknown;
-  if (!data || typeof data !== "object" || Array.isArray(data)) throw new RyeError("VALIDATION_FAILED", `${what} is not a YAML mapping`);
-  return data as Record<string, unknown>;
-}
-
 async function load(ctx: EngineContext): Promise<SecuritySettings> {
   const engine = { ctx } as Parameters<typeof readVerifiedItem>[0];
   const rulesItem = await readVerifiedItem(engine, "tool", "rye/security/dangerous_patterns");
-  const rules = compileRules(configBody(rulesItem.content, rulesItem.path).rules ?? []);
+  const rules = dangerRulesFromConfig(rulesItem.content, rulesItem.path);
   const base = configBody((await readVerifiedItem(engine, "tool", "rye/security/policy")).content, "rye/security/policy");
   const override = await readConfigOverride(engine, "security");
   const merged = { ...base, ...(override ? configBody(override.content, override.path) : {}) };

@@ -1,6 +1,12 @@
 import type { Command } from "commander";
 import type { CliContext } from "../context.ts";
+import { RyeError } from "@rye/core";
 import { parseInteger, parseItemType, parseSpace } from "./common.ts";
+
+function parseSort(value: string): "relevance" | "quality" {
+  if (value === "relevance" || value === "quality") return value;
+  throw new RyeError("BAD_REQUEST", `--sort takes relevance or quality, not ${JSON.stringify(value)}`, { hint: "rye search --sort quality --min-quality 80 <words>" });
+}
 
 export function registerSearch(program: Command, ctx: CliContext): void {
   program
@@ -14,6 +20,8 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     .option("--fuzzy [distance]", "match every word within an edit distance (default 1)")
     .option("--local", "search only this machine's spaces (no registry)")
     .option("--registry-only", "search only the registries (the default one and those with scopes)")
+    .option("--min-quality <score>", "registry items with a quality score of at least this (0-100); searches the registries only")
+    .option("--sort <order>", "relevance (default) | quality (highest quality score first; registries only)")
     .option("-p, --project <dir>", "project directory (default: current directory)")
     .option("--json", "print JSON")
     .action(async (words: string[], opts: Record<string, string | boolean | undefined>) =>
@@ -22,6 +30,8 @@ export function registerSearch(program: Command, ctx: CliContext): void {
         const fuzzy = opts.fuzzy === undefined ? undefined : { enabled: true, max_distance: opts.fuzzy === true ? 1 : parseInteger("fuzzy", opts.fuzzy as string, 1, 3)! };
         const limit = parseInteger("limit", opts.limit as string | undefined, 1, 100);
         const offset = parseInteger("offset", opts.offset as string | undefined, 0, 100000);
+        const minQuality = parseInteger("min-quality", opts.minQuality as string | undefined, 0, 100);
+        const sort = opts.sort === undefined ? undefined : parseSort(opts.sort as string);
         const source = opts.source === "all" ? "all" : parseSpace(opts.source as string | undefined, ["project", "user", "system"]);
         const result = await engine.search({
           query: words.join(" "),
@@ -32,6 +42,8 @@ export function registerSearch(program: Command, ctx: CliContext): void {
           ...(offset !== undefined ? { offset } : {}),
           ...(fuzzy ? { fuzzy } : {}),
           ...(opts.registryOnly ? { scope: "registry" as const } : opts.local ? { scope: "local" as const } : {}),
+          ...(minQuality !== undefined ? { min_quality: minQuality } : {}),
+          ...(sort ? { sort } : {}),
         });
         if (opts.json) return ctx.json(result);
         for (const warning of result.warnings ?? []) ctx.io.stderr(`warning: ${warning}`);
@@ -41,7 +53,8 @@ export function registerSearch(program: Command, ctx: CliContext): void {
         }
         for (const hit of result.results) {
           if (hit.space === "registry") {
-            ctx.io.stdout(`⇣ ${hit.type.padEnd(9)} ${hit.id}${hit.version ? `@${hit.version}` : ""}  [registry${hit.deprecated ? ", deprecated" : ""}]`);
+            const quality = hit.quality_score !== undefined ? `, quality ${hit.quality_score}` : "";
+            ctx.io.stdout(`⇣ ${hit.type.padEnd(9)} ${hit.id}${hit.version ? `@${hit.version}` : ""}  [registry${quality}${hit.deprecated ? ", deprecated" : ""}]`);
           } else {
             const badge = hit.verified === true ? "✓" : hit.signed ? "!" : "·";
             ctx.io.stdout(`${badge} ${hit.type.padEnd(9)} ${hit.id}${hit.version ? `@${hit.version}` : ""}  [${hit.space}${hit.shadowed ? ", shadowed" : ""}]  ${hit.score.toFixed(2)}`);
