@@ -1,6 +1,6 @@
 /**
- * Issue #14 "Done when", the topology part: 2 API processes on one PostgreSQL behind a real haproxy.
- * Pushes through one are pulled through the other; rate limits hold across both; a key rotation made through
+ * Issue #14 "Done when", the topology part: 2 API processes on one PostgreSQL and one S3 server (s3rver) behind a
+ * real haproxy. Pushes through one are pulled through the other (bundle files through the shared bucket); rate limits hold across both; a key rotation made through
  * one is served by both; SIGTERM during a load run drops no request; SIGKILL mid-push loses nothing that was
  * acknowledged and leaves no partial row.
  */
@@ -9,6 +9,8 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { type Database, openDatabase } from "@rye/db";
 import { hashToken, TOKEN_PREFIX } from "../../src/auth/api-tokens.ts";
+import { pushBundle, signUpPublisher } from "../bundle-publisher.ts";
+import { startS3Server } from "../s3-server.ts";
 import { adminEndpointOf, startTopology, type Topology, topologyUnavailable } from "./topology.ts";
 
 const RATE_LIMIT_READS = 40;
@@ -24,6 +26,7 @@ const anyIp = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(
 
 describe("two API processes behind haproxy on one PostgreSQL", { skip: topologyUnavailable() }, () => {
   let topo: Topology;
+  let s3: Awaited<ReturnType<typeof startS3Server>>;
   let db: Database;
   let token: string;
 
@@ -56,13 +59,15 @@ describe("two API processes behind haproxy on one PostgreSQL", { skip: topologyU
     call("POST", "/v1/push", { token, ...(through ? { through } : {}), json: { item_type: "knowledge", item_id: id, content: knowledge(id.split("/").at(-1)!, version), version } });
 
   before(async () => {
-    topo = await startTopology({ processes: 2, env: { RYE_RATE_LIMIT_READS: String(RATE_LIMIT_READS), RYE_RATE_LIMIT_WINDOW_SECONDS: "300" } });
+    s3 = await startS3Server();
+    topo = await startTopology({ processes: 2, env: { ...s3.env, RYE_RATE_LIMIT_READS: String(RATE_LIMIT_READS), RYE_RATE_LIMIT_WINDOW_SECONDS: "300" } });
     db = await openDatabase({ databaseUrl: topo.databaseUrl, migrate: false });
     token = await createPublisher("alice");
   });
   after(async () => {
     await db?.close();
     await topo?.stop();
+    await s3?.close();
   });
 
   test("a push through A is pulled through B; the balancer's request id is answered and logged by the process that served it", async () => {
@@ -90,6 +95,20 @@ describe("two API processes behind haproxy on one PostgreSQL", { skip: topologyU
     assert.equal(entry.requestId, requestId);
     assert.equal(entry.path, "/v1/keys");
     assert.equal(entry.pid, b.child.pid);
+  });
+
+  test("bundle files pushed through the balancer live in the shared bucket, not the table, and both processes serve them", async () => {
+    const publisher = await signUpPublisher(topo.url, "stella");
+    const files = { ".ai/knowledge/stella/kit/notes.md": new TextEncoder().encode("---\nid: notes\ntitle: Notes\nversion: 1.0.0\nentry_type: reference\n---\n\nShared.\n"), ".ai/knowledge/stella/kit/data.bin": new Uint8Array(randomBytes(32 * 1024)) };
+    const pushed = await pushBundle(topo.url, publisher, "stella/kit", "1.0.0", files);
+    assert.equal(pushed.file_count, 2);
+    assert.equal(await db.prisma.blob.count(), 0, "no file went to the blobs table");
+    for (const through of ["a", "b"]) {
+      const pulled = await call("GET", "/v1/bundle/pull/stella/kit?version=1.0.0", { through });
+      assert.equal(pulled.status, 200, JSON.stringify(pulled.body));
+      assert.equal(pulled.servedBy, through);
+      for (const [path, bytes] of Object.entries(files)) assert.deepEqual(new Uint8Array(Buffer.from(pulled.body.files[path].content_base64, "base64")), bytes, `${path} through ${through}`);
+    }
   });
 
   test("rate limits hold across both: over-limit requests split across the processes are refused as for one", async () => {
