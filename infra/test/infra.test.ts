@@ -78,7 +78,7 @@ describe("compose.yaml", () => {
     }
     for (const [name, service] of composeRegistryServices) {
       const env = service.environment as Record<string, string>;
-      for (const secret of ["RYE_REGISTRY_PRIVATE_KEY", "RYE_TOKEN_PRIVATE_KEY", "RYE_COOKIE_SECRET", "RYE_S3_SECRET_ACCESS_KEY"]) {
+      for (const secret of ["RYE_REGISTRY_PRIVATE_KEY", "RYE_TOKEN_PRIVATE_KEY", "RYE_COOKIE_SECRET", "RYE_SECRETS_KEY", "RYE_S3_SECRET_ACCESS_KEY"]) {
         assert.match(env[secret]!, /^\$\{[A-Z_]+:\?/, `${name}.${secret} must be required from the environment, not defaulted`);
       }
     }

@@ -22,7 +22,7 @@ function sourceFiles(dir: string): string[] {
 export function knownEnvNames(root: string): Set<string> {
   const names = new Set<string>();
   for (const file of CONFIG_SCHEMAS) {
-    for (const m of readFileSync(join(root, file), "utf8").matchAll(/^\s+([A-Z][A-Z0-9_]+):\s*(?:int\(|z\.)/gm)) names.add(m[1]!);
+    for (const m of readFileSync(join(root, file), "utf8").matchAll(/^\s+([A-Z][A-Z0-9_]+):\s*(?:int\(|z\b)/gm)) names.add(m[1]!);
   }
   for (const dir of SERVER_SOURCES) {
     for (const file of sourceFiles(join(root, dir))) {

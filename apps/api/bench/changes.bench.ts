@@ -68,7 +68,7 @@ await reg.db.prisma.webhook.create({ data: { namespaceId: (await reg.db.prisma.n
 const note = (n: number) => `---\nid: w${n}\ntitle: w${n}\nversion: 1.0.0\nentry_type: reference\ncategory: notes\n---\n\nBody ${n}.\n`;
 let published = 0;
 async function latency(pollMs: number): Promise<{ deliver: number; publish: number }> {
-  const dispatcher = new WebhookDispatcher({ db: reg.db, logger: silentLogger, registryUrl: "http://bench", userAgent: "bench", allowPrivateNetworks: true, timeoutMs: 5000, maxAttempts: 3, retryBaseMs: 1000, pollMs });
+  const dispatcher = new WebhookDispatcher({ db: reg.db, logger: silentLogger, secrets: reg.deps.secrets, registryUrl: "http://bench", userAgent: "bench", allowPrivateNetworks: true, timeoutMs: 5000, maxAttempts: 3, retryBaseMs: 1000, pollMs });
   dispatcher.start();
   const deliver: number[] = [];
   const publish: number[] = [];

@@ -13,6 +13,7 @@ import type { AppDeps } from "./services/deps.ts";
 import { openBlobStore } from "./services/open-blob-store.ts";
 import { openReadPath } from "./services/pull.ts";
 import { Mirror } from "./services/upstream/mirror.ts";
+import { SecretBox } from "./keys/secret-box.ts";
 import { windowCountersFor } from "./services/window-counters.ts";
 
 export const REGISTRY_VERSION = "0.1.0";
@@ -27,10 +28,11 @@ export async function openRegistry(config: RegistryConfig, logger: Logger, optio
   const keyDir = keyDirOf(config, env);
   const reads = await openReadPath(db, config, logger);
   const keyring = await RegistryKeyring.load({ db, keyDir, registryUrl: config.publicUrl, envPrivateKey: env.RYE_REGISTRY_PRIVATE_KEY, generation: () => reads.generation.current() });
+  const secrets = await SecretBox.load({ keyDir, envKey: env.RYE_SECRETS_KEY });
   const accessTokens = await AccessTokens.load({ issuer: config.publicUrl, keyDir, envPrivateKey: env.RYE_TOKEN_PRIVATE_KEY, registryKeyFingerprint: keyring.current().publicKey.fingerprint });
   const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens, revocations: new AccessTokenRevocations(db) });
   const counters = windowCountersFor(db, { store: config.rateLimit.store, onSweepError: (error) => logger.log("warn", "could not delete ended rate-limit windows", { error: error.message }) });
   const blobs = openBlobStore(config.blobs, db);
   const mirror = config.mirror ? new Mirror(db, config.mirror, keyring, config.publicUrl, logger) : undefined;
-  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, blobs, ...(mirror ? { mirror } : {}), counters, lifecycle: { draining: false } };
+  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, blobs, secrets, ...(mirror ? { mirror } : {}), counters, lifecycle: { draining: false } };
 }

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { after, before, beforeEach, describe, test } from "node:test";
 import { createTestRegistry, type TestRegistry, type TestUser } from "../../test/harness.ts";
+import { isSealed } from "../keys/secret-box.ts";
 import { silentLogger } from "../logger.ts";
 import { postWebhook } from "../services/webhooks/deliver.ts";
 import { retryDelayMs, WebhookDispatcher } from "../services/webhooks/dispatcher.ts";
@@ -54,7 +55,7 @@ let tokens: Record<"alice" | "bob" | "carol" | "dave", string>;
 let alice: TestUser;
 
 const dispatcher = (overrides: Partial<ConstructorParameters<typeof WebhookDispatcher>[0]> = {}) =>
-  new WebhookDispatcher({ db: reg.db, logger: silentLogger, registryUrl: "http://registry.test", userAgent: "rye-test", allowPrivateNetworks: true, timeoutMs: 2000, maxAttempts: 3, retryBaseMs: 1, pollMs: 10, ...overrides });
+  new WebhookDispatcher({ db: reg.db, logger: silentLogger, secrets: reg.deps.secrets, registryUrl: "http://registry.test", userAgent: "rye-test", allowPrivateNetworks: true, timeoutMs: 2000, maxAttempts: 3, retryBaseMs: 1, pollMs: 10, ...overrides });
 
 async function call(method: string, path: string, token?: string, json?: unknown): Promise<{ status: number; body: Json }> {
   const res = await reg.request(method, path, { ...(token ? { token } : {}), ...(json !== undefined ? { json } : {}) });
@@ -112,6 +113,9 @@ describe("management", () => {
     const audits = await reg.db.prisma.auditEvent.findMany({ where: { targetType: "webhook", targetId: hook.id }, orderBy: { createdAt: "asc" } });
     assert.deepEqual(audits.map((a) => a.action), ["webhook.create", "webhook.update"]);
     assert.ok(!JSON.stringify(audits).includes(hook.secret), "the secret is not audited");
+    const stored = await reg.db.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } });
+    assert.ok(isSealed(stored.secret) && !stored.secret.includes(hook.secret.slice("whsec_".length)), "the stored secret is sealed, not in clear");
+    assert.equal(reg.deps.secrets.open(stored.secret), hook.secret);
     assert.deepEqual((await call("DELETE", `/v1/namespaces/acme/webhooks/${hook.id}`, tokens.alice)).body, { status: "deleted", id: hook.id });
     assert.equal((await call("GET", "/v1/namespaces/acme/webhooks", tokens.alice)).body.webhooks.length, 0);
   });

@@ -43,6 +43,7 @@ export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
     ip: c.get("clientIp"),
     requestId: c.get("requestId"),
     allowPrivateNetworks: deps.config.webhooks.allowPrivateNetworks,
+    secrets: deps.secrets,
   });
   const noStore = (c: Context<AppEnv>) => c.header("Cache-Control", "private, no-store");
   const base = "/v1/namespaces/:namespace/webhooks";

@@ -8,6 +8,7 @@ import type { BlobStore } from "./blob-store.ts";
 import type { ReadPath } from "./pull.ts";
 import type { Mirror } from "./upstream/mirror.ts";
 import type { Lifecycle } from "./readiness.ts";
+import type { SecretBox } from "../keys/secret-box.ts";
 import type { WindowCounters } from "./window-counters.ts";
 
 /** Everything the routes need; `createApp(deps)` wires them. */
@@ -27,6 +28,8 @@ export interface AppDeps {
   mirror?: Mirror;
   /** Fixed-window counters for rate limits and attempt limits: PostgreSQL rows shared by all processes, or memory on PGlite. */
   counters: WindowCounters;
+  /** Seals the secrets the registry must read back (webhook signing secrets) at rest (keys/secret-box.ts). */
+  secrets: SecretBox;
   /** Shutdown state shared by the server (sets `draining` on SIGTERM) and the readiness probe. */
   lifecycle: Lifecycle;
   /** Secret of the loopback admin endpoint for the operator CLI (set by `npm start`); unset → no admin routes. */

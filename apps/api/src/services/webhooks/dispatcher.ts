@@ -5,6 +5,7 @@
  * to be retried when the lease ends. Failed attempts are retried with doubling delays up to `maxAttempts`.
  */
 import type { Database, Prisma } from "@rye/db";
+import type { SecretBox } from "../../keys/secret-box.ts";
 import type { Logger } from "../../logger.ts";
 import { postWebhook } from "./deliver.ts";
 import { signWebhookBody } from "./signature.ts";
@@ -14,6 +15,8 @@ export interface DispatcherOptions {
   logger: Logger;
   registryUrl: string;
   userAgent: string;
+  /** Unseals each webhook's stored signing secret. */
+  secrets: SecretBox;
   allowPrivateNetworks: boolean;
   timeoutMs: number;
   maxAttempts: number;
@@ -95,7 +98,7 @@ export class WebhookDispatcher {
     const attempt = await postWebhook(
       hook.url,
       body,
-      { "x-rye-event": delivery.event, "x-rye-delivery": delivery.id, "x-rye-signature": signWebhookBody(hook.secret, body, Math.floor(Date.now() / 1000)) },
+      { "x-rye-event": delivery.event, "x-rye-delivery": delivery.id, "x-rye-signature": signWebhookBody(this.options.secrets.open(hook.secret), body, Math.floor(Date.now() / 1000)) },
       { timeoutMs: this.options.timeoutMs, allowPrivateNetworks: this.options.allowPrivateNetworks, userAgent: this.options.userAgent },
     );
     const last = { lastStatusCode: attempt.statusCode, lastError: attempt.ok ? null : (attempt.error ?? `answered ${attempt.statusCode}${attempt.responseExcerpt ? `: ${attempt.responseExcerpt.slice(0, 200)}` : ""}`), lastDurationMs: attempt.durationMs };
@@ -113,6 +116,6 @@ export class WebhookDispatcher {
 }
 
 /** The dispatcher of a registry process, configured from its settings (RYE_WEBHOOK_*). */
-export function webhookDispatcherFor(deps: { db: Database; logger: Logger; config: { publicUrl: string; webhooks: Omit<DispatcherOptions, "db" | "logger" | "registryUrl" | "userAgent"> }; version: string }): WebhookDispatcher {
-  return new WebhookDispatcher({ db: deps.db, logger: deps.logger, registryUrl: deps.config.publicUrl, userAgent: `rye-registry/${deps.version} (webhooks)`, ...deps.config.webhooks });
+export function webhookDispatcherFor(deps: { db: Database; logger: Logger; secrets: SecretBox; config: { publicUrl: string; webhooks: Omit<DispatcherOptions, "db" | "logger" | "registryUrl" | "userAgent" | "secrets"> }; version: string }): WebhookDispatcher {
+  return new WebhookDispatcher({ db: deps.db, logger: deps.logger, secrets: deps.secrets, registryUrl: deps.config.publicUrl, userAgent: `rye-registry/${deps.version} (webhooks)`, ...deps.config.webhooks });
 }

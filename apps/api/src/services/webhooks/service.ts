@@ -7,6 +7,7 @@ import { isIP } from "node:net";
 import { RyeError } from "@rye/core";
 import type { Database, Prisma } from "@rye/db";
 import type { Principal } from "../../auth/principal.ts";
+import type { SecretBox } from "../../keys/secret-box.ts";
 import { requireManageAccess } from "../access.ts";
 import { recordAudit } from "../audit.ts";
 import { WEBHOOK_EVENTS, WEBHOOK_LIMITS, type WebhookEvent } from "./events.ts";
@@ -18,6 +19,8 @@ export interface WebhookContext {
   ip: string | null;
   requestId: string;
   allowPrivateNetworks: boolean;
+  /** Seals the signing secret before it is stored. */
+  secrets: SecretBox;
 }
 
 export interface WebhookInput {
@@ -87,7 +90,7 @@ export async function createWebhook(ctx: WebhookContext, namespace: string, inpu
     if (count >= WEBHOOK_LIMITS.perNamespace) {
       throw new RyeError("LIMIT_EXCEEDED", `${ns.name} has ${count} webhooks, the most a namespace may have`, { hint: "Delete one first, or subscribe one webhook to more events." });
     }
-    const created = await tx.webhook.create({ data: { namespaceId: ns.id, url, secret, events, includePrivate: input.include_private ?? false, createdById: ctx.principal.userId } });
+    const created = await tx.webhook.create({ data: { namespaceId: ns.id, url, secret: ctx.secrets.seal(secret), events, includePrivate: input.include_private ?? false, createdById: ctx.principal.userId } });
     await audit(tx, ctx, "webhook.create", created.id, { namespace: ns.name, url, events, include_private: created.includePrivate });
     return created;
   });
