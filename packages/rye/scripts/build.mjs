@@ -47,6 +47,9 @@ const common = {
   deps: { onlyBundle: false },
   logLevel: "warn",
   plugins: [collectBundled],
+  // @rye/core in one chunk of its own: left to the automatic split, a core module could land in a chunk that itself
+  // imports core, and such a cycle between chunks fails at start-up (a binding read before its chunk ran).
+  outputOptions: { codeSplitting: { groups: [{ name: "core", test: /[\\/]packages[\\/]core[\\/]src[\\/]/ }] } },
 };
 
 await rm(join(root, "dist"), { recursive: true, force: true });
@@ -87,6 +90,35 @@ for (const [name, dir] of [...bundled].sort(([a], [b]) => a.localeCompare(b))) {
 await writeFile(join(root, "THIRD_PARTY_LICENSES.md"), notices.join("\n"));
 
 const files = await readdir(join(root, "dist"), { recursive: true });
+
+// Chunks that import each other in a cycle can read a binding before its chunk has run: refuse such a build.
+const chunkImports = new Map();
+for (const file of files.filter((f) => f.endsWith(".js"))) {
+  const text = await readFile(join(root, "dist", file), "utf8");
+  const dir = dirname(file);
+  chunkImports.set(file.split(sep).join("/"), [...text.matchAll(/^import (?:[^"']*? from )?["'](\.\.?\/[^"']+)["']/gm)].map((m) => join(dir, m[1]).split(sep).join("/")));
+}
+const visiting = new Set();
+const done = new Set();
+const findCycle = (file, path) => {
+  if (visiting.has(file)) return [...path.slice(path.indexOf(file)), file];
+  if (done.has(file)) return null;
+  visiting.add(file);
+  for (const next of chunkImports.get(file) ?? []) {
+    const cycle = findCycle(next, [...path, file]);
+    if (cycle) return cycle;
+  }
+  visiting.delete(file);
+  done.add(file);
+  return null;
+};
+for (const file of chunkImports.keys()) {
+  const cycle = findCycle(file, []);
+  if (cycle) {
+    console.error(`ryeos: the build has chunks importing each other in a cycle: ${cycle.join(" -> ")}`);
+    process.exit(1);
+  }
+}
 console.log(`ryeos: built ${files.length} files in dist/, system bundle in system/.ai, ${bundled.size} bundled packages (${Date.now() - started} ms)`);
 void dirname;
 void relative;
