@@ -5,8 +5,10 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { Verification } from "@rye/core";
-import { checkVerification, listVerifications, parseSubject, removeVerification, startVerification, transferVerification } from "../../registry/org-verify.ts";
 import type { CliContext } from "../context.ts";
+
+/** Loaded on use: every other command starts without the registry client. */
+const orgVerify = () => import("../../registry/org-verify.ts");
 
 function instructionLines(v: Verification, registryUrl: string | undefined): string[] {
   const i = v.instructions;
@@ -39,7 +41,7 @@ export function registerOrg(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string, subject: string, opts: { github?: boolean; registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const v = await startVerification({ org: name, registryUrl: opts.registry }, parseSubject(subject, opts.github === true), context());
+        const v = await (await orgVerify()).startVerification({ org: name, registryUrl: opts.registry }, (await orgVerify()).parseSubject(subject, opts.github === true), context());
         if (opts.json) return ctx.json(v);
         ctx.io.stdout(`${v.label} for ${v.org}: ${v.status}.`);
         for (const line of instructionLines(v, opts.registry ?? ctx.env.RYE_REGISTRY_URL)) ctx.io.stdout(line);
@@ -53,7 +55,7 @@ export function registerOrg(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string, subject: string, opts: { registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const v = await checkVerification({ org: name, registryUrl: opts.registry }, subject, context());
+        const v = await (await orgVerify()).checkVerification({ org: name, registryUrl: opts.registry }, subject, context());
         if (opts.json) return ctx.json(v);
         ctx.io.stdout(`Verified: ${v.label} belongs to ${v.org}.`);
       }),
@@ -66,7 +68,7 @@ export function registerOrg(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string, opts: { registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const claims = await listVerifications({ org: name, registryUrl: opts.registry }, context());
+        const claims = await (await orgVerify()).listVerifications({ org: name, registryUrl: opts.registry }, context());
         if (opts.json) return ctx.json({ org: name.toLowerCase(), verifications: claims });
         if (claims.length === 0) ctx.io.stdout(`${name} has no verification claims (start one with \`rye org verify start ${name} <domain>\`).`);
         for (const v of claims) {
@@ -83,7 +85,7 @@ export function registerOrg(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string, subject: string, opts: { registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const v = await removeVerification({ org: name, registryUrl: opts.registry }, subject, context());
+        const v = await (await orgVerify()).removeVerification({ org: name, registryUrl: opts.registry }, subject, context());
         if (opts.json) return ctx.json({ removed: true, id: v.id });
         ctx.io.stdout(`Removed the claim on ${v.label} from ${v.org}.`);
       }),
@@ -97,7 +99,7 @@ export function registerOrg(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (name: string, subject: string, opts: { to: string; registry?: string; json?: boolean }) =>
       ctx.run(opts.json, async () => {
-        const v = await transferVerification({ org: name, registryUrl: opts.registry }, subject, opts.to, context());
+        const v = await (await orgVerify()).transferVerification({ org: name, registryUrl: opts.registry }, subject, opts.to, context());
         if (opts.json) return ctx.json(v);
         ctx.io.stdout(`${v.label} now belongs to ${v.org}.`);
       }),
