@@ -4,7 +4,6 @@
 //                                           third-party module it uses bundled in (the package has no dependencies)
 //   dist/runners/                           the runtime runners: node-runner.mjs and python_function.py as they are,
 //                                           mcp-call.mjs bundled with the MCP SDK client
-//   dist/search/weights.default.yaml        search ranking defaults
 //   system/.ai/                             the system bundle: a byte-for-byte copy of the repository's signed .ai/
 //   THIRD_PARTY_LICENSES.md                 the licence text of every bundled third-party package
 // Usage: node scripts/build.mjs   (npm run build -w ryeos; `prepublishOnly` runs it)
@@ -71,8 +70,6 @@ await build({
 
 await mkdir(join(root, "dist", "runners"), { recursive: true });
 for (const file of ["node-runner.mjs", "state-graph.mjs", "python_function.py"]) await copyFile(join(root, "runners", file), join(root, "dist", "runners", file));
-await mkdir(join(root, "dist", "search"), { recursive: true });
-await copyFile(join(root, "src", "search", "weights.default.yaml"), join(root, "dist", "search", "weights.default.yaml"));
 
 // The system bundle, copied byte for byte (its signatures cover the content; the engine verifies every item).
 for (const folder of ["directives", "tools", "knowledge"]) {

@@ -20,6 +20,5 @@ test("in the built package: dist/runners, system/.ai, dist/search; the root is t
   const built = packageLayout(root, false);
   assert.equal(built.runnersDir, join(root, "dist", "runners"));
   assert.equal(built.packagedSystemAiDir, join(root, "system", ".ai"));
-  assert.equal(built.defaultSearchWeightsPath, join(root, "dist", "search", "weights.default.yaml"));
   assert.equal(built.releasePublicKeyPath, join(root, "release", "release_public_key.pem"));
 });

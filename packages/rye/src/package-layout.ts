@@ -45,7 +45,6 @@ export interface PackageLayout {
   /** The repository's `.ai/` (checkouts only). */
   repoSystemAiDir: string;
   releasePublicKeyPath: string;
-  defaultSearchWeightsPath: string;
 }
 
 /** The layout for a package rooted at `root`, from source (checkout) or built (published). Pure: for tests. */
@@ -57,7 +56,6 @@ export function packageLayout(root: string, fromSource: boolean): PackageLayout 
     packagedSystemAiDir: join(root, "system", ".ai"),
     repoSystemAiDir: resolve(root, "..", "..", ".ai"),
     releasePublicKeyPath: join(root, "release", "release_public_key.pem"),
-    defaultSearchWeightsPath: fromSource ? join(root, "src", "search", "weights.default.yaml") : join(root, "dist", "search", "weights.default.yaml"),
   };
 }
 

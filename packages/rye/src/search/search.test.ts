@@ -6,6 +6,9 @@ import { after, before, describe, test } from "node:test";
 import { RyeError } from "@rye/core";
 import type { SearchOptions, SearchResult } from "./search.ts";
 import { searchItems } from "./search.ts";
+import { INDEX_FIELDS } from "./fields.ts";
+import { checkOverride, defaultSearchConfig } from "./weights.ts";
+import { DEFAULT_SEARCH_WEIGHTS } from "./weights.default.ts";
 import type { TestSpaces } from "./test-fixtures.ts";
 import { directiveFile, knowledgeFile, makeSpaces, pythonToolFile, removeTestSpaces, writeItem, yamlToolFile } from "./test-fixtures.ts";
 
@@ -230,6 +233,16 @@ describe("ranking", () => {
     }
     await writeFile(config, "# nothing set\n");
     assert.equal((await searchItems({ query: "", spaces: [project], projectPath })).total, 0);
+  });
+
+  test("the built-in weights pass the schema of search.yaml and set every field of every type", () => {
+    assert.deepEqual(checkOverride(structuredClone(DEFAULT_SEARCH_WEIGHTS), "weights.default.ts"), DEFAULT_SEARCH_WEIGHTS);
+    const config = defaultSearchConfig();
+    for (const [type, fields] of Object.entries(DEFAULT_SEARCH_WEIGHTS.weights)) {
+      assert.deepEqual(Object.keys(fields).sort(), [...INDEX_FIELDS].sort(), type);
+      assert.deepEqual([...config.weights[type as keyof typeof config.weights]], INDEX_FIELDS.map((f) => (fields as Record<string, number>)[f]), type);
+    }
+    assert.deepEqual(config.factors, DEFAULT_SEARCH_WEIGHTS.factors);
   });
 
   test("ties go to the higher-precedence space, then the item id", async () => {

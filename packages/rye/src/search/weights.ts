@@ -1,18 +1,15 @@
 /**
- * Ranking data: field weights per item type and match factors, read from `weights.default.yaml` next
- * to this file and overridden by `<project>/.ai/config/search.yaml`. Both are validated with zod.
+ * Ranking data: field weights per item type and match factors, `weights.default.ts`, overridden by
+ * `<project>/.ai/config/search.yaml` (validated with zod).
  */
-import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import type { ItemType } from "@rye/core";
 import { ITEM_TYPES, RyeError } from "@rye/core";
-import { LAYOUT } from "../package-layout.ts";
 import { INDEX_FIELDS } from "./fields.ts";
-
-export const DEFAULT_WEIGHTS_PATH = LAYOUT.defaultSearchWeightsPath;
+import { DEFAULT_SEARCH_WEIGHTS } from "./weights.default.ts";
 
 export interface MatchFactors {
   phrase: number;
@@ -45,13 +42,13 @@ function invalid(path: string, problem: string, details?: unknown): RyeError {
   });
 }
 
-function parseOverride(text: string, path: string): Override {
-  let data: unknown;
-  try {
-    data = parseYaml(text, { schema: "core", maxAliasCount: 16 });
-  } catch (err) {
-    throw invalid(path, `not valid YAML (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`);
-  }
+/** The defaults as an override of an all-zero configuration (the test suite validates them with `overrideSchema`). */
+export function defaultsAsOverride(): Override {
+  return DEFAULT_SEARCH_WEIGHTS as unknown as Override;
+}
+
+/** Validates data shaped like `search.yaml` (exported for the test of the defaults). */
+export function checkOverride(data: unknown, path: string): Override {
   if (data === null || data === undefined) return {};
   const result = overrideSchema.safeParse(data);
   if (!result.success) {
@@ -59,6 +56,16 @@ function parseOverride(text: string, path: string): Override {
     throw invalid(path, issues.map((i) => `${i.field || "(root)"}: ${i.message}`).join("; "), issues);
   }
   return result.data;
+}
+
+function parseOverride(text: string, path: string): Override {
+  let data: unknown;
+  try {
+    data = parseYaml(text, { schema: "core", maxAliasCount: 16 });
+  } catch (err) {
+    throw invalid(path, `not valid YAML (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`);
+  }
+  return checkOverride(data, path);
 }
 
 function apply(base: SearchConfig, override: Override): SearchConfig {
@@ -80,7 +87,7 @@ let defaults: SearchConfig | undefined;
 
 export function defaultSearchConfig(): SearchConfig {
   if (!defaults) {
-    const override = parseOverride(readFileSync(DEFAULT_WEIGHTS_PATH, "utf8"), DEFAULT_WEIGHTS_PATH);
+    const override = defaultsAsOverride();
     const empty: SearchConfig = {
       weights: Object.fromEntries(ITEM_TYPES.map((t) => [t, new Float64Array(INDEX_FIELDS.length)])) as Record<ItemType, Float64Array>,
       factors: { phrase: 1, plural: 1, fuzzy: 1, wildcard: 1 },
