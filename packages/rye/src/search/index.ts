@@ -15,7 +15,9 @@ import type { IndexedDocument } from "./document.ts";
 import { buildDocument, MAX_FILE_BYTES } from "./document.ts";
 import { fieldLength, fieldTermCount, fieldTermsStart } from "./field-data.ts";
 import { INDEX_FIELDS } from "./fields.ts";
-import type { StoredFile, StoredSegment, StoredSpace } from "./persist.ts";
+import type { SegmentToStore, StoredFile, StoredSegment, StoredSpace } from "./persist.ts";
+import type { PostingList } from "./postings.ts";
+import { Postings } from "./postings.ts";
 import { encodeSpace, readStoredSpace, writeStoredSpace } from "./persist.ts";
 import type { ScanCounters, ScannedFile } from "./scan.ts";
 import { isRacy, TypeDirScanner } from "./scan.ts";
@@ -81,8 +83,7 @@ export function setSearchFileReader(replacement: FileReader | null): void {
 
 const READ_BATCH = 64;
 
-/** Ascending document ids; lists from a stored index stay typed arrays until a document is added to them. */
-export type PostingList = number[] | Int32Array;
+export type { PostingList } from "./postings.ts";
 
 /** Postings of documents that will take ids 1…n in this order (how a stored segment is loaded). */
 function postingsOf(docs: IndexedDocument[]): Map<number, number[]> {
@@ -115,12 +116,12 @@ export class SegmentIndex {
    * documents stay until they make up a third of all entries, then every list is compacted. Document
    * ids are local to the segment and only grow.
    */
-  readonly postings = new Map<number, PostingList>();
+  postings = Postings.empty();
   private nextDocId = 1;
   private liveEntries = 0;
   private staleEntries = 0;
   /** Sum of field lengths over all documents, per INDEX_FIELDS position. */
-  readonly fieldLengthTotals = new Float64Array(INDEX_FIELDS.length);
+  fieldLengthTotals = new Float64Array(INDEX_FIELDS.length);
   private readonly byPath = new Map<string, IndexedDocument>();
   /** Paths read within the racy window of their mtime: re-read on the next refresh. */
   private readonly racyPaths = new Set<string>();
@@ -149,9 +150,9 @@ export class SegmentIndex {
   }
 
   /** What the store should hold for this segment. */
-  snapshot(): StoredSegment {
+  snapshot(): SegmentToStore {
     const docs = [...this.docs.values()];
-    return { docs, racy: [...this.racyPaths], postings: postingsOf(docs) };
+    return { docs, racy: [...this.racyPaths], dirs: this.scanner.storedListings(), postings: postingsOf(docs), fieldLengthTotals: this.fieldLengthTotals };
   }
 
   /**
@@ -184,20 +185,23 @@ export class SegmentIndex {
       this.watcher?.beginScan();
     }
     const files = this.scanner.scan();
-    const present = new Set<string>();
+    if (this.scanner.takeRelisted()) this.dirty = true;
     const stale: ScannedFile[] = [];
+    let known = 0;
     for (const file of files) {
-      present.add(file.path);
       const doc = this.byPath.get(file.path);
-      if (!doc || !sameFile(doc, file) || this.racyPaths.has(file.path)) stale.push(file);
+      if (doc) known++;
+      if (!doc || !sameFile(doc, file) || (this.racyPaths.size > 0 && this.racyPaths.has(file.path))) stale.push(file);
     }
+    // Every indexed path was listed again (the common case): nothing was removed, no set of paths needed.
+    const present = known === this.byPath.size ? null : new Set(files.map((file) => file.path));
     const fresh: (IndexedDocument | null)[] = [];
     for (let i = 0; i < stale.length; i += READ_BATCH) {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       fresh.push(...(await Promise.all(stale.slice(i, i + READ_BATCH).map((file) => this.load(file)))));
     }
     // Applied in one synchronous step, so a concurrent search never sees a half-updated segment.
-    for (const [path, doc] of this.byPath) if (!present.has(path)) this.remove(doc);
+    if (present) for (const [path, doc] of this.byPath) if (!present.has(path)) this.remove(doc);
     stale.forEach((file, i) => {
       const previous = this.byPath.get(file.path);
       if (previous) this.remove(previous);
@@ -224,14 +228,13 @@ export class SegmentIndex {
       this.docs.set(doc.docId, doc);
       this.byPath.set(doc.path, doc);
       this.byId.set(doc.id, doc);
-      INDEX_FIELDS.forEach((_, f) => (this.fieldLengthTotals[f]! += fieldLength(doc.data, f)));
     });
+    this.fieldLengthTotals = Float64Array.from(stored.fieldLengthTotals);
     this.nextDocId = stored.docs.length + 1;
-    for (const [term, list] of stored.postings) {
-      this.postings.set(term, list);
-      this.liveEntries += list.length;
-    }
+    this.postings = stored.postings;
+    this.liveEntries = stored.postings.storedEntries;
     for (const path of stored.racy) if (this.byPath.has(path)) this.racyPaths.add(path);
+    this.scanner.seedListings(stored.dirs);
     counters.documentsLoaded += stored.docs.length;
     this.dirty = false;
   }
@@ -291,7 +294,7 @@ export class SegmentIndex {
   }
 
   private compact(): void {
-    for (const [term, list] of this.postings) {
+    for (const [term, list] of [...this.postings]) {
       const live = list.filter((id) => this.docs.has(id));
       if (live.length === 0) this.postings.delete(term);
       else this.postings.set(term, live);

@@ -13,7 +13,9 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { Space } from "../spaces/spaces.ts";
 import { clearSearchIndexCache, searchIndexCounters, storedSpaceFile } from "./index.ts";
-import { decodeSpace } from "./persist.ts";
+import { decodeSpace, encodeSpace } from "./persist.ts";
+import { INDEX_FIELDS } from "./fields.ts";
+import type { StoredListing } from "./scan.ts";
 import type { SearchOptions } from "./search.ts";
 import { searchItems } from "./search.ts";
 import { backdate, directiveFile, knowledgeFile, makeSpaces, pythonToolFile, removeTestSpaces, writeItem } from "./test-fixtures.ts";
@@ -102,6 +104,37 @@ test("a later process starts from the stored index, reads no file, and answers e
   const files = await readdir(dir);
   assert.equal(files.length, spaces.length, "one file per space");
   assert.ok(files.includes(storedSpaceFile(dir, project).split("/").pop()!));
+});
+
+test("a later process lists no unchanged directory: the listings are stored with the index", async () => {
+  const { spaces, project, user } = await corpus();
+  for (const [space, folder] of [[project, "tools/t"], [project, "directives/d"], [user, "knowledge/k"], [user, "tools/t"]] as const) await backdate(join(space.root, folder));
+  const dir = await indexDir();
+  const cold = await measure(() => answers(spaces, dir));
+  assert.ok(cold.delta.dirsListed > 0);
+
+  clearSearchIndexCache();
+  const warm = await measure(() => answers(spaces, dir));
+  assert.equal(warm.delta.dirsListed, 0, "no directory is listed again");
+  assert.ok(warm.delta.dirsStatted > 0 && warm.delta.filesStatted > 0, "directories and files are still stat-ed");
+
+  // A new file changes its directory's mtime: that directory alone is listed again, and the file is found.
+  await writeItem(project, "tool", "t/osprey", pythonToolFile("t/osprey", "An osprey tool"));
+  clearSearchIndexCache();
+  const added = await measure(() => searchItems({ query: "osprey", spaces, indexDir: dir }));
+  assert.deepEqual(added.result.results.map((h) => h.id), ["t/osprey"]);
+  assert.equal(added.delta.dirsListed, 1);
+  assert.equal(added.delta.storedIndexesWritten, 1, "the new listing is stored");
+});
+
+test("a stored listing naming anything outside its directory makes the whole file unusable", () => {
+  const key = { space: "project" as const, root: "/p/.ai" };
+  const listing = (prefix: string, files: string[], subdirs: string[] = []) => [prefix, 1, 2, false, subdirs, files, []] as StoredListing;
+  const file = (dirs: StoredListing[]) => encodeSpace(key, { tool: { docs: [], racy: [], dirs, postings: new Map(), fieldLengthTotals: new Array(INDEX_FIELDS.length).fill(0) } });
+  assert.ok(decodeSpace(file([listing("", ["a.py"], ["t"]), listing("t/", ["b.py"])]), key)?.segment("tool"), "a sound listing decodes");
+  for (const bad of [listing("", ["../x.py"]), listing("", [".."]), listing("../", ["x.py"]), listing("t", ["x.py"]), listing("", [], ["a/b"]), listing("/etc/", ["passwd"]), listing("", ["x\0.py"])]) {
+    assert.equal(decodeSpace(file([bad]), key), null, JSON.stringify(bad));
+  }
 });
 
 test("edit, add, delete, rename and a same-size rewrite with the old mtime are all seen by the next process", async () => {

@@ -2,12 +2,15 @@
  * The on-disk form of a space's search index (its three segments, one per item type), so a new process
  * starts from the last process's index instead of reading every item file again.
  *
- *   bytes 0–7     magic "RYESIX03"
- *   8–11          header length in bytes (a multiple of 4)
- *   12–15         display section length in bytes (a multiple of 4)
- *   16–19         data length in int32 words
- *   20–23         CRC-32 of everything after byte 24
- *   header        JSON (StoredHeader), padded with spaces
+ *   bytes 0–7     magic "RYESIX04"
+ *   8–11          header length in bytes (a multiple of 8)
+ *   12–15         numbers section length in float64 values
+ *   16–19         display section length in bytes (a multiple of 4)
+ *   20–23         data length in int32 words
+ *   24–27         CRC-32 of everything after byte 32
+ *   header        JSON (StoredHeader): the term table, and per segment its documents' strings (path, id,
+ *                 category), racy paths and directory listings, padded with spaces
+ *   numbers       float64 × 8 per document (NUMBERS_PER_DOC), so loading parses no JSON numbers
  *   displays      each document's DocumentDisplay as JSON, back to back (parsed only for the hits shown)
  *   data          each document's field data (field-data.ts) back to back, then each segment's postings
  *                 (term, n, n ascending document numbers)…; term ids numbered by `terms`
@@ -32,11 +35,17 @@ import type { SpaceName } from "../spaces/spaces.ts";
 import { termId, termOf } from "./dictionary.ts";
 import type { DocumentDisplay, IndexedDocument } from "./document.ts";
 import type { FieldData } from "./field-data.ts";
-import type { PostingList } from "./index.ts";
+import { INDEX_FIELDS } from "./fields.ts";
+import type { PostingList } from "./postings.ts";
+import { Postings } from "./postings.ts";
+import type { StoredListing } from "./scan.ts";
+import { isStoredListing } from "./scan.ts";
 import { mapFieldTerms, wellFormedFieldData } from "./field-data.ts";
 
-const MAGIC = "RYESIX03";
-const PREFIX_BYTES = 24;
+const MAGIC = "RYESIX04";
+const PREFIX_BYTES = 32;
+/** Per document in the numbers section: mtimeMs, size, ctimeMs, ino, display offset and length, data offset and length. */
+const NUMBERS_PER_DOC = 8;
 /** Refuses absurd files before reading them (10 000 items take about 10 MB). */
 export const MAX_STORED_INDEX_BYTES = 512 * 1024 * 1024;
 
@@ -45,44 +54,50 @@ export interface SpaceKey {
   root: string;
 }
 
-/** One document: where it came from, where its display and field data lie. */
-type StoredDoc = [
-  /** Relative to the space root when under it. */
-  path: string,
-  mtimeMs: number,
-  size: number,
-  ctimeMs: number,
-  ino: number,
-  id: string,
-  category: string,
-  displayOffset: number,
-  displayLength: number,
-  dataOffset: number,
-  dataLength: number,
-];
+interface StoredSegmentHeader {
+  /** Per document: path (relative to the space root when under it), item id, category. */
+  strings: string[];
+  /** Where the segment's documents start in the numbers section, in documents. */
+  firstDoc: number;
+  racy: string[];
+  dirs: StoredListing[];
+  lengths: number[];
+  postings: [offset: number, length: number];
+}
 
 interface StoredHeader extends SpaceKey {
   /** Term of each term id of the file. */
   terms: string[];
-  segments: Partial<Record<ItemType, { docs: StoredDoc[]; racy: string[]; postings: [offset: number, length: number] }>>;
+  segments: Partial<Record<ItemType, StoredSegmentHeader>>;
 }
 
-export interface StoredSegment {
+/** A segment as it is written. */
+export interface SegmentToStore {
   /** In the order that numbers them 1…n. */
   docs: IndexedDocument[];
   /** Paths read so soon after their last change that they must be read again (index.ts). */
   racy: string[];
+  /** The type folder's directory listings (scan.ts), so a new process lists no unchanged directory. */
+  dirs: StoredListing[];
   /** term id → ascending document numbers (1-based positions in `docs`). */
-  postings: Map<number, PostingList>;
+  postings: Iterable<[number, PostingList]>;
+  /** Sum of each field's length over the documents (INDEX_FIELDS order). */
+  fieldLengthTotals: ArrayLike<number>;
 }
 
-export type StoredSpace = Partial<Record<ItemType, StoredSegment>>;
+/** A segment as it is read back. */
+export interface StoredSegment extends SegmentToStore {
+  postings: Postings;
+}
 
-const padded = (bytes: Buffer): Buffer => (bytes.length % 4 === 0 ? bytes : Buffer.concat([bytes, Buffer.alloc(4 - (bytes.length % 4), " ")]));
+export type StoredSpace = Partial<Record<ItemType, SegmentToStore>>;
 
-/** Encodes the segments of a space. */
+const padded = (bytes: Buffer, to: number): Buffer => (bytes.length % to === 0 ? bytes : Buffer.concat([bytes, Buffer.alloc(to - (bytes.length % to), " ")]));
+
+/** Encodes the segments of a space (layout at the top of this file). */
 export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
   const prefix = key.root + sep;
+  const relative = (path: string): string => (path.startsWith(prefix) ? path.slice(prefix.length) : path);
   const localOf = new Map<number, number>();
   const terms: string[] = [];
   const toLocal = (global: number): number => {
@@ -96,34 +111,37 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
   };
   const data: FieldData[] = [];
   const displays: Buffer[] = [];
+  const numbers: number[] = [];
   let words = 0;
   let displayBytes = 0;
   const header: StoredHeader = { space: key.space, root: key.root, terms, segments: {} };
   for (const type of ITEM_TYPES) {
     const segment = segments[type];
     if (!segment) continue;
-    const docs: StoredDoc[] = [];
+    const strings: string[] = [];
+    const firstDoc = numbers.length / NUMBERS_PER_DOC;
     for (const doc of segment.docs) {
       const local = mapFieldTerms(doc.data, toLocal);
       const display = Buffer.from(JSON.stringify(doc.display), "utf8");
-      const path = doc.path.startsWith(prefix) ? doc.path.slice(prefix.length) : doc.path;
-      docs.push([path, doc.mtimeMs, doc.size, doc.ctimeMs, doc.ino, doc.id, doc.category, displayBytes, display.length, words, local.length]);
+      strings.push(relative(doc.path), doc.id, doc.category);
+      numbers.push(doc.mtimeMs, doc.size, doc.ctimeMs, doc.ino, displayBytes, display.length, words, local.length);
       data.push(local);
       displays.push(display);
       words += local.length;
       displayBytes += display.length;
     }
-    header.segments[type] = { docs, racy: segment.racy.map((p) => (p.startsWith(prefix) ? p.slice(prefix.length) : p)), postings: [0, 0] };
+    header.segments[type] = { strings, firstDoc, racy: segment.racy.map(relative), dirs: segment.dirs, lengths: Array.from(segment.fieldLengthTotals), postings: [0, 0] };
   }
   // Postings after all field data, so every term of every segment already has its local id.
   for (const type of ITEM_TYPES) {
     const segment = segments[type];
     if (!segment) continue;
+    const lists = [...segment.postings];
     let length = 0;
-    for (const list of segment.postings.values()) length += 2 + list.length;
+    for (const [, list] of lists) length += 2 + list.length;
     const block = new Int32Array(length);
     let at = 0;
-    for (const [term, list] of segment.postings) {
+    for (const [term, list] of lists) {
       block[at] = toLocal(term);
       block[at + 1] = list.length;
       block.set(list, at + 2);
@@ -133,21 +151,25 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
     data.push(block);
     words += length;
   }
-  const json = padded(Buffer.from(JSON.stringify(header), "utf8"));
-  const display = padded(Buffer.concat(displays));
-  const out = Buffer.alloc(PREFIX_BYTES + json.length + display.length + words * 4);
+  const json = padded(Buffer.from(JSON.stringify(header), "utf8"), 8);
+  const numberBytes = Buffer.from(Float64Array.from(numbers).buffer);
+  const display = padded(Buffer.concat(displays), 4);
+  const out = Buffer.alloc(PREFIX_BYTES + json.length + numberBytes.length + display.length + words * 4);
   out.write(MAGIC, 0, "latin1");
   out.writeUInt32LE(json.length, 8);
-  out.writeUInt32LE(display.length, 12);
-  out.writeUInt32LE(words, 16);
-  json.copy(out, PREFIX_BYTES);
-  display.copy(out, PREFIX_BYTES + json.length);
-  let at = PREFIX_BYTES + json.length + display.length;
+  out.writeUInt32LE(numbers.length, 12);
+  out.writeUInt32LE(display.length, 16);
+  out.writeUInt32LE(words, 20);
+  let at = PREFIX_BYTES;
+  for (const part of [json, numberBytes, display]) {
+    part.copy(out, at);
+    at += part.length;
+  }
   for (const part of data) {
     Buffer.from(part.buffer, part.byteOffset, part.byteLength).copy(out, at);
     at += part.byteLength;
   }
-  out.writeUInt32LE(crc32(out.subarray(PREFIX_BYTES)), 20);
+  out.writeUInt32LE(crc32(out.subarray(PREFIX_BYTES)), 24);
   return out;
 }
 
@@ -155,30 +177,41 @@ const isString = (v: unknown): v is string => typeof v === "string";
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isTime = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
-function validDoc(d: unknown, displayBytes: number, words: number): d is StoredDoc {
-  if (!Array.isArray(d) || d.length !== 11) return false;
-  const [path, mtimeMs, size, ctimeMs, ino, id, category, displayOffset, displayLength, dataOffset, dataLength] = d as unknown[];
-  return (
-    isString(path) && isTime(mtimeMs) && isCount(size) && isTime(ctimeMs) && isCount(ino) && isString(id) && isString(category) &&
-    isCount(displayOffset) && isCount(displayLength) && displayOffset + displayLength <= displayBytes &&
-    isCount(dataOffset) && isCount(dataLength) && dataOffset + dataLength <= words
-  );
+function validSegment(v: unknown, docCount: number, words: number): v is StoredSegmentHeader {
+  if (typeof v !== "object" || v === null) return false;
+  const { strings, firstDoc, racy, dirs, lengths, postings } = v as Record<string, unknown>;
+  if (!Array.isArray(lengths) || lengths.length !== INDEX_FIELDS.length || !lengths.every(isCount)) return false;
+  if (!Array.isArray(strings) || strings.length % 3 !== 0 || !strings.every(isString)) return false;
+  if (!isCount(firstDoc) || firstDoc + strings.length / 3 > docCount) return false;
+  if (!Array.isArray(racy) || !racy.every(isString)) return false;
+  if (!Array.isArray(dirs) || !dirs.every(isStoredListing)) return false;
+  return Array.isArray(postings) && postings.length === 2 && isCount(postings[0]) && isCount(postings[1]) && postings[0] + postings[1] <= words;
 }
 
-function validHeader(h: unknown, key: SpaceKey, displayBytes: number, words: number): h is StoredHeader {
+function validHeader(h: unknown, key: SpaceKey, docCount: number, words: number): h is StoredHeader {
   if (typeof h !== "object" || h === null) return false;
   const v = h as Record<string, unknown>;
   if (v.space !== key.space || v.root !== key.root) return false;
   if (!Array.isArray(v.terms) || !v.terms.every(isString)) return false;
   if (typeof v.segments !== "object" || v.segments === null) return false;
   for (const [type, segment] of Object.entries(v.segments as Record<string, unknown>)) {
-    if (!(ITEM_TYPES as readonly string[]).includes(type) || typeof segment !== "object" || segment === null) return false;
-    const { docs, racy, postings } = segment as Record<string, unknown>;
-    if (!Array.isArray(racy) || !racy.every(isString)) return false;
-    if (!Array.isArray(postings) || postings.length !== 2 || !isCount(postings[0]) || !isCount(postings[1]) || postings[0] + postings[1] > words) return false;
-    if (!Array.isArray(docs) || !docs.every((d) => validDoc(d, displayBytes, words))) return false;
+    if (!(ITEM_TYPES as readonly string[]).includes(type) || !validSegment(segment, docCount, words)) return false;
   }
   return true;
+}
+
+/** Whether document `i`'s numbers are in range: times finite, counts whole, display and data inside their sections. */
+function validNumbers(numbers: Float64Array, i: number, displayBytes: number, words: number): boolean {
+  const at = i * NUMBERS_PER_DOC;
+  const displayOffset = numbers[at + 4]!;
+  const displayLength = numbers[at + 5]!;
+  const dataOffset = numbers[at + 6]!;
+  const dataLength = numbers[at + 7]!;
+  return (
+    isTime(numbers[at]) && isCount(numbers[at + 1]) && isTime(numbers[at + 2]) && isCount(numbers[at + 3]) &&
+    isCount(displayOffset) && isCount(displayLength) && displayOffset + displayLength <= displayBytes &&
+    isCount(dataOffset) && isCount(dataLength) && dataOffset + dataLength <= words
+  );
 }
 
 function validDisplay(v: unknown): v is DocumentDisplay {
@@ -205,14 +238,16 @@ class StoredDocument implements IndexedDocument {
     readonly ino: number,
     readonly category: string,
     public data: FieldData,
-    private readonly displayBytes: Buffer,
+    private readonly file: Buffer,
+    private readonly displayStart: number,
+    private readonly displayEnd: number,
   ) {}
 
   get display(): DocumentDisplay {
     if (!this.parsed) {
       let value: unknown = null;
       try {
-        value = JSON.parse(this.displayBytes.toString("utf8"));
+        value = JSON.parse(this.file.toString("utf8", this.displayStart, this.displayEnd));
       } catch {
         // Covered by the checksum; a bad entry still shows as an unreadable item rather than failing the search.
       }
@@ -237,25 +272,34 @@ export interface StoredFile {
 export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredFile | null {
   if (bytes.length < PREFIX_BYTES || bytes.toString("latin1", 0, 8) !== MAGIC) return null;
   const headerBytes = bytes.readUInt32LE(8);
-  const displayBytes = bytes.readUInt32LE(12);
-  const words = bytes.readUInt32LE(16);
-  if (headerBytes % 4 !== 0 || displayBytes % 4 !== 0 || PREFIX_BYTES + headerBytes + displayBytes + words * 4 !== bytes.length) return null;
-  if (crc32(bytes.subarray(PREFIX_BYTES)) !== bytes.readUInt32LE(20)) return null;
+  const numberCount = bytes.readUInt32LE(12);
+  const displayBytes = bytes.readUInt32LE(16);
+  const words = bytes.readUInt32LE(20);
+  if (headerBytes % 8 !== 0 || displayBytes % 4 !== 0 || numberCount % NUMBERS_PER_DOC !== 0) return null;
+  if (PREFIX_BYTES + headerBytes + numberCount * 8 + displayBytes + words * 4 !== bytes.length) return null;
+  if (crc32(bytes.subarray(PREFIX_BYTES)) !== bytes.readUInt32LE(24)) return null;
   let header: unknown;
   try {
     header = JSON.parse(bytes.toString("utf8", PREFIX_BYTES, PREFIX_BYTES + headerBytes));
   } catch {
     return null;
   }
-  if (!validHeader(header, key, displayBytes, words)) return null;
+  if (!validHeader(header, key, numberCount / NUMBERS_PER_DOC, words)) return null;
   const stored = header;
-  const displayStart = PREFIX_BYTES + headerBytes;
+  const numbersStart = PREFIX_BYTES + headerBytes;
+  const displayStart = numbersStart + numberCount * 8;
   const dataStart = displayStart + displayBytes;
-  // Used in place when aligned (a whole-file read is); else copied once.
-  const all = (bytes.byteOffset + dataStart) % 4 === 0 ? new Int32Array(bytes.buffer, bytes.byteOffset + dataStart, words) : new Int32Array(new Uint8Array(bytes.subarray(dataStart)).buffer);
+  // Typed views in place when aligned (a whole-file read is); else copied once.
+  const view = <T>(Type: { new (buffer: ArrayBufferLike, offset: number, length: number): T; BYTES_PER_ELEMENT: number }, start: number, length: number): T =>
+    (bytes.byteOffset + start) % Type.BYTES_PER_ELEMENT === 0
+      ? new Type(bytes.buffer, bytes.byteOffset + start, length)
+      : new Type(new Uint8Array(bytes.subarray(start, start + length * Type.BYTES_PER_ELEMENT)).buffer, 0, length);
+  const numbers = view(Float64Array, numbersStart, numberCount);
+  const all = view(Int32Array, dataStart, words);
   let globalOf: Int32Array | null = null;
   let identity = false;
   const prefix = key.root + sep;
+  const absolute = (path: string): string => (isAbsolute(path) ? path : prefix + path);
   const decoded = new Map<ItemType, StoredSegment | null>();
 
   const decode = (type: ItemType): StoredSegment | null => {
@@ -267,16 +311,22 @@ export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredFile | null {
     }
     const map = globalOf;
     const docs: IndexedDocument[] = [];
-    for (const [path, mtimeMs, size, ctimeMs, ino, id, category, displayOffset, displayLength, dataOffset, dataLength] of segment.docs) {
-      const local = all.subarray(dataOffset, dataOffset + dataLength);
+    const { strings, firstDoc } = segment;
+    for (let d = 0; d < strings.length / 3; d++) {
+      const i = firstDoc + d;
+      if (!validNumbers(numbers, i, displayBytes, words)) return null;
+      const at = i * NUMBERS_PER_DOC;
+      const dataOffset = numbers[at + 6]!;
+      const local = all.subarray(dataOffset, dataOffset + numbers[at + 7]!);
       if (!wellFormedFieldData(local, map.length)) return null;
       const data = identity ? local : mapFieldTerms(local, (t) => map[t]!);
-      const display = bytes.subarray(displayStart + displayOffset, displayStart + displayOffset + displayLength);
-      docs.push(new StoredDocument(type, key.space, id, isAbsolute(path) ? path : prefix + path, mtimeMs, size, ctimeMs, ino, category, data, display));
+      const displayOffset = displayStart + numbers[at + 4]!;
+      const path = absolute(strings[3 * d]!);
+      docs.push(new StoredDocument(type, key.space, strings[3 * d + 1]!, path, numbers[at]!, numbers[at + 1]!, numbers[at + 2]!, numbers[at + 3]!, strings[3 * d + 2]!, data, bytes, displayOffset, displayOffset + numbers[at + 5]!));
     }
-    const postings = readPostings(all.subarray(segment.postings[0], segment.postings[0] + segment.postings[1]), map, docs.length);
+    const postings = Postings.fromBlock(all.subarray(segment.postings[0], segment.postings[0] + segment.postings[1]), map, docs.length);
     if (!postings) return null;
-    return { docs, racy: segment.racy.map((p) => (isAbsolute(p) ? p : prefix + p)), postings };
+    return { docs, racy: segment.racy.map(absolute), dirs: segment.dirs, postings, fieldLengthTotals: segment.lengths };
   };
   return {
     types: ITEM_TYPES.filter((type) => stored.segments[type] !== undefined),
@@ -285,29 +335,6 @@ export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredFile | null {
       return decoded.get(type)!;
     },
   };
-}
-
-/** The postings of a block (views into it), or null when a term or a document number is out of range or out of order. */
-function readPostings(block: Int32Array, globalOf: Int32Array, docCount: number): Map<number, PostingList> | null {
-  const postings = new Map<number, PostingList>();
-  for (let at = 0; at < block.length; ) {
-    if (at + 2 > block.length) return null;
-    const term = block[at]!;
-    const n = block[at + 1]!;
-    if (term < 0 || term >= globalOf.length || n < 1 || at + 2 + n > block.length) return null;
-    const list = block.subarray(at + 2, at + 2 + n);
-    let previous = 0;
-    for (let i = 0; i < n; i++) {
-      const id = list[i]!;
-      if (id <= previous || id > docCount) return null;
-      previous = id;
-    }
-    const global = globalOf[term]!;
-    if (postings.has(global)) return null;
-    postings.set(global, list);
-    at += 2 + n;
-  }
-  return postings;
 }
 
 /** Reads a stored space: null when there is none, "invalid" when there is one that cannot be used. */

@@ -1,0 +1,98 @@
+/**
+ * A segment's postings: term id → ascending ids of the documents holding the term. A segment loaded from
+ * the stored index starts from the file's postings block and reads a term's list only when a query asks
+ * for it, instead of building a map entry (and a view) for every term of the space at start-up; lists
+ * that change move into a map.
+ */
+export type PostingList = number[] | Int32Array;
+
+export class Postings implements Iterable<[number, PostingList]> {
+  private readonly changed = new Map<number, PostingList>();
+  /** Terms of the stored block that were removed or replaced since. */
+  private readonly shadowed = new Set<number>();
+
+  private constructor(
+    /** Stored block: (term, n, n ids)…, terms in this process's numbering via `globalOf`. */
+    private readonly block: Int32Array,
+    /** Global term id → index of its entry in `block`, -1 when absent. */
+    private readonly entryAt: Int32Array,
+    private readonly docCount: number,
+    /** Total ids in the stored block. */
+    readonly storedEntries: number,
+  ) {}
+
+  static empty(): Postings {
+    return new Postings(new Int32Array(0), new Int32Array(0), 0, 0);
+  }
+
+  /**
+   * The postings of a stored block, or null when its structure is unsound (a term out of range, a list
+   * running past the block, a term twice). Each list's ids are checked when the list is first read.
+   */
+  static fromBlock(block: Int32Array, globalOf: Int32Array, docCount: number): Postings | null {
+    let maxGlobal = -1;
+    for (let i = 0; i < globalOf.length; i++) if (globalOf[i]! > maxGlobal) maxGlobal = globalOf[i]!;
+    const entryAt = new Int32Array(maxGlobal + 1).fill(-1);
+    let entries = 0;
+    for (let at = 0; at < block.length; ) {
+      if (at + 2 > block.length) return null;
+      const local = block[at]!;
+      const n = block[at + 1]!;
+      if (local < 0 || local >= globalOf.length || n < 1 || at + 2 + n > block.length) return null;
+      const global = globalOf[local]!;
+      if (entryAt[global] !== -1) return null;
+      entryAt[global] = at;
+      entries += n;
+      at += 2 + n;
+    }
+    return new Postings(block, entryAt, docCount, entries);
+  }
+
+  get(term: number): PostingList | undefined {
+    if (this.shadowed.has(term)) return this.changed.get(term);
+    const list = this.readStored(term);
+    this.shadowed.add(term);
+    if (list) this.changed.set(term, list);
+    return list;
+  }
+
+  /** The stored list of `term`, checked. */
+  private readStored(term: number): Int32Array | undefined {
+    const at = term < this.entryAt.length ? this.entryAt[term]! : -1;
+    if (at < 0) return undefined;
+    const list = this.block.subarray(at + 2, at + 2 + this.block[at + 1]!);
+    // A list out of order or past the documents cannot come from a sound writer (the file's checksum
+    // held): it is dropped rather than merged wrongly.
+    return ascendingWithin(list, this.docCount) ? list : undefined;
+  }
+
+  set(term: number, list: PostingList): void {
+    this.shadowed.add(term);
+    this.changed.set(term, list);
+  }
+
+  delete(term: number): void {
+    this.shadowed.add(term);
+    this.changed.delete(term);
+  }
+
+  *[Symbol.iterator](): Iterator<[number, PostingList]> {
+    for (let term = 0; term < this.entryAt.length; term++) {
+      if (this.entryAt[term]! >= 0 && !this.shadowed.has(term)) {
+        const list = this.readStored(term);
+        if (list) yield [term, list];
+      }
+    }
+    yield* this.changed;
+  }
+}
+
+function ascendingWithin(list: Int32Array, docCount: number): boolean {
+  let previous = 0;
+  for (let i = 0; i < list.length; i++) {
+    const id = list[i]!;
+    if (id <= previous || id > docCount) return false;
+    previous = id;
+  }
+  return true;
+}
