@@ -22,8 +22,90 @@ export interface Corpus {
   fuzzyAll?: { maxDistance?: number };
 }
 
-/** The documents that match, with their scores. */
-export type DocScores = Map<IndexedDocument, number>;
+/**
+ * The documents that match, with their scores, in ascending key order. A document's key is its segment's
+ * position in the corpus × 2^32 + its id in the segment, so every set operation is a merge of two sorted
+ * runs instead of hash-map lookups.
+ */
+export interface DocScores {
+  keys: Float64Array;
+  scores: Float64Array;
+  length: number;
+}
+
+const SEGMENT_STRIDE = 2 ** 32;
+
+/** The segment position and document id of a key. */
+export function splitKey(key: number): [segment: number, docId: number] {
+  const segment = Math.floor(key / SEGMENT_STRIDE);
+  return [segment, key - segment * SEGMENT_STRIDE];
+}
+
+class ScoresBuilder {
+  keys: Float64Array;
+  scores: Float64Array;
+  length = 0;
+  constructor(capacity: number) {
+    this.keys = new Float64Array(Math.max(16, capacity));
+    this.scores = new Float64Array(this.keys.length);
+  }
+  push(key: number, score: number): void {
+    if (this.length === this.keys.length) {
+      const keys = new Float64Array(this.keys.length * 2);
+      keys.set(this.keys);
+      this.keys = keys;
+      const scores = new Float64Array(keys.length);
+      scores.set(this.scores);
+      this.scores = scores;
+    }
+    this.keys[this.length] = key;
+    this.scores[this.length++] = score;
+  }
+  done(): DocScores {
+    return { keys: this.keys, scores: this.scores, length: this.length };
+  }
+}
+
+const NOTHING: DocScores = { keys: new Float64Array(0), scores: new Float64Array(0), length: 0 };
+
+/** Keys of `a` also in `b`, scores summed. */
+function intersect(a: DocScores, b: DocScores): DocScores {
+  const out = new ScoresBuilder(Math.min(a.length, b.length));
+  let j = 0;
+  for (let i = 0; i < a.length && j < b.length; i++) {
+    const key = a.keys[i]!;
+    while (j < b.length && b.keys[j]! < key) j++;
+    if (j < b.length && b.keys[j] === key) out.push(key, a.scores[i]! + b.scores[j++]!);
+  }
+  return out.done();
+}
+
+/** Keys of either, scores summed. */
+function union(a: DocScores, b: DocScores): DocScores {
+  const out = new ScoresBuilder(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const ka = i < a.length ? a.keys[i]! : Infinity;
+    const kb = j < b.length ? b.keys[j]! : Infinity;
+    if (ka === kb) out.push(ka, a.scores[i++]! + b.scores[j++]!);
+    else if (ka < kb) out.push(ka, a.scores[i++]!);
+    else out.push(kb, b.scores[j++]!);
+  }
+  return out.done();
+}
+
+/** Keys of `a` not in `b`, scores of `a`. */
+function without(a: DocScores, b: DocScores): DocScores {
+  const out = new ScoresBuilder(a.length);
+  let j = 0;
+  for (let i = 0; i < a.length; i++) {
+    const key = a.keys[i]!;
+    while (j < b.length && b.keys[j]! < key) j++;
+    if (j >= b.length || b.keys[j] !== key) out.push(key, a.scores[i]!);
+  }
+  return out.done();
+}
 
 class Evaluator {
   private readonly documentCount: number;
@@ -41,21 +123,12 @@ class Evaluator {
     switch (node.kind) {
       case "all":
         return this.everything();
-      case "not": {
-        const excluded = this.evaluate(node.child);
-        const result = this.everything();
-        for (const doc of excluded.keys()) result.delete(doc);
-        return result;
-      }
+      case "not":
+        return without(this.everything(), this.evaluate(node.child));
       case "and":
         return this.and(node.children);
-      case "or": {
-        const result: DocScores = new Map();
-        for (const child of node.children) {
-          for (const [doc, score] of this.evaluate(child)) result.set(doc, (result.get(doc) ?? 0) + score);
-        }
-        return result;
-      }
+      case "or":
+        return node.children.reduce<DocScores>((result, child) => union(result, this.evaluate(child)), NOTHING);
       default:
         return this.leaf(node);
     }
@@ -67,29 +140,21 @@ class Evaluator {
     let result: DocScores | null = null;
     for (const child of positives) {
       const scores = this.evaluate(child);
-      if (result === null) {
-        result = new Map(scores);
-        continue;
-      }
-      const next: DocScores = new Map();
-      for (const [doc, score] of result) {
-        const other = scores.get(doc);
-        if (other !== undefined) next.set(doc, score + other);
-      }
-      result = next;
-      if (result.size === 0) return result;
+      result = result === null ? scores : intersect(result, scores);
+      if (result.length === 0) return result;
     }
     result ??= this.everything();
-    for (const child of negatives) {
-      for (const doc of this.evaluate(child).keys()) result.delete(doc);
-    }
+    for (const child of negatives) result = without(result, this.evaluate(child));
     return result;
   }
 
   private everything(): DocScores {
-    const all: DocScores = new Map();
-    for (const segment of this.corpus.segments) for (const doc of segment.docs.values()) all.set(doc, 0);
-    return all;
+    const out = new ScoresBuilder(this.documentCount);
+    this.corpus.segments.forEach((segment, s) => {
+      // Document ids only grow and a segment's map keeps insertion order: its keys come out ascending.
+      for (const docId of segment.docs.keys()) out.push(s * SEGMENT_STRIDE + docId, 0);
+    });
+    return out.done();
   }
 
   private leaf(node: TermNode | WildcardNode | PhraseNode): DocScores {
@@ -98,23 +163,24 @@ class Evaluator {
     if (!scores) {
       const plan = planFor(node, { factors: this.corpus.config.factors, ...(this.corpus.fuzzyAll ? { fuzzyAll: this.corpus.fuzzyAll } : {}) });
       const fields = node.field ? [indexFieldOf(node.field)] : DEFAULT_FIELDS;
-      scores = plan ? this.score(plan, fields) : new Map();
+      scores = plan ? this.score(plan, fields) : NOTHING;
       this.memo.set(key, scores);
     }
     return scores;
   }
 
-  /** BM25 of the leaf in each field, weighted per item type and summed. */
+/** BM25 of the leaf in each field, weighted per item type and summed. */
   private score(plan: LeafPlan, fields: readonly IndexField[]): DocScores {
     const fieldNumbers = fields.map((f) => FIELD_NUMBER[f]);
     const width = fieldNumbers.length;
     const documentFrequency = new Array<number>(width).fill(0);
     // Hits in flat arrays (hit h's field i at h * width + i): no objects per matching document.
     const docs: IndexedDocument[] = [];
+    const keys: number[] = [];
     let tf = new Float64Array(256 * width);
     let factors = new Float64Array(256 * width);
     const out = { factor: 0 };
-    for (const segment of this.corpus.segments) {
+    this.corpus.segments.forEach((segment, s) => {
       for (const docId of plan.candidates(segment)) {
         const doc = segment.docs.get(docId);
         if (!doc) continue;
@@ -136,11 +202,14 @@ class Evaluator {
           factors[base + i] = out.factor;
           documentFrequency[i]!++;
         }
-        if (hit) docs.push(doc);
+        if (hit) {
+          docs.push(doc);
+          keys.push(s * SEGMENT_STRIDE + docId);
+        }
       }
-    }
+    });
     const idf = documentFrequency.map((df) => inverseDocumentFrequency(this.documentCount, df));
-    const scores: DocScores = new Map();
+    const scores = new Float64Array(docs.length);
     for (let h = 0; h < docs.length; h++) {
       const doc = docs[h]!;
       const weights = this.corpus.config.weights[doc.type];
@@ -153,13 +222,13 @@ class Evaluator {
         const length = fieldLength(doc.data, number);
         score += weights[number]! * idf[i]! * termFrequencyScore(frequency, length, this.averageLength[number]!) * factors[base + i]!;
       }
-      scores.set(doc, score * plan.boost);
+      scores[h] = score * plan.boost;
     }
-    return scores;
+    return { keys: Float64Array.from(keys), scores, length: docs.length };
   }
 }
 
-/** The documents matching `query` in the corpus, with their raw (unnormalised) scores. */
+/** The documents matching `query` in the corpus, with their raw (unnormalised) scores, in key order. */
 export function evaluateQuery(query: QueryNode, corpus: Corpus): DocScores {
   return new Evaluator(corpus).evaluate(query);
 }

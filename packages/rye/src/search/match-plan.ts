@@ -27,7 +27,7 @@ interface Choice {
 export interface LeafPlan {
   /** Multiplies the leaf's score (phrases score above single words). */
   boost: number;
-  /** Document ids that may match (removed documents may still appear: callers look them up). */
+  /** Document ids that may match, ascending (removed documents may still appear: callers look them up). */
   candidates(segment: SegmentIndex): Iterable<number>;
   /** Frequency in the field (0 = no match); the match factor goes to `out.factor`. */
   frequency(data: FieldData, field: number, out: { factor: number }): number;
@@ -67,10 +67,13 @@ class TermSetPlan implements LeafPlan {
 
   candidates(segment: SegmentIndex): Iterable<number> {
     if (this.factorByTerm) return segment.docs.keys();
-    if (this.choices.length === 1) return segment.postings.get(this.choices[0]!.term) ?? [];
-    const union = new Set<number>();
-    for (const c of this.choices) for (const doc of segment.postings.get(c.term) ?? []) union.add(doc);
-    return union;
+    const lists: PostingList[] = [];
+    for (const c of this.choices) {
+      const list = segment.postings.get(c.term);
+      if (list) lists.push(list);
+    }
+    if (lists.length <= 1) return lists[0] ?? [];
+    return ascendingUnion(lists);
   }
 
   frequency(data: FieldData, field: number, out: { factor: number }): number {
@@ -96,6 +99,20 @@ class TermSetPlan implements LeafPlan {
     out.factor = factor;
     return tf;
   }
+}
+
+/** The ids of several ascending lists, ascending and each once. */
+function ascendingUnion(lists: readonly PostingList[]): Int32Array {
+  const all = new Int32Array(lists.reduce((n, list) => n + list.length, 0));
+  let at = 0;
+  for (const list of lists) {
+    all.set(list, at);
+    at += list.length;
+  }
+  all.sort();
+  let kept = 0;
+  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[kept++] = all[i]!;
+  return all.subarray(0, kept);
 }
 
 /** Ids present in every ascending list (a merge walk). */

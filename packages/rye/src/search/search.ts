@@ -8,7 +8,7 @@ import { assertItemType, ITEM_TYPES, RyeError } from "@rye/core";
 import type { Space, SpaceName } from "../spaces/spaces.ts";
 import { SPACE_PRECEDENCE } from "../spaces/spaces.ts";
 import type { IndexedDocument } from "./document.ts";
-import { evaluateQuery } from "./evaluate.ts";
+import { evaluateQuery, splitKey } from "./evaluate.ts";
 import type { SegmentIndex, VerifyFunction } from "./index.ts";
 import { segmentIndex } from "./index.ts";
 import { parseQuery, QUERY_LIMITS } from "./query.ts";
@@ -152,8 +152,11 @@ export async function searchItems(options: SearchOptions): Promise<SearchResult>
   });
   const matches: { doc: IndexedDocument; raw: number; score: number; space: SpaceName; id: string; type: ItemType }[] = [];
   let top = 0;
-  for (const [doc, raw] of scores) {
+  for (let i = 0; i < scores.length; i++) {
+    const [s, docId] = splitKey(scores.keys[i]!);
+    const doc = searched[s]!.docs.get(docId)!;
     if (!inCategory(doc.category, checked.categoryPrefix)) continue;
+    const raw = scores.scores[i]!;
     matches.push({ doc, raw, score: 0, space: doc.space, id: doc.id, type: doc.type });
     if (raw > top) top = raw;
   }
