@@ -180,8 +180,12 @@ class Evaluator {
     let tf = new Float64Array(256 * width);
     let factors = new Float64Array(256 * width);
     const out = { factor: 0 };
+    const fieldBits = fieldNumbers.map((f) => 1 << f);
     this.corpus.segments.forEach((segment, s) => {
-      for (const docId of plan.candidates(segment)) {
+      const { ids, masks } = plan.candidates(segment);
+      for (let k = 0; k < ids.length; k++) {
+        const docId = ids[k]!;
+        const mask = masks ? masks[k]! : -1;
         const doc = segment.docs.get(docId);
         if (!doc) continue;
         const base = docs.length * width;
@@ -195,6 +199,7 @@ class Evaluator {
         }
         let hit = false;
         for (let i = 0; i < width; i++) {
+          if ((mask & fieldBits[i]!) === 0) continue;
           const frequency = plan.frequency(doc.data, fieldNumbers[i]!, out);
           if (frequency <= 0) continue;
           hit = true;

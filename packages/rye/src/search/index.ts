@@ -17,7 +17,7 @@ import { fieldLength, fieldTermCount, fieldTermsStart } from "./field-data.ts";
 import { INDEX_FIELDS } from "./fields.ts";
 import type { SegmentToStore, StoredFile, StoredSegment, StoredSpace } from "./persist.ts";
 import type { PostingList } from "./postings.ts";
-import { Postings } from "./postings.ts";
+import { appendPosting, Postings } from "./postings.ts";
 import { encodeSpace, readStoredSpace, writeStoredSpace } from "./persist.ts";
 import type { ScanCounters, ScannedFile } from "./scan.ts";
 import { isRacy, TypeDirScanner } from "./scan.ts";
@@ -85,25 +85,25 @@ const READ_BATCH = 64;
 
 export type { PostingList } from "./postings.ts";
 
-/** Postings of documents that will take ids 1…n in this order (how a stored segment is loaded). */
-function postingsOf(docs: IndexedDocument[]): Map<number, number[]> {
-  const postings = new Map<number, number[]>();
+/** Postings of documents that will take ids 1…n in this order (how a stored segment is written). */
+function postingsOf(docs: IndexedDocument[]): Map<number, PostingList> {
+  const postings = new Map<number, PostingList>();
   docs.forEach((doc, i) => {
-    for (const term of distinctTerms(doc)) {
-      const list = postings.get(term);
-      if (list) list.push(i + 1);
-      else postings.set(term, [i + 1]);
-    }
+    for (const [term, mask] of termFields(doc)) postings.set(term, appendPosting(postings.get(term), i + 1, mask));
   });
   return postings;
 }
 
-function distinctTerms(doc: IndexedDocument): Set<number> {
-  const terms = new Set<number>();
+/** Each distinct term of a document, with the fields it occurs in (bit f for INDEX_FIELDS[f]). */
+function termFields(doc: IndexedDocument): Map<number, number> {
+  const terms = new Map<number, number>();
   INDEX_FIELDS.forEach((_, f) => {
     const start = fieldTermsStart(doc.data, f);
     const n = fieldTermCount(doc.data, f);
-    for (let i = 0; i < n; i++) terms.add(doc.data[start + i]!);
+    for (let i = 0; i < n; i++) {
+      const term = doc.data[start + i]!;
+      terms.set(term, (terms.get(term) ?? 0) | (1 << f));
+    }
   });
   return terms;
 }
@@ -268,11 +268,11 @@ export class SegmentIndex {
     this.docs.set(doc.docId, doc);
     this.byPath.set(doc.path, doc);
     this.byId.set(doc.id, doc);
-    const terms = distinctTerms(doc);
-    for (const term of terms) {
+    const terms = termFields(doc);
+    for (const [term, mask] of terms) {
       const list = this.postings.get(term);
-      if (Array.isArray(list)) list.push(doc.docId);
-      else this.postings.set(term, list ? [...list, doc.docId] : [doc.docId]);
+      const grown = appendPosting(list, doc.docId, mask);
+      if (grown !== list) this.postings.set(term, grown);
     }
     this.liveEntries += terms.size;
     INDEX_FIELDS.forEach((_, f) => (this.fieldLengthTotals[f]! += fieldLength(doc.data, f)));
@@ -286,7 +286,7 @@ export class SegmentIndex {
     if (this.byId.get(doc.id) === doc) this.byId.delete(doc.id);
     this.racyPaths.delete(doc.path);
     this.verified.delete(doc.path);
-    const count = distinctTerms(doc).size;
+    const count = termFields(doc).size;
     this.liveEntries -= count;
     this.staleEntries += count;
     if (this.staleEntries > 1024 && this.staleEntries * 2 > this.liveEntries) this.compact();
@@ -295,9 +295,15 @@ export class SegmentIndex {
 
   private compact(): void {
     for (const [term, list] of [...this.postings]) {
-      const live = list.filter((id) => this.docs.has(id));
-      if (live.length === 0) this.postings.delete(term);
-      else this.postings.set(term, live);
+      const ids: number[] = [];
+      const masks: number[] = [];
+      list.ids.forEach((id, i) => {
+        if (!this.docs.has(id)) return;
+        ids.push(id);
+        masks.push(list.masks[i]!);
+      });
+      if (ids.length === 0) this.postings.delete(term);
+      else this.postings.set(term, { ids, masks });
     }
     this.staleEntries = 0;
   }

@@ -23,12 +23,20 @@ interface Choice {
   factor: number;
 }
 
+/** Candidate documents: ascending ids and, when known, the fields each can match in (bit f for INDEX_FIELDS[f]; null: any). */
+export interface Candidates {
+  ids: ArrayLike<number>;
+  masks: ArrayLike<number> | null;
+}
+
+const NO_CANDIDATES: Candidates = { ids: [], masks: null };
+
 /** How one leaf finds candidate documents and measures its frequency in one field of one of them. */
 export interface LeafPlan {
   /** Multiplies the leaf's score (phrases score above single words). */
   boost: number;
-  /** Document ids that may match, ascending (removed documents may still appear: callers look them up). */
-  candidates(segment: SegmentIndex): Iterable<number>;
+  /** Documents that may match (removed documents may still appear: callers look them up). */
+  candidates(segment: SegmentIndex): Candidates;
   /** Frequency in the field (0 = no match); the match factor goes to `out.factor`. */
   frequency(data: FieldData, field: number, out: { factor: number }): number;
 }
@@ -65,15 +73,14 @@ class TermSetPlan implements LeafPlan {
     }
   }
 
-  candidates(segment: SegmentIndex): Iterable<number> {
-    if (this.factorByTerm) return segment.docs.keys();
-    const lists: PostingList[] = [];
+  candidates(segment: SegmentIndex): Candidates {
+    if (this.factorByTerm) return { ids: [...segment.docs.keys()], masks: null };
+    let result: Candidates | null = null;
     for (const c of this.choices) {
       const list = segment.postings.get(c.term);
-      if (list) lists.push(list);
+      if (list) result = result ? unionOf(result, list) : list;
     }
-    if (lists.length <= 1) return lists[0] ?? [];
-    return ascendingUnion(lists);
+    return result ?? NO_CANDIDATES;
   }
 
   frequency(data: FieldData, field: number, out: { factor: number }): number {
@@ -101,35 +108,45 @@ class TermSetPlan implements LeafPlan {
   }
 }
 
-/** The ids of several ascending lists, ascending and each once. */
-function ascendingUnion(lists: readonly PostingList[]): Int32Array {
-  const all = new Int32Array(lists.reduce((n, list) => n + list.length, 0));
-  let at = 0;
-  for (const list of lists) {
-    all.set(list, at);
-    at += list.length;
+/** Ids of either (ascending, each once), with the fields of both. */
+function unionOf(a: Candidates, b: Candidates): Candidates {
+  const ids: number[] = [];
+  const masks: number[] = [];
+  const maskOf = (c: Candidates, i: number) => (c.masks ? c.masks[i]! : -1);
+  let i = 0;
+  let j = 0;
+  while (i < a.ids.length || j < b.ids.length) {
+    const x = i < a.ids.length ? a.ids[i]! : Infinity;
+    const y = j < b.ids.length ? b.ids[j]! : Infinity;
+    ids.push(Math.min(x, y));
+    masks.push((x <= y ? maskOf(a, i++) : 0) | (y <= x ? maskOf(b, j++) : 0));
   }
-  all.sort();
-  let kept = 0;
-  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[kept++] = all[i]!;
-  return all.subarray(0, kept);
+  return { ids, masks };
 }
 
-/** Ids present in every ascending list (a merge walk). */
-function* intersectSorted(lists: readonly PostingList[]): Iterable<number> {
-  const ordered = [...lists].sort((a, b) => a.length - b.length);
+/** Ids present in every ascending list (a merge walk), with the fields all of them share. */
+function intersectSorted(lists: readonly PostingList[]): Candidates {
+  const ordered = [...lists].sort((a, b) => a.ids.length - b.ids.length);
   const [smallest, ...rest] = ordered;
   const cursors = rest.map(() => 0);
-  outer: for (const id of smallest!) {
+  const ids: number[] = [];
+  const masks: number[] = [];
+  outer: for (let k = 0; k < smallest!.ids.length; k++) {
+    const id = smallest!.ids[k]!;
+    let mask = smallest!.masks[k]!;
     for (let j = 0; j < rest.length; j++) {
       const list = rest[j]!;
       let at = cursors[j]!;
-      while (at < list.length && list[at]! < id) at++;
+      while (at < list.ids.length && list.ids[at]! < id) at++;
       cursors[j] = at;
-      if (list[at] !== id) continue outer;
+      if (list.ids[at] !== id) continue outer;
+      mask &= list.masks[at]!;
     }
-    yield id;
+    if (mask === 0) continue;
+    ids.push(id);
+    masks.push(mask);
   }
+  return { ids, masks };
 }
 
 /** Words in order at consecutive positions, or (with `proximity`) all within a span of that many positions. */
@@ -149,9 +166,9 @@ class PhrasePlan implements LeafPlan {
     this.needed = this.distinct.map((w) => words.filter((x) => x === w).length);
   }
 
-  candidates(segment: SegmentIndex): Iterable<number> {
+  candidates(segment: SegmentIndex): Candidates {
     const lists = this.distinct.map((w) => segment.postings.get(w));
-    if (lists.some((l) => l === undefined)) return [];
+    if (lists.some((l) => l === undefined)) return NO_CANDIDATES;
     return intersectSorted(lists as PostingList[]);
   }
 

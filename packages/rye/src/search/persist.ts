@@ -2,7 +2,7 @@
  * The on-disk form of a space's search index (its three segments, one per item type), so a new process
  * starts from the last process's index instead of reading every item file again.
  *
- *   bytes 0–7     magic "RYESIX04"
+ *   bytes 0–7     magic "RYESIX05"
  *   8–11          header length in bytes (a multiple of 8)
  *   12–15         numbers section length in float64 values
  *   16–19         display section length in bytes (a multiple of 4)
@@ -13,7 +13,7 @@
  *   numbers       float64 × 8 per document (NUMBERS_PER_DOC), so loading parses no JSON numbers
  *   displays      each document's DocumentDisplay as JSON, back to back (parsed only for the hits shown)
  *   data          each document's field data (field-data.ts) back to back, then each segment's postings
- *                 (term, n, n ascending document numbers)…; term ids numbered by `terms`
+ *                 (term, n, n ascending document numbers, n field masks)…; term ids numbered by `terms`
  *
  * One term table per space, so the first space a process loads needs no renumbering (term ids are
  * handed out in the file's order) and its field data is used in place.
@@ -42,7 +42,7 @@ import type { StoredListing } from "./scan.ts";
 import { isStoredListing } from "./scan.ts";
 import { mapFieldTerms, wellFormedFieldData } from "./field-data.ts";
 
-const MAGIC = "RYESIX04";
+const MAGIC = "RYESIX05";
 const PREFIX_BYTES = 32;
 /** Per document in the numbers section: mtimeMs, size, ctimeMs, ino, display offset and length, data offset and length. */
 const NUMBERS_PER_DOC = 8;
@@ -138,14 +138,15 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
     if (!segment) continue;
     const lists = [...segment.postings];
     let length = 0;
-    for (const [, list] of lists) length += 2 + list.length;
+    for (const [, list] of lists) length += 2 + 2 * list.ids.length;
     const block = new Int32Array(length);
     let at = 0;
-    for (const [term, list] of lists) {
+    for (const [term, { ids, masks }] of lists) {
       block[at] = toLocal(term);
-      block[at + 1] = list.length;
-      block.set(list, at + 2);
-      at += 2 + list.length;
+      block[at + 1] = ids.length;
+      block.set(ids, at + 2);
+      block.set(masks, at + 2 + ids.length);
+      at += 2 + 2 * ids.length;
     }
     header.segments[type]!.postings = [words, length];
     data.push(block);

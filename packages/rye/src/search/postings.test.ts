@@ -1,31 +1,45 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Postings } from "./postings.ts";
+import type { PostingList } from "./postings.ts";
+import { appendPosting, Postings } from "./postings.ts";
 
-/** A stored block in local term numbering: [term, n, ids…]… */
-const block = (...entries: [number, number[]][]) => Int32Array.from(entries.flatMap(([term, ids]) => [term, ids.length, ...ids]));
+/** A stored block in local term numbering: [term, n, ids…, masks…]…; every mask here is the id × 10. */
+const block = (...entries: [number, number[]][]) => Int32Array.from(entries.flatMap(([term, ids]) => [term, ids.length, ...ids, ...ids.map((id) => id * 10)]));
 const identity = (n: number) => Int32Array.from({ length: n }, (_, i) => i);
+const plain = (list: PostingList | undefined) => list && { ids: [...list.ids], masks: [...list.masks] };
 
 test("stored lists are read on demand in this process's term numbering, and changes shadow them", () => {
   const globalOf = Int32Array.from([7, 3, 5]); // local term → global term
   const postings = Postings.fromBlock(block([0, [1, 2]], [1, [2]], [2, [1, 3]]), globalOf, 3)!;
   assert.equal(postings.storedEntries, 5);
-  assert.deepEqual([...postings.get(7)!], [1, 2]);
-  assert.deepEqual([...postings.get(3)!], [2]);
+  assert.deepEqual(plain(postings.get(7)), { ids: [1, 2], masks: [10, 20] });
+  assert.deepEqual(plain(postings.get(3)), { ids: [2], masks: [20] });
   assert.equal(postings.get(0), undefined);
   assert.equal(postings.get(99), undefined);
-  postings.set(3, [2, 4]);
+  postings.set(3, appendPosting(postings.get(3), 4, 1));
   postings.delete(5);
-  assert.deepEqual(postings.get(3), [2, 4]);
+  assert.deepEqual(postings.get(3), { ids: [2, 4], masks: [20, 1] });
   assert.equal(postings.get(5), undefined);
-  postings.set(11, [4]);
-  const all = new Map([...postings].map(([term, list]) => [term, [...list]]));
-  assert.deepEqual(all, new Map([[7, [1, 2]], [3, [2, 4]], [11, [4]]]));
+  postings.set(11, appendPosting(undefined, 4, 2));
+  const all = new Map([...postings].map(([term, list]) => [term, plain(list)]));
+  assert.deepEqual(all, new Map([[7, { ids: [1, 2], masks: [10, 20] }], [3, { ids: [2, 4], masks: [20, 1] }], [11, { ids: [4], masks: [2] }]]));
+});
+
+test("appending to a growable list works in place; a stored list is copied first", () => {
+  const grown = appendPosting({ ids: [1], masks: [3] }, 2, 4);
+  const again = appendPosting(grown, 5, 1);
+  assert.equal(again, grown);
+  assert.deepEqual(again, { ids: [1, 2, 5], masks: [3, 4, 1] });
+  const stored = { ids: Int32Array.from([1]), masks: Int32Array.from([3]) };
+  const copied = appendPosting(stored, 2, 4);
+  assert.notEqual(copied, stored);
+  assert.deepEqual(plain(copied), { ids: [1, 2], masks: [3, 4] });
+  assert.deepEqual([...stored.ids], [1]);
 });
 
 test("a block with a term out of range, a list past its end or a term twice is refused whole", () => {
   assert.equal(Postings.fromBlock(block([3, [1]]), identity(3), 5), null);
-  assert.equal(Postings.fromBlock(Int32Array.from([0, 4, 1, 2]), identity(3), 5), null);
+  assert.equal(Postings.fromBlock(Int32Array.from([0, 2, 1, 2, 10]), identity(3), 5), null);
   assert.equal(Postings.fromBlock(block([0, [1]], [0, [2]]), identity(3), 5), null);
   assert.equal(Postings.fromBlock(Int32Array.from([0, 0]), identity(3), 5), null);
   assert.ok(Postings.fromBlock(new Int32Array(0), identity(3), 5));
@@ -35,6 +49,6 @@ test("a stored list out of order or naming a document past the segment is droppe
   const postings = Postings.fromBlock(block([0, [2, 1]], [1, [1, 9]], [2, [1, 2]]), identity(3), 3)!;
   assert.equal(postings.get(0), undefined);
   assert.equal(postings.get(1), undefined);
-  assert.deepEqual([...postings.get(2)!], [1, 2]);
+  assert.deepEqual(plain(postings.get(2)), { ids: [1, 2], masks: [10, 20] });
   assert.deepEqual([...postings].map(([term]) => term), [2]);
 });

@@ -4,7 +4,29 @@
  * for it, instead of building a map entry (and a view) for every term of the space at start-up; lists
  * that change move into a map.
  */
-export type PostingList = number[] | Int32Array;
+/**
+ * Ascending ids of the documents holding a term, and for each the fields it occurs in (bit f set for
+ * INDEX_FIELDS[f]): scoring then looks up the term only in those fields instead of in every field.
+ */
+export interface PostingList {
+  readonly ids: number[] | Int32Array;
+  readonly masks: number[] | Int32Array;
+}
+
+/** `list` with (docId, mask) appended, in place; a stored list (typed arrays) is copied into growable arrays first. */
+export function appendPosting(list: PostingList | undefined, docId: number, mask: number): PostingList {
+  if (!list) return { ids: [docId], masks: [mask] };
+  if (Array.isArray(list.ids) && Array.isArray(list.masks)) {
+    list.ids.push(docId);
+    list.masks.push(mask);
+    return list;
+  }
+  const ids = Array.isArray(list.ids) ? list.ids : Array.from(list.ids);
+  const masks = Array.isArray(list.masks) ? list.masks : Array.from(list.masks);
+  ids.push(docId);
+  masks.push(mask);
+  return { ids, masks };
+}
 
 export class Postings implements Iterable<[number, PostingList]> {
   private readonly changed = new Map<number, PostingList>();
@@ -12,7 +34,7 @@ export class Postings implements Iterable<[number, PostingList]> {
   private readonly shadowed = new Set<number>();
 
   private constructor(
-    /** Stored block: (term, n, n ids)…, terms in this process's numbering via `globalOf`. */
+    /** Stored block: (term, n, n ids, n field masks)…, terms in this process's numbering via `globalOf`. */
     private readonly block: Int32Array,
     /** Global term id → index of its entry in `block`, -1 when absent. */
     private readonly entryAt: Int32Array,
@@ -38,12 +60,12 @@ export class Postings implements Iterable<[number, PostingList]> {
       if (at + 2 > block.length) return null;
       const local = block[at]!;
       const n = block[at + 1]!;
-      if (local < 0 || local >= globalOf.length || n < 1 || at + 2 + n > block.length) return null;
+      if (local < 0 || local >= globalOf.length || n < 1 || at + 2 + 2 * n > block.length) return null;
       const global = globalOf[local]!;
       if (entryAt[global] !== -1) return null;
       entryAt[global] = at;
       entries += n;
-      at += 2 + n;
+      at += 2 + 2 * n;
     }
     return new Postings(block, entryAt, docCount, entries);
   }
@@ -57,13 +79,14 @@ export class Postings implements Iterable<[number, PostingList]> {
   }
 
   /** The stored list of `term`, checked. */
-  private readStored(term: number): Int32Array | undefined {
+  private readStored(term: number): PostingList | undefined {
     const at = term < this.entryAt.length ? this.entryAt[term]! : -1;
     if (at < 0) return undefined;
-    const list = this.block.subarray(at + 2, at + 2 + this.block[at + 1]!);
+    const n = this.block[at + 1]!;
+    const ids = this.block.subarray(at + 2, at + 2 + n);
     // A list out of order or past the documents cannot come from a sound writer (the file's checksum
     // held): it is dropped rather than merged wrongly.
-    return ascendingWithin(list, this.docCount) ? list : undefined;
+    return ascendingWithin(ids, this.docCount) ? { ids, masks: this.block.subarray(at + 2 + n, at + 2 + 2 * n) } : undefined;
   }
 
   set(term: number, list: PostingList): void {
