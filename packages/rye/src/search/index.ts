@@ -10,7 +10,6 @@ import { join } from "node:path";
 import type { ItemType } from "@rye/core";
 import { ITEM_TYPES, RyeError } from "@rye/core";
 import type { Space } from "../spaces/spaces.ts";
-import { typeDir } from "../spaces/spaces.ts";
 import type { IndexedDocument } from "./document.ts";
 import { buildDocument, MAX_FILE_BYTES } from "./document.ts";
 import { fieldLength, fieldTermCount, fieldTermsStart } from "./field-data.ts";
@@ -174,7 +173,7 @@ export class SegmentIndex {
   private async update(watch: boolean): Promise<void> {
     if (!this.storeRead) this.loadStored();
     if (watch) {
-      if (!this.watcher?.alive) this.watcher = TreeWatcher.start(typeDir(this.space, this.type));
+      if (!this.watcher?.alive) this.watcher = new TreeWatcher();
       // One turn of the event loop first: a change made before this search was asked for has its event
       // queued by then (the kernel queues it at the write), and it must be seen.
       await new Promise((resolve) => setImmediate(resolve));
@@ -186,6 +185,7 @@ export class SegmentIndex {
     }
     const files = this.scanner.scan();
     if (this.scanner.takeRelisted()) this.dirty = true;
+    if (watch) this.watcher?.track(this.scanner.directories());
     const stale: ScannedFile[] = [];
     let known = 0;
     for (const file of files) {

@@ -242,3 +242,28 @@ test("watch mode (the MCP server) skips the scan of unchanged spaces and still s
   assert.deepEqual((await searchItems({ query: "kingfishers", ...options })).results.map((h) => h.id), ["k/new"]);
   clearSearchIndexCache(); // closes the watchers
 });
+
+test("watch mode (one watch per directory): a type folder created later, an in-place edit deep down and a folder removed and created again are all seen", async () => {
+  const { project } = await makeSpaces();
+  await rm(join(project.root, "knowledge"), { recursive: true, force: true });
+  const options = { spaces: [project], limit: 50, watch: true as const };
+  assert.equal((await searchItems({ query: "grebe", ...options })).total, 0);
+  await searchItems({ query: "grebe", ...options });
+  await writeItem(project, "knowledge", "a/b/grebe", knowledgeFile("a/b/grebe", "Grebe", "About grebes."));
+  assert.deepEqual((await searchItems({ query: "grebe", ...options })).results.map((h) => h.id), ["a/b/grebe"]);
+  await new Promise((r) => setTimeout(r, 150)); // past the window in which a just-written file is read again
+  await searchItems({ query: "grebe", ...options });
+  const quiet = await measure(() => searchItems({ query: "grebe", ...options }));
+  assert.ok(quiet.delta.scansSkipped > 0, "the folders are watched now");
+  // A file edited in place in the deepest folder (no directory entry changes) is seen.
+  await writeFile(join(project.root, "knowledge", "a", "b", "grebe.md"), knowledgeFile("a/b/grebe", "Grebe", "About herons now."));
+  assert.deepEqual((await searchItems({ query: "herons", ...options })).results.map((h) => h.id), ["a/b/grebe"]);
+  // The type folder removed, searched without, then created again.
+  await rm(join(project.root, "knowledge"), { recursive: true, force: true });
+  assert.equal((await searchItems({ query: "herons", ...options })).total, 0);
+  await new Promise((r) => setTimeout(r, 150));
+  assert.equal((await searchItems({ query: "herons", ...options })).total, 0);
+  await writeItem(project, "knowledge", "c/heron", knowledgeFile("c/heron", "Heron", "About herons again."));
+  assert.deepEqual((await searchItems({ query: "herons", ...options })).results.map((h) => h.id), ["c/heron"]);
+  clearSearchIndexCache();
+});

@@ -120,6 +120,11 @@ export class TypeDirScanner {
     return relisted;
   }
 
+  /** The directories the last scan walked. */
+  directories(): string[] {
+    return [...this.listings.keys()];
+  }
+
   /** The current listings, for the stored index. */
   storedListings(): StoredListing[] {
     return [...this.listings.values()].map((l) => [l.prefix, l.mtimeMs, l.ino, l.racy, l.subdirs, l.files.map((f) => f.name), l.links]);
