@@ -43,7 +43,7 @@ export async function listVerifiedItems(ctx: EngineContext, types: readonly Item
     const winners: { doc: IndexedDocument; segment: ReturnType<typeof segmentIndex> }[] = [];
     for (const space of ctx.spaces) {
       const segment = segmentIndex(space, type);
-      for (const doc of segment.byId.values()) {
+      for (const doc of segment.docs.values()) {
         if (seen.has(doc.id)) continue;
         seen.add(doc.id);
         winners.push({ doc, segment });

@@ -152,29 +152,31 @@ export function mapFieldTerms(data: FieldData, map: (term: number) => number): F
 }
 
 /**
- * Whether `data` has the layout above with every index in bounds and term ids ascending below
- * `termCount`: what must hold before data read from a stored index is used.
+ * Whether `data` (or its words `start`…`end`, one document's data inside a larger block) has the layout
+ * above with every index in bounds and term ids ascending below `termCount`: what must hold before data
+ * read from a stored index is used.
  */
-export function wellFormedFieldData(data: FieldData, termCount: number): boolean {
-  if (data.length < FIELD_COUNT) return false;
+export function wellFormedFieldData(data: FieldData, termCount: number, start = 0, end = data.length): boolean {
+  const length = end - start;
+  if (start < 0 || end > data.length || length < FIELD_COUNT) return false;
   let next = FIELD_COUNT;
   for (let f = 0; f < FIELD_COUNT; f++) {
-    const block = data[f]!;
+    const block = data[start + f]!;
     if (block === -1) continue;
-    if (block !== next || block + 2 > data.length) return false;
-    const n = data[block + 1]!;
-    if (data[block]! < 0 || n < 1 || block + 2 + 2 * n > data.length) return false;
+    if (block !== next || block + 2 > length) return false;
+    const n = data[start + block + 1]!;
+    if (data[start + block]! < 0 || n < 1 || block + 2 + 2 * n > length) return false;
     const endsAt = block + 2 + n;
     let previousTerm = -1;
     let previousEnd = endsAt + n;
     for (let i = 0; i < n; i++) {
-      const term = data[block + 2 + i]!;
-      const end = data[endsAt + i]!;
-      if (term <= previousTerm || term >= termCount || end <= previousEnd || end > data.length) return false;
+      const term = data[start + block + 2 + i]!;
+      const termEnd = data[start + endsAt + i]!;
+      if (term <= previousTerm || term >= termCount || termEnd <= previousEnd || termEnd > length) return false;
       previousTerm = term;
-      previousEnd = end;
+      previousEnd = termEnd;
     }
     next = previousEnd;
   }
-  return next === data.length;
+  return next === length;
 }

@@ -17,7 +17,8 @@ import { INDEX_FIELDS } from "./fields.ts";
 import type { SegmentToStore, StoredFile, StoredSegment, StoredSpace } from "./persist.ts";
 import type { PostingList } from "./postings.ts";
 import { appendPosting, Postings } from "./postings.ts";
-import { encodeSpace, readStoredSpace, writeStoredSpace } from "./persist.ts";
+import { encodeSpace, readStoredSpace, storedForWriting, writeStoredSpace } from "./persist.ts";
+import { DocTable } from "./doc-table.ts";
 import type { ScanCounters, ScannedFile } from "./scan.ts";
 import { isRacy, TypeDirScanner } from "./scan.ts";
 import { TreeWatcher } from "./watch.ts";
@@ -45,6 +46,8 @@ export interface IndexCounters extends ScanCounters {
   verifyCalls: number;
   /** Documents taken from a stored index instead of their files. */
   documentsLoaded: number;
+  /** Stored documents built as objects (only candidates, hits and listings are). */
+  documentsBuilt: number;
   storedIndexesRejected: number;
   storedIndexesWritten: number;
   /** Refreshes a quiet file-system watcher let skip (watch mode). */
@@ -57,6 +60,7 @@ const counters: IndexCounters = {
   documentsRemoved: 0,
   verifyCalls: 0,
   documentsLoaded: 0,
+  documentsBuilt: 0,
   storedIndexesRejected: 0,
   storedIndexesWritten: 0,
   scansSkipped: 0,
@@ -108,8 +112,7 @@ function termFields(doc: IndexedDocument): Map<number, number> {
 }
 
 export class SegmentIndex {
-  readonly docs = new Map<number, IndexedDocument>();
-  readonly byId = new Map<string, IndexedDocument>();
+  readonly docs = new DocTable(() => counters.documentsBuilt++);
   /**
    * term id → ascending ids of the documents holding it in any field. Removal is lazy: ids of removed
    * documents stay until they make up a third of all entries, then every list is compacted. Document
@@ -121,7 +124,11 @@ export class SegmentIndex {
   private staleEntries = 0;
   /** Sum of field lengths over all documents, per INDEX_FIELDS position. */
   fieldLengthTotals = new Float64Array(INDEX_FIELDS.length);
-  private readonly byPath = new Map<string, IndexedDocument>();
+  /** path → document id and item id → document id of the live documents, built when first needed. */
+  private pathIndex: Map<string, number> | null = null;
+  private idIndex: Map<string, number> | null = null;
+  /** The file order of the last full comparison, so the store keeps documents in the order a scan lists them. */
+  private scanOrder: string[] | null = null;
   /** Paths read within the racy window of their mtime: re-read on the next refresh. */
   private readonly racyPaths = new Set<string>();
   private readonly verified = new Map<string, { doc: IndexedDocument; outcome: VerifyOutcome }>();
@@ -150,8 +157,41 @@ export class SegmentIndex {
 
   /** What the store should hold for this segment. */
   snapshot(): SegmentToStore {
-    const docs = [...this.docs.values()];
+    const docs = this.docsInScanOrder();
     return { docs, racy: [...this.racyPaths], dirs: this.scanner.storedListings(), postings: postingsOf(docs), fieldLengthTotals: this.fieldLengthTotals };
+  }
+
+  /** The live documents, in the order of the last scan when it is known (what lets the next process compare in order). */
+  private docsInScanOrder(): IndexedDocument[] {
+    if (!this.scanOrder || !this.pathIndex) return [...this.docs.values()];
+    const index = this.pathIndex;
+    const docs: IndexedDocument[] = [];
+    const taken = new Set<number>();
+    for (const path of this.scanOrder) {
+      const id = index.get(path);
+      if (id === undefined || taken.has(id)) continue;
+      taken.add(id);
+      docs.push(this.docs.get(id)!);
+    }
+    for (const id of this.docs.keys()) if (!taken.has(id)) docs.push(this.docs.get(id)!);
+    return docs;
+  }
+
+  /** Whether a live document has item id `id`. */
+  hasItem(id: string): boolean {
+    if (!this.idIndex) {
+      this.idIndex = new Map();
+      for (const docId of this.docs.keys()) this.idIndex.set(this.docs.itemIdOf(docId)!, docId);
+    }
+    return this.idIndex.has(id);
+  }
+
+  private paths(): Map<string, number> {
+    if (!this.pathIndex) {
+      this.pathIndex = new Map();
+      for (const docId of this.docs.keys()) this.pathIndex.set(this.docs.pathOf(docId)!, docId);
+    }
+    return this.pathIndex;
   }
 
   /**
@@ -186,28 +226,41 @@ export class SegmentIndex {
     const files = this.scanner.scan();
     if (this.scanner.takeRelisted()) this.dirty = true;
     if (watch) this.watcher?.track(this.scanner.directories());
+    // The common case after a start from the stored index: the scan lists exactly the stored files, in the
+    // stored order, all unchanged. Then no document is built and no path is hashed.
+    const stored = this.docs.pristineStored;
+    if (stored && this.racyPaths.size === 0 && files.length === stored.count && files.every((file, i) => stored.describes(i + 1, file))) {
+      this.saveIfDirty();
+      return;
+    }
+    const byPath = this.paths();
+    this.scanOrder = files.map((file) => file.path);
     const stale: ScannedFile[] = [];
     let known = 0;
     for (const file of files) {
-      const doc = this.byPath.get(file.path);
-      if (doc) known++;
-      if (!doc || !sameFile(doc, file) || (this.racyPaths.size > 0 && this.racyPaths.has(file.path))) stale.push(file);
+      const docId = byPath.get(file.path);
+      if (docId !== undefined) known++;
+      if (docId === undefined || !sameFile(this.docs.get(docId)!, file) || (this.racyPaths.size > 0 && this.racyPaths.has(file.path))) stale.push(file);
     }
     // Every indexed path was listed again (the common case): nothing was removed, no set of paths needed.
-    const present = known === this.byPath.size ? null : new Set(files.map((file) => file.path));
+    const present = known === byPath.size ? null : new Set(files.map((file) => file.path));
     const fresh: (IndexedDocument | null)[] = [];
     for (let i = 0; i < stale.length; i += READ_BATCH) {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       fresh.push(...(await Promise.all(stale.slice(i, i + READ_BATCH).map((file) => this.load(file)))));
     }
     // Applied in one synchronous step, so a concurrent search never sees a half-updated segment.
-    if (present) for (const [path, doc] of this.byPath) if (!present.has(path)) this.remove(doc);
+    if (present) for (const [path, docId] of [...byPath]) if (!present.has(path)) this.remove(this.docs.get(docId)!);
     stale.forEach((file, i) => {
-      const previous = this.byPath.get(file.path);
-      if (previous) this.remove(previous);
+      const previous = byPath.get(file.path);
+      if (previous !== undefined) this.remove(this.docs.get(previous)!);
       const doc = fresh[i];
       if (doc) this.add(doc);
     });
+    this.saveIfDirty();
+  }
+
+  private saveIfDirty(): void {
     if (this.dirty && this.store) {
       this.dirty = false;
       this.store.save();
@@ -223,19 +276,14 @@ export class SegmentIndex {
       return;
     }
     // Stored documents take ids 1…n in their stored order, which is what the stored postings hold.
-    stored.docs.forEach((doc, i) => {
-      doc.docId = i + 1;
-      this.docs.set(doc.docId, doc);
-      this.byPath.set(doc.path, doc);
-      this.byId.set(doc.id, doc);
-    });
+    this.docs.adopt(stored.docs);
     this.fieldLengthTotals = Float64Array.from(stored.fieldLengthTotals);
-    this.nextDocId = stored.docs.length + 1;
+    this.nextDocId = stored.docs.count + 1;
     this.postings = stored.postings;
     this.liveEntries = stored.postings.storedEntries;
-    for (const path of stored.racy) if (this.byPath.has(path)) this.racyPaths.add(path);
+    if (stored.racy.length > 0) for (const path of stored.racy) if (this.paths().has(path)) this.racyPaths.add(path);
     this.scanner.seedListings(stored.dirs);
-    counters.documentsLoaded += stored.docs.length;
+    counters.documentsLoaded += stored.docs.count;
     this.dirty = false;
   }
 
@@ -265,9 +313,9 @@ export class SegmentIndex {
     this.dirty = true;
     // Ids only grow, so appending keeps every posting list ascending.
     doc.docId = this.nextDocId++;
-    this.docs.set(doc.docId, doc);
-    this.byPath.set(doc.path, doc);
-    this.byId.set(doc.id, doc);
+    this.docs.add(doc);
+    this.pathIndex?.set(doc.path, doc.docId);
+    this.idIndex?.set(doc.id, doc.docId);
     const terms = termFields(doc);
     for (const [term, mask] of terms) {
       const list = this.postings.get(term);
@@ -282,8 +330,8 @@ export class SegmentIndex {
     counters.documentsRemoved++;
     this.dirty = true;
     this.docs.delete(doc.docId);
-    this.byPath.delete(doc.path);
-    if (this.byId.get(doc.id) === doc) this.byId.delete(doc.id);
+    if (this.pathIndex?.get(doc.path) === doc.docId) this.pathIndex.delete(doc.path);
+    if (this.idIndex?.get(doc.id) === doc.docId) this.idIndex.delete(doc.id);
     this.racyPaths.delete(doc.path);
     this.verified.delete(doc.path);
     const count = termFields(doc).size;
@@ -326,7 +374,7 @@ export class SegmentIndex {
       counters.verifyCalls++;
       const outcome = await verify({ path: doc.path, type: doc.type, space: doc.space, content });
       // The document may have been replaced meanwhile; only cache against the version we verified.
-      if (this.byPath.get(doc.path) === doc) this.verified.set(doc.path, { doc, outcome });
+      if (this.docs.get(doc.docId) === doc) this.verified.set(doc.path, { doc, outcome });
       return outcome;
     } catch (err) {
       return { signed: doc.display.signed, verified: false, code: err instanceof RyeError ? err.code : "VERIFY_FAILED" };
@@ -382,7 +430,8 @@ class SpaceStore {
     const segments: StoredSpace = {};
     for (const type of ITEM_TYPES) {
       const member = this.members.get(type);
-      const segment = member?.loaded ? member.snapshot() : !this.taken.has(type) && this.stored?.types.includes(type) ? this.stored.segment(type) : null;
+      const untouched = !member?.loaded && !this.taken.has(type) && this.stored?.types.includes(type) ? this.stored.segment(type) : null;
+      const segment = member?.loaded ? member.snapshot() : untouched ? storedForWriting(untouched) : null;
       if (segment) segments[type] = segment;
     }
     if (writeStoredSpace(this.file, encodeSpace({ space: this.space.name, root: this.space.root }, segments))) counters.storedIndexesWritten++;

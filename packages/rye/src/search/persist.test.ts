@@ -94,6 +94,14 @@ test("a later process starts from the stored index, reads no file, and answers e
   assert.equal(warm.delta.storedIndexesWritten, 0, "nothing changed, nothing is written");
 
   clearSearchIndexCache();
+  const nothing = await measure(() => searchItems({ query: "zzzz", spaces, indexDir: dir }));
+  assert.equal(nothing.delta.documentsLoaded, 26);
+  assert.equal(nothing.delta.documentsBuilt, 0, "an unchanged tree is checked against the stored numbers: no document is built");
+  const one = await measure(() => searchItems({ query: "name:tool_3", spaces, indexDir: dir }));
+  assert.deepEqual(one.result.results.map((h) => h.id), ["t/tool_3"]);
+  assert.ok(one.delta.documentsBuilt <= 2, `only the candidates are built (${one.delta.documentsBuilt})`);
+
+  clearSearchIndexCache();
   const toolsOnly = await measure(() => searchItems({ query: "heron", spaces, itemTypes: ["tool"], indexDir: dir }));
   assert.equal(toolsOnly.delta.documentsLoaded, 13, "a search of one type decodes only that type's documents");
   assert.equal(toolsOnly.delta.filesRead, 0);

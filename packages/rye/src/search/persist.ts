@@ -39,6 +39,7 @@ import { INDEX_FIELDS } from "./fields.ts";
 import type { PostingList } from "./postings.ts";
 import { Postings } from "./postings.ts";
 import type { StoredListing } from "./scan.ts";
+import type { StoredDocs } from "./doc-table.ts";
 import { isStoredListing } from "./scan.ts";
 import { mapFieldTerms, wellFormedFieldData } from "./field-data.ts";
 
@@ -85,9 +86,15 @@ export interface SegmentToStore {
   fieldLengthTotals: ArrayLike<number>;
 }
 
-/** A segment as it is read back. */
-export interface StoredSegment extends SegmentToStore {
+/** A segment as it is read back: its documents are built on demand (doc-table.ts). */
+export interface StoredSegment extends Omit<SegmentToStore, "docs"> {
+  docs: StoredDocs;
   postings: Postings;
+}
+
+/** A stored segment in the shape `encodeSpace` takes (every document built). */
+export function storedForWriting(segment: StoredSegment): SegmentToStore {
+  return { ...segment, docs: Array.from({ length: segment.docs.count }, (_, i) => segment.docs.build(i + 1)) };
 }
 
 export type StoredSpace = Partial<Record<ItemType, SegmentToStore>>;
@@ -311,21 +318,37 @@ export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredFile | null {
       identity = globalOf.every((g, local) => g === local);
     }
     const map = globalOf;
-    const docs: IndexedDocument[] = [];
     const { strings, firstDoc } = segment;
-    for (let d = 0; d < strings.length / 3; d++) {
-      const i = firstDoc + d;
-      if (!validNumbers(numbers, i, displayBytes, words)) return null;
-      const at = i * NUMBERS_PER_DOC;
-      const dataOffset = numbers[at + 6]!;
-      const local = all.subarray(dataOffset, dataOffset + numbers[at + 7]!);
-      if (!wellFormedFieldData(local, map.length)) return null;
-      const data = identity ? local : mapFieldTerms(local, (t) => map[t]!);
-      const displayOffset = displayStart + numbers[at + 4]!;
-      const path = absolute(strings[3 * d]!);
-      docs.push(new StoredDocument(type, key.space, strings[3 * d + 1]!, path, numbers[at]!, numbers[at + 1]!, numbers[at + 2]!, numbers[at + 3]!, strings[3 * d + 2]!, data, bytes, displayOffset, displayOffset + numbers[at + 5]!));
+    const count = strings.length / 3;
+    // Checked now, built later: a document that is never a candidate or a hit costs no object.
+    for (let d = 0; d < count; d++) {
+      const at = (firstDoc + d) * NUMBERS_PER_DOC;
+      if (!validNumbers(numbers, firstDoc + d, displayBytes, words)) return null;
+      if (!wellFormedFieldData(all, map.length, numbers[at + 6]!, numbers[at + 6]! + numbers[at + 7]!)) return null;
     }
-    const postings = Postings.fromBlock(all.subarray(segment.postings[0], segment.postings[0] + segment.postings[1]), map, docs.length);
+    const rootLength = prefix.length;
+    const docs: StoredDocs = {
+      count,
+      path: (n) => absolute(strings[3 * (n - 1)]!),
+      id: (n) => strings[3 * (n - 1) + 1]!,
+      describes(n, file) {
+        const at = (firstDoc + n - 1) * NUMBERS_PER_DOC;
+        const relative = strings[3 * (n - 1)]!;
+        const samePath = isAbsolute(relative) ? file.path === relative : file.path.length === rootLength + relative.length && file.path.endsWith(relative) && file.path.startsWith(prefix);
+        return samePath && numbers[at] === file.mtimeMs && numbers[at + 1] === file.size && numbers[at + 2] === file.ctimeMs && numbers[at + 3] === file.ino;
+      },
+      build(n) {
+        const at = (firstDoc + n - 1) * NUMBERS_PER_DOC;
+        const dataOffset = numbers[at + 6]!;
+        const local = all.subarray(dataOffset, dataOffset + numbers[at + 7]!);
+        const data = identity ? local : mapFieldTerms(local, (t) => map[t]!);
+        const displayOffset = displayStart + numbers[at + 4]!;
+        const doc = new StoredDocument(type, key.space, strings[3 * (n - 1) + 1]!, absolute(strings[3 * (n - 1)]!), numbers[at]!, numbers[at + 1]!, numbers[at + 2]!, numbers[at + 3]!, strings[3 * (n - 1) + 2]!, data, bytes, displayOffset, displayOffset + numbers[at + 5]!);
+        doc.docId = n;
+        return doc;
+      },
+    };
+    const postings = Postings.fromBlock(all.subarray(segment.postings[0], segment.postings[0] + segment.postings[1]), map, count);
     if (!postings) return null;
     return { docs, racy: segment.racy.map(absolute), dirs: segment.dirs, postings, fieldLengthTotals: segment.lengths };
   };

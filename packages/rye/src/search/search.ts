@@ -128,7 +128,7 @@ function inCategory(category: string, prefix: string): boolean {
 
 function isShadowed(doc: IndexedDocument, segment: SegmentIndex, all: SegmentIndex[]): boolean {
   const precedence = SPACE_PRECEDENCE[segment.space.name];
-  return all.some((s) => s.type === segment.type && SPACE_PRECEDENCE[s.space.name] > precedence && s.byId.has(doc.id));
+  return all.some((s) => s.type === segment.type && SPACE_PRECEDENCE[s.space.name] > precedence && s.hasItem(doc.id));
 }
 
 function configPath(options: SearchOptions): string | undefined {
