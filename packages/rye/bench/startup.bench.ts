@@ -5,7 +5,8 @@
  *   rye --help                    cold process
  *   rye search --local …          cold process, stored index present (the first run builds it); and with
  *                                 RYE_SEARCH_INDEX=0 (every file read, what a process did before the index)
- *   rye mcp                       time to the first tools/list answer, warm `search` calls, idle RSS
+ *   rye mcp                       time to the first tools/list answer, warm `search` calls (wall and CPU), RSS 1 s
+ *                                 after start-up, after 25 s idle (V8's memory reducer has run), and after the searches
  *   orig-search.py                the original's per-query time on the same tree, when python3 and a
  *                                 checkout of leolilley/rye-os are given (RYE_OS_CHECKOUT, ORIG_SEARCH_PY, PYTHON)
  *
@@ -72,8 +73,16 @@ function series(label: string, runs: number, args: string[], env: NodeJS.Process
   return { label, p50: pct(wall, 50), p90: pct(wall, 90), cpu: pct(times.map((t) => t.cpu), 50) };
 }
 
-/** `rye mcp`: ms to the first tools/list answer, warm search latencies, and RSS after a second idle. */
-async function measureMcp(env: NodeJS.ProcessEnv, cwd: string, searches: number): Promise<{ toolsList: number; warm: number[]; rssMb: number }> {
+const rssOf = (pid: number | undefined) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+
+/** Idle: V8's memory reducer gives back start-up garbage and new-space room after some seconds without work. */
+const SETTLE_MS = Number(process.env.BENCH_MCP_SETTLE_MS ?? 25_000);
+
+/**
+ * `rye mcp`: ms to the first tools/list answer, warm search latencies and the CPU they took, and RSS one second
+ * after tools/list (start-up transient), after SETTLE_MS idle, and after the searches plus SETTLE_MS idle.
+ */
+async function measureMcp(env: NodeJS.ProcessEnv, cwd: string, searches: number): Promise<{ toolsList: number; warm: number[]; cpuPerSearch: number; rssMb: number; idleMb: number; afterSearchesMb: number }> {
   const start = performance.now();
   const child = spawn(process.execPath, [bin, "mcp"], { env, cwd, stdio: ["pipe", "pipe", "pipe"] });
   let buffer = "";
@@ -101,7 +110,14 @@ async function measureMcp(env: NodeJS.ProcessEnv, cwd: string, searches: number)
     await call("tools/list", {});
     const toolsList = performance.now() - start;
     await new Promise((r) => setTimeout(r, 1000));
-    const rssMb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+    const rssMb = rssOf(child.pid);
+    await new Promise((r) => setTimeout(r, SETTLE_MS - 1000));
+    const idleMb = rssOf(child.pid);
+    const cpuMs = () => {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime in clock ticks of 10 ms
+    };
+    let cpuStart = 0;
     const warm: number[] = [];
     const queries = ["registry signature", "verify OR rotation", '"device login"', "spawn*", "cache -token"];
     for (let i = 0; i < searches; i++) {
@@ -109,8 +125,11 @@ async function measureMcp(env: NodeJS.ProcessEnv, cwd: string, searches: number)
       const answer = (await call("tools/call", { name: "search", arguments: { query: queries[i % queries.length], limit: 10 } })) as { result?: { isError?: boolean } };
       if (answer.result?.isError) throw new Error(`MCP search failed: ${JSON.stringify(answer)}`);
       if (i > 0) warm.push(performance.now() - t); // the first call loads the index
+      if (i === 0) cpuStart = cpuMs();
     }
-    return { toolsList, warm, rssMb };
+    const cpuPerSearch = (cpuMs() - cpuStart) / (searches - 1);
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    return { toolsList, warm, cpuPerSearch, rssMb, idleMb, afterSearchesMb: rssOf(child.pid) };
   } finally {
     child.kill();
   }
@@ -141,8 +160,8 @@ try {
   const cpuBaseline = rows[0]!.cpu;
   for (const r of rows) console.log(`${r.label.padEnd(36)} ${r.p50.toFixed(1).padStart(8)} ${r.p90.toFixed(1).padStart(8)} ${(r.p50 / baseline).toFixed(1).padStart(9)}× ${r.cpu.toFixed(0).padStart(11)} ${(r.cpu / cpuBaseline).toFixed(1).padStart(9)}×`);
   console.log(`${"rye mcp → first tools/list".padEnd(36)} ${mcp.toolsList.toFixed(1).padStart(8)} ${"".padStart(8)} ${(mcp.toolsList / baseline).toFixed(1).padStart(9)}×`);
-  console.log(`${"rye mcp warm search (50 calls)".padEnd(36)} ${pct(mcp.warm, 50).toFixed(1).padStart(8)} ${pct(mcp.warm, 90).toFixed(1).padStart(8)}`);
-  console.log(`rye mcp idle RSS: ${mcp.rssMb.toFixed(0)} MB`);
+  console.log(`${"rye mcp warm search (50 calls)".padEnd(36)} ${pct(mcp.warm, 50).toFixed(1).padStart(8)} ${pct(mcp.warm, 90).toFixed(1).padStart(8)} ${"".padStart(10)} ${mcp.cpuPerSearch.toFixed(1).padStart(11)}`);
+  console.log(`rye mcp RSS: ${mcp.rssMb.toFixed(0)} MB 1 s after tools/list; idle ${(SETTLE_MS / 1000).toFixed(0)} s: ${mcp.idleMb.toFixed(0)} MB; after the searches and ${(SETTLE_MS / 1000).toFixed(0)} s idle: ${mcp.afterSearchesMb.toFixed(0)} MB`);
   console.log(`stored index vs none: ${(rows[3]!.p50 / rows[2]!.p50).toFixed(1)}× faster`);
 
   const checkout = process.env.RYE_OS_CHECKOUT;
