@@ -2,7 +2,7 @@
  * Ranking data: field weights per item type and match factors, `weights.default.ts`, overridden by
  * `<project>/.ai/config/search.yaml` (validated with zod).
  */
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
@@ -112,7 +112,8 @@ export async function loadSearchConfig(path: string | undefined): Promise<Search
   if (!path) return defaultSearchConfig();
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    // Synchronous: a file of a few hundred bytes, read on every search; a cold process then needs no thread-pool hop.
+    text = readFileSync(path, "utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") {
