@@ -12,6 +12,8 @@ function stored(count: number): StoredDocs & { builds: number } {
     builds: 0,
     path: (n: number) => `/s/${n}`,
     id: (n: number) => `id${n}`,
+    category: (n: number) => `c${n}`,
+    data: (n: number) => Int32Array.of(n),
     describes: (n: number, file: { path: string }) => file.path === `/s/${n}`,
     build(n: number) {
       docs.builds++;
@@ -31,7 +33,9 @@ test("stored documents are built once, on first use; removals and additions keep
   assert.equal(source.builds, 0);
   assert.equal(table.pathOf(3), "/s/3");
   assert.equal(table.itemIdOf(3), "id3");
-  assert.equal(source.builds, 0, "paths and ids need no document");
+  assert.equal(table.categoryOf(3), "c3");
+  assert.deepEqual([...table.dataOf(3)!], [3]);
+  assert.equal(source.builds, 0, "paths, ids, categories and field data need no document");
   const three = table.get(3)!;
   assert.equal(table.get(3), three);
   assert.equal(source.builds, 1);

@@ -4,6 +4,7 @@
  * candidate, a hit, a listing); documents added later live in a map. Ids only grow, so `keys()` is ascending.
  */
 import type { IndexedDocument } from "./document.ts";
+import type { FieldData } from "./field-data.ts";
 
 /** What a file needs to match to be the document indexed from it. */
 export interface FileIdentity {
@@ -21,6 +22,10 @@ export interface StoredDocs {
   path(n: number): string;
   /** Item id of document `n`. */
   id(n: number): string;
+  /** Category of document `n`. */
+  category(n: number): string;
+  /** Field data of document `n` when it can be read without building the document (same term numbering), else null. */
+  data(n: number): FieldData | null;
   /** Whether document `n` was indexed from `file`: same path, mtime, size, ctime and inode. */
   describes(n: number, file: FileIdentity): boolean;
   /** Document `n` as an object (its docId is `n`). */
@@ -93,6 +98,19 @@ export class DocTable {
   pathOf(id: number): string | undefined {
     if (!this.inStored(id)) return this.added.get(id)?.path;
     return this.gone[id] ? undefined : this.stored!.path(id);
+  }
+
+  /** Field data of a live document, without building it when the stored data can be used as it is. */
+  dataOf(id: number): FieldData | undefined {
+    if (!this.inStored(id)) return this.added.get(id)?.data;
+    if (this.gone[id]) return undefined;
+    return this.built[id]?.data ?? this.stored!.data(id) ?? this.get(id)!.data;
+  }
+
+  /** Category of a live document, without building it. */
+  categoryOf(id: number): string | undefined {
+    if (!this.inStored(id)) return this.added.get(id)?.category;
+    return this.gone[id] ? undefined : this.stored!.category(id);
   }
 
   /** Item id of a live document, without building it. */

@@ -4,7 +4,7 @@
  * Statistics (document count, document frequencies, average field lengths) span all searched segments
  * so scores from different spaces and types are comparable.
  */
-import type { IndexedDocument } from "./document.ts";
+import type { FieldData } from "./field-data.ts";
 import { fieldLength } from "./field-data.ts";
 import type { IndexField } from "./fields.ts";
 import { DEFAULT_FIELDS, FIELD_NUMBER, INDEX_FIELDS, indexFieldOf } from "./fields.ts";
@@ -175,20 +175,22 @@ class Evaluator {
     const width = fieldNumbers.length;
     const documentFrequency = new Array<number>(width).fill(0);
     // Hits in flat arrays (hit h's field i at h * width + i): no objects per matching document.
-    const docs: IndexedDocument[] = [];
+    const hitData: FieldData[] = [];
+    const hitWeights: Float64Array[] = [];
     const keys: number[] = [];
     let tf = new Float64Array(256 * width);
     let factors = new Float64Array(256 * width);
     const out = { factor: 0 };
     const fieldBits = fieldNumbers.map((f) => 1 << f);
     this.corpus.segments.forEach((segment, s) => {
+      const weights = this.corpus.config.weights[segment.type];
       const { ids, masks } = plan.candidates(segment);
       for (let k = 0; k < ids.length; k++) {
         const docId = ids[k]!;
         const mask = masks ? masks[k]! : -1;
-        const doc = segment.docs.get(docId);
-        if (!doc) continue;
-        const base = docs.length * width;
+        const data = segment.docs.dataOf(docId);
+        if (!data) continue;
+        const base = keys.length * width;
         if (base + width > tf.length) {
           const grownTf = new Float64Array(tf.length * 2);
           grownTf.set(tf);
@@ -200,7 +202,7 @@ class Evaluator {
         let hit = false;
         for (let i = 0; i < width; i++) {
           if ((mask & fieldBits[i]!) === 0) continue;
-          const frequency = plan.frequency(doc.data, fieldNumbers[i]!, out);
+          const frequency = plan.frequency(data, fieldNumbers[i]!, out);
           if (frequency <= 0) continue;
           hit = true;
           tf[base + i] = frequency;
@@ -208,28 +210,29 @@ class Evaluator {
           documentFrequency[i]!++;
         }
         if (hit) {
-          docs.push(doc);
+          hitData.push(data);
+          hitWeights.push(weights);
           keys.push(s * SEGMENT_STRIDE + docId);
         }
       }
     });
     const idf = documentFrequency.map((df) => inverseDocumentFrequency(this.documentCount, df));
-    const scores = new Float64Array(docs.length);
-    for (let h = 0; h < docs.length; h++) {
-      const doc = docs[h]!;
-      const weights = this.corpus.config.weights[doc.type];
+    const scores = new Float64Array(keys.length);
+    for (let h = 0; h < keys.length; h++) {
+      const data = hitData[h]!;
+      const weights = hitWeights[h]!;
       const base = h * width;
       let score = 0;
       for (let i = 0; i < width; i++) {
         const frequency = tf[base + i]!;
         if (frequency <= 0) continue;
         const number = fieldNumbers[i]!;
-        const length = fieldLength(doc.data, number);
+        const length = fieldLength(data, number);
         score += weights[number]! * idf[i]! * termFrequencyScore(frequency, length, this.averageLength[number]!) * factors[base + i]!;
       }
       scores[h] = score * plan.boost;
     }
-    return { keys: Float64Array.from(keys), scores, length: docs.length };
+    return { keys: Float64Array.from(keys), scores, length: keys.length };
   }
 }
 

@@ -331,6 +331,12 @@ export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredFile | null {
       count,
       path: (n) => absolute(strings[3 * (n - 1)]!),
       id: (n) => strings[3 * (n - 1) + 1]!,
+      category: (n) => strings[3 * (n - 1) + 2]!,
+      data(n) {
+        if (!identity) return null;
+        const at = (firstDoc + n - 1) * NUMBERS_PER_DOC;
+        return all.subarray(numbers[at + 6]!, numbers[at + 6]! + numbers[at + 7]!);
+      },
       describes(n, file) {
         const at = (firstDoc + n - 1) * NUMBERS_PER_DOC;
         const relative = strings[3 * (n - 1)]!;

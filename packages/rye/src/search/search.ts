@@ -150,21 +150,22 @@ export async function searchItems(options: SearchOptions): Promise<SearchResult>
     config,
     ...(checked.fuzzyAll ? { fuzzyAll: checked.fuzzyAll } : {}),
   });
-  const matches: { doc: IndexedDocument; raw: number; score: number; space: SpaceName; id: string; type: ItemType }[] = [];
+  // Ranked by what the segments say without building a document; only the page's documents are built.
+  const matches: { segment: SegmentIndex; docId: number; raw: number; score: number; space: SpaceName; id: string; type: ItemType }[] = [];
   let top = 0;
   for (let i = 0; i < scores.length; i++) {
     const [s, docId] = splitKey(scores.keys[i]!);
-    const doc = searched[s]!.docs.get(docId)!;
-    if (!inCategory(doc.category, checked.categoryPrefix)) continue;
+    const segment = searched[s]!;
+    if (!inCategory(segment.docs.categoryOf(docId)!, checked.categoryPrefix)) continue;
     const raw = scores.scores[i]!;
-    matches.push({ doc, raw, score: 0, space: doc.space, id: doc.id, type: doc.type });
+    matches.push({ segment, docId, raw, score: 0, space: segment.space.name, id: segment.docs.itemIdOf(docId)!, type: segment.type });
     if (raw > top) top = raw;
   }
   for (const match of matches) match.score = normaliseScore(match.raw, top);
   const page = firstK(matches, checked.offset + checked.limit, compareRanked).slice(checked.offset);
   const results = await Promise.all(
-    page.map(async ({ doc, score }): Promise<SearchHit> => {
-      const segment = searched.find((s) => s.docs.get(doc.docId) === doc)!;
+    page.map(async ({ segment, docId, score }): Promise<SearchHit> => {
+      const doc = segment.docs.get(docId)!;
       const outcome = options.verify ? await segment.verify(doc, options.verify) : null;
       const display = doc.display;
       const hit: SearchHit = {
