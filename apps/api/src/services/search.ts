@@ -7,7 +7,8 @@
  * constants. Relevance (`score`, higher first, ties by id):
  *   2 + rank   the name equals the query (case-insensitive)
  *   1 + rank   a full-text match; rank = ts_rank_cd(weights {D 0.1, C 0.2, B 0.4, A 1.0}, normalization 32) ∈ [0, 1)
- *   0 … 1      a trigram-only match: max(similarity, word_similarity) of query and name
+ *   0 … 1      a trigram-only match: max(similarity, word_similarity) of query and name, ties broken by
+ *              similarity (0.999 × max + 0.001 × similarity)
  * Trigram matches are added ("fuzzy" match) when the full-text query finds fewer than `limit` items or
  * has no lexemes; the match is fixed on the first page and carried in the cursor, so pages stay consistent.
  * The trigram test uses the operators (`%`, `<%`) the GIN trigram index on name serves. Descriptions are
@@ -68,14 +69,30 @@ export const SEARCH_EXACT_COUNT_MAX = 5_000;
 export const FACET_SAMPLE_ROWS = 2_000;
 /** A broad query of several words ranks the items among each word's this many best (see the top). */
 export const CANDIDATES_PER_TERM = 1_000;
+/** … of which the first this many holding every word of the query are ranked (at least a page's worth). */
+export const CANDIDATE_MATCHES_PER_TERM = 100;
+/** Above this many estimated trigram matches, a typo query pages its nearest names (see the top). */
+export const FUZZY_EXACT_COUNT_MAX = 1_000;
+/** How many nearest trigram matches estimated typo facets are counted on. */
+export const FUZZY_SAMPLE_ROWS = 100;
 
 /** The thresholds above, overridable so tests can reach the estimated path with a few items. */
 export interface SearchTuning {
   exactCountMax: number;
   facetSampleRows: number;
   candidatesPerTerm: number;
+  candidateMatchesPerTerm: number;
+  fuzzyExactCountMax: number;
+  fuzzySampleRows: number;
 }
-const DEFAULT_TUNING: SearchTuning = { exactCountMax: SEARCH_EXACT_COUNT_MAX, facetSampleRows: FACET_SAMPLE_ROWS, candidatesPerTerm: CANDIDATES_PER_TERM };
+const DEFAULT_TUNING: SearchTuning = {
+  exactCountMax: SEARCH_EXACT_COUNT_MAX,
+  facetSampleRows: FACET_SAMPLE_ROWS,
+  candidatesPerTerm: CANDIDATES_PER_TERM,
+  candidateMatchesPerTerm: CANDIDATE_MATCHES_PER_TERM,
+  fuzzyExactCountMax: FUZZY_EXACT_COUNT_MAX,
+  fuzzySampleRows: FUZZY_SAMPLE_ROWS,
+};
 
 export interface SearchInput {
   query: string;
@@ -173,7 +190,7 @@ export async function searchItems(db: Database, principal: Principal | null, inp
   const run = async (match: Match): Promise<Found> => {
     if (match !== "all") {
       const [estimate, lexemes] = await Promise.all([estimateMatches(db, filters, userId, match), order === "score" && match === "text" && !filters.namespace && !filters.category && !filters.toolType ? andedLexemes(db, query) : null]);
-      if (estimate > tuning.exactCountMax) return broad(match, estimate, lexemes);
+      if (estimate > (match === "fuzzy" ? tuning.fuzzyExactCountMax : tuning.exactCountMax)) return broad(match, estimate, lexemes);
     }
     const page = pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset);
     // Anonymous listings of everything (or of one type) are the same for every visitor and count most of
@@ -192,14 +209,16 @@ export async function searchItems(db: Database, principal: Principal | null, inp
   const broad = async (match: Match, estimate: number, lexemes: string[] | null): Promise<Found> => {
     const exactPage = () => pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset);
     const page =
-      lexemes?.length === 1
-        ? rankedByTerm(db, filters, userId, lexemes[0]!, cursor, input.limit + 1, offset)
-        : lexemes && lexemes.length > 1
-          ? rankedAmongCandidates(db, filters, userId, lexemes, tuning.candidatesPerTerm, cursor, input.limit + 1, offset).then((rows) => rows ?? exactPage())
-          : exactPage();
-    // Trigram matches are not sampled: under a LIMIT the planner trades the trigram index for a sequential
-    // scan that computes similarity on every row (measured 10× slower); their facets count the whole set.
-    const sample = match === "fuzzy" ? undefined : { estimate, rows: tuning.facetSampleRows };
+      match === "fuzzy" && order === "score"
+        ? rankedNearest(db, filters, userId, cursor, input.limit + 1, offset).then((rows) => rows ?? exactPage())
+        : lexemes?.length === 1
+          ? rankedByTerm(db, filters, userId, lexemes[0]!, cursor, input.limit + 1, offset)
+          : lexemes && lexemes.length > 1
+            ? rankedAmongCandidates(db, filters, userId, lexemes, { walk: tuning.candidatesPerTerm, matches: tuning.candidateMatchesPerTerm }, cursor, input.limit + 1, offset).then((rows) => rows ?? exactPage())
+            : exactPage();
+    // Trigram matches are sampled nearest first (the GiST index's order): a plain LIMIT makes the planner
+    // trade the trigram index for a sequential scan that computes similarity on every row.
+    const sample = match === "fuzzy" ? { estimate, rows: tuning.fuzzySampleRows, nearest: true } : { estimate, rows: tuning.facetSampleRows };
     const counting = input.facets ? facetCounts(db, filters, userId, match, sample) : Promise.resolve({ total: estimate, estimated: true });
     const [rows, counted] = await Promise.all([page, counting]);
     return { match, rows, total: counted.total, estimated: counted.estimated, ...("facets" in counted ? { facets: counted.facets } : {}) };
@@ -273,7 +292,8 @@ function matchExpressions(p: Params, query: string) {
   const text = `i.search_document @@ ${tsq}`;
   const exact = `lower(i.name) = lower(${q})`;
   const textScore = `(CASE WHEN ${exact} THEN 2 ELSE 1 END + ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', i.search_document, ${tsq}, 32)::float8)`;
-  const similarity = `GREATEST(similarity(i.name, ${q}), word_similarity(${q}, i.name))::float8`;
+  // Ties of the first term (names holding the same word, say) go to the name closest as a whole.
+  const similarity = `(0.999 * GREATEST(similarity(i.name, ${q}), word_similarity(${q}, i.name)) + 0.001 * similarity(i.name, ${q}))::float8`;
   return {
     text,
     fuzzy: `(i.name % ${q} OR ${q} <% i.name)`,
@@ -310,13 +330,23 @@ async function andedLexemes(db: Database, query: string): Promise<string[] | nul
 }
 
 /**
- * A relevance page ranked with the full expression among the union of each lexeme's `perTerm` best items;
- * null when those candidates cannot fill the page (the caller then ranks every match).
+ * A relevance page ranked with the full expression among each lexeme's best items that hold every other
+ * lexeme too: per lexeme, its `walk` best postings by that lexeme's rank (item_search_terms), kept when
+ * the item's postings hold the other lexemes (index probes, no heap read), the first `matches` kept. The
+ * candidates are then read and ranked. Null when they cannot fill the page (the caller ranks every match).
  */
-async function rankedAmongCandidates(db: Database, f: Filters, userId: string | null, lexemes: string[], perTerm: number, cursor: Cursor | null, limit: number, offset: number): Promise<Row[] | null> {
+async function rankedAmongCandidates(db: Database, f: Filters, userId: string | null, lexemes: string[], bounds: { walk: number; matches: number }, cursor: Cursor | null, limit: number, offset: number): Promise<Row[] | null> {
   const p = new Params();
-  const candidates = `SELECT DISTINCT c.item_id FROM unnest(${p.add(lexemes)}::text[]) AS l(term)
-      CROSS JOIN LATERAL (SELECT t.item_id FROM item_search_terms t WHERE t.term = l.term ORDER BY t.rank DESC, t.item_id LIMIT ${p.add(perTerm)}::int) c`;
+  const walk = p.add(bounds.walk);
+  const matches = p.add(Math.max(bounds.matches, offset + limit));
+  // A scalar subquery per posting keeps the probe a nested index lookup; as EXISTS the planner may hash
+  // the other lexeme's whole posting list instead.
+  const perLexeme = lexemes.map((lexeme, k) => {
+    const others = lexemes.filter((_, j) => j !== k);
+    return `(SELECT s.item_id FROM (SELECT t.item_id FROM item_search_terms t WHERE t.term = ${p.add(lexeme)}::text ORDER BY t.rank DESC, t.item_id LIMIT ${walk}::int) s
+        WHERE (SELECT count(*) FROM item_search_terms o WHERE o.term = ANY(${p.add(others)}::text[]) AND o.item_id = s.item_id) = ${others.length}
+        LIMIT ${matches}::int)`;
+  });
   const where = whereClause(p, f, userId, "text");
   const score = matchExpressions(p, f.query).score("text");
   let after = "TRUE";
@@ -324,15 +354,64 @@ async function rankedAmongCandidates(db: Database, f: Filters, userId: string | 
     const key = `${p.add(cursor.key)}::float8`;
     after = `(r.score < ${key} OR (r.score = ${key} AND r.id > ${p.add(cursor.id)}::uuid))`;
   }
+  // OFFSET 0 keeps the lateral read per candidate (a join could scan every match of the query instead).
   const sql = `
-    WITH candidates AS (${candidates})
-    SELECT * FROM (
+    WITH candidates AS (${perLexeme.join(" UNION ")})
+    SELECT r.* FROM candidates k CROSS JOIN LATERAL (
       SELECT i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
              i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${QUALITY_SCORE_SQL} AS quality, ${score} AS score
-      FROM candidates k JOIN items i ON i.id = k.item_id JOIN namespaces n ON n.id = i.namespace_id WHERE ${where}
+      ${FROM} WHERE i.id = k.item_id AND ${where} OFFSET 0
     ) r
     WHERE ${after}
     ORDER BY r.score DESC, r.id ASC
+    LIMIT ${p.add(limit)}::int OFFSET ${p.add(offset)}::int`;
+  const rows = (await db.raw.query<Row>(sql, p.values)).rows;
+  return rows.length >= limit ? rows : null;
+}
+
+/**
+ * A relevance page of a typo (trigram) query from the names nearest the query by word similarity: the GiST
+ * trigram index walks them nearest first (KNN, `<<->`) and stops after the page, instead of computing the
+ * similarity of every match. When fewer names pass the word-similarity threshold than the page needs, the
+ * names nearest by similarity (`<->`) join them; so do the full-text matches (fewer than a page, or the
+ * query would not be fuzzy). The candidates are ranked with the full score, ties by id. Null when the
+ * walks cannot fill the page (the caller then ranks every match). The walk orders by word
+ * similarity, then similarity (the score's tie-break); names equal in both come in index order, so which of
+ * many equal names a page shows is the index's choice, not the lowest ids.
+ */
+async function rankedNearest(db: Database, f: Filters, userId: string | null, cursor: Cursor | null, limit: number, offset: number): Promise<Row[] | null> {
+  const p = new Params();
+  const m = matchExpressions(p, f.query);
+  const q = `${p.add(f.query)}::text`;
+  const score = m.score("fuzzy");
+  let after = "TRUE";
+  if (cursor) {
+    const key = `${p.add(cursor.key)}::float8`;
+    after = `(${score} < ${key} OR (${score} = ${key} AND i.id > ${p.add(cursor.id)}::uuid))`;
+  }
+  const want = p.add(offset + limit);
+  const visible = whereClause(p, f, userId, "all");
+  // Word similarity first (a word of the name close to the query); names close as a whole (similarity,
+  // `%`) only when those are too few to fill the page: a full name with a typo is often below the word
+  // similarity threshold.
+  const sql = `
+    WITH near_word AS MATERIALIZED (
+      SELECT i.id ${FROM} WHERE ${visible} AND ${q} <% i.name AND ${after}
+      ORDER BY ${q} <<-> i.name, i.name <-> ${q} LIMIT ${want}::int
+    ), near_whole AS (
+      SELECT i.id ${FROM} WHERE ${visible} AND i.name % ${q} AND ${after}
+      ORDER BY i.name <-> ${q} LIMIT ${want}::int
+    ), textual AS (
+      SELECT i.id ${FROM} WHERE ${whereClause(p, f, userId, "text")} AND ${after} LIMIT ${want}::int
+    ), candidates AS (
+      SELECT id FROM near_word
+      UNION SELECT id FROM near_whole WHERE (SELECT count(*) FROM near_word) < ${want}::int
+      UNION SELECT id FROM textual
+    )
+    SELECT i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
+           i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${QUALITY_SCORE_SQL} AS quality, ${score} AS score
+    FROM candidates k JOIN items i ON i.id = k.id JOIN namespaces n ON n.id = i.namespace_id
+    ORDER BY score DESC, i.id ASC
     LIMIT ${p.add(limit)}::int OFFSET ${p.add(offset)}::int`;
   const rows = (await db.raw.query<Row>(sql, p.values)).rows;
   return rows.length >= limit ? rows : null;
@@ -461,7 +540,7 @@ async function facetCounts(
   f: Filters,
   userId: string | null,
   match: Match,
-  sample?: { estimate: number; rows: number },
+  sample?: { estimate: number; rows: number; nearest?: boolean },
 ): Promise<{ total: number; facets: SearchFacets; estimated?: boolean }> {
   // The next category level under the filter: segment depth+1 of the categories inside it.
   const depth = f.category ? f.category.split("/").length : 0;
@@ -473,11 +552,19 @@ async function facetCounts(
   };
   const own: Record<FacetField, keyof Filters | null> = { type: "itemType", namespace: "namespace", category: null, tool_type: "toolType" };
   // Sampled: every grouping also counts its sample (the grand total), to scale by.
-  const grouped = async (filters: Filters, fields: FacetField[], total: boolean) => {
+  const grouped = async (filters: Filters, fields: FacetField[], total: boolean, sample: { estimate: number; rows: number; nearest?: boolean } | undefined): Promise<{ rows: FacetRow[]; exact: boolean; size?: number }> => {
     const p = new Params();
-    const where = whereClause(p, filters, userId, match);
-    const limit = sample ? ` LIMIT ${p.add(sample.rows)}::int` : "";
-    const source = `(SELECT i.type, n.name AS namespace, i.category, i.tool_type ${FROM} WHERE ${where}${limit}) m`;
+    let source: string;
+    if (sample?.nearest) {
+      // The names nearest the query by word similarity (all of them pass `<%`, so all are matches).
+      const q = `${p.add(filters.query)}::text`;
+      source = `(SELECT i.type, n.name AS namespace, i.category, i.tool_type ${FROM} WHERE ${whereClause(p, filters, userId, "all")} AND ${q} <% i.name
+                 ORDER BY ${q} <<-> i.name LIMIT ${p.add(sample.rows)}::int) m`;
+    } else {
+      const where = whereClause(p, filters, userId, match);
+      const limit = sample ? ` LIMIT ${p.add(sample.rows)}::int` : "";
+      source = `(SELECT i.type, n.name AS namespace, i.category, i.tool_type ${FROM} WHERE ${where}${limit}) m`;
+    }
     const sets = [...(total || sample ? ["()"] : []), ...fields.map((field) => `(${expressions[field]})`)].join(", ");
     // GROUPING() only takes expressions of the grouping sets: the other fields are constants here.
     const columns = FACET_FIELDS.map((field) => (fields.includes(field) ? `GROUPING(${expressions[field]})::int AS g_${field}, ${expressions[field]} AS ${field}` : `1 AS g_${field}, NULL::text AS ${field}`));
@@ -485,15 +572,16 @@ async function facetCounts(
     const rows = (await db.raw.query<FacetRow>(sql, p.values)).rows;
     if (!sample) return { rows, exact: true };
     const sampled = Number(rows.find((r) => FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1))?.count ?? 0);
-    // A sample below its limit is the whole match set: its counts are exact.
-    if (sampled < sample.rows) return { rows, exact: true, size: sampled };
+    // A sample below its limit is the whole match set: its counts are exact. Not so for the nearest names,
+    // which leave out text and similarity-only matches: a set that small is counted exactly instead.
+    if (sampled < sample.rows) return sample.nearest ? grouped(filters, fields, total, undefined) : { rows, exact: true, size: sampled };
     const estimate = filters === f ? sample.estimate : await estimateMatches(db, filters, userId, match);
     const scale = Math.max(estimate, sampled) / sampled;
     return { rows: rows.map((r) => ({ ...r, count: Math.round(Number(r.count) * scale) })), exact: false, size: Math.max(estimate, sampled) };
   };
   const shared = FACET_FIELDS.filter((field) => own[field] === null || !f[own[field]!]);
   const separate = FACET_FIELDS.filter((field) => !shared.includes(field));
-  const results = await Promise.all([grouped(f, shared, true), ...separate.map((field) => grouped({ ...f, [own[field]!]: undefined }, [field], false))]);
+  const results = await Promise.all([grouped(f, shared, true, sample), ...separate.map((field) => grouped({ ...f, [own[field]!]: undefined }, [field], false, sample))]);
   const rows = results.flatMap((r) => r.rows).filter((r) => !FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1));
 
   const values = (field: FacetField, top: number | null, prefix = "") => {
