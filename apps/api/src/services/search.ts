@@ -428,32 +428,35 @@ async function rankedByTerm(db: Database, f: Filters, userId: string | null, lex
   const key = cursor ? Number(cursor.key) : Number.POSITIVE_INFINITY;
   const after = (row: Row) => !cursor || Number(row.score) < key || (Number(row.score) === key && row.id > cursor.id);
 
-  const e = new Params();
-  const q = `${e.add(f.query)}::text`;
+  const p = new Params();
+  const q = `${p.add(f.query)}::text`;
   const exactSql = `
     SELECT ${columns}, 2 + ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', i.search_document, websearch_to_tsquery('simple', ${q}), 32)::float8 AS score
-    ${FROM} WHERE ${whereClause(e, f, userId, "text")} AND lower(i.name) = lower(${q})`;
-  const exact = (await db.raw.query<Row>(exactSql, e.values)).rows.sort((a, b) => Number(b.score) - Number(a.score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const exactIds = new Set(exact.map((r) => r.id));
-  const out = exact.filter(after);
-
-  const p = new Params();
+    ${FROM} WHERE ${whereClause(p, f, userId, "text")} AND lower(i.name) = lower(${q})`;
   const where = [`t.term = ${p.add(lexeme)}::text`, whereClause(p, f, userId, "all")];
   if (cursor && key < 2) {
     const k = `${p.add(key)}::float8`;
     // The first test can use the (term, rank DESC) index; the second is the exact keyset condition.
     where.push(`t.rank <= (${k} - 1 + 1e-6)::real`, `(1 + t.rank::float8 < ${k} OR (1 + t.rank::float8 = ${k} AND t.item_id > ${p.add(cursor.id)}::uuid))`);
   }
-  // Exact-name rows are skipped in the walk, so it reads that many more.
-  const want = offset + limit + exactIds.size;
+  // One statement: the exact-name rows, then the walk, which skips them and so reads that many more.
   const sql = `
-    SELECT ${columns}, 1 + t.rank::float8 AS score
-    FROM item_search_terms t JOIN items i ON i.id = t.item_id JOIN namespaces n ON n.id = i.namespace_id
-    WHERE ${where.join(" AND ")}
-    ORDER BY t.rank DESC, t.item_id ASC
-    LIMIT ${p.add(Math.max(want, 1))}::int`;
-  const walked = (await db.raw.query<Row>(sql, p.values)).rows;
-  for (const row of walked) {
+    WITH exact AS MATERIALIZED (${exactSql})
+    SELECT true AS exact, * FROM exact
+    UNION ALL (
+      SELECT false, ${columns}, 1 + t.rank::float8 AS score
+      FROM item_search_terms t JOIN items i ON i.id = t.item_id JOIN namespaces n ON n.id = i.namespace_id
+      WHERE ${where.join(" AND ")}
+      ORDER BY t.rank DESC, t.item_id ASC
+      LIMIT ${p.add(offset + limit)}::int + (SELECT count(*) FROM exact)::int
+    )`;
+  const found = (await db.raw.query<Row & { exact: boolean }>(sql, p.values)).rows.map(({ exact, ...row }) => ({ row: row as Row, exact }));
+  const byScore = (a: Row, b: Row) => Number(b.score) - Number(a.score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const exact = found.filter((r) => r.exact).map((r) => r.row).sort(byScore);
+  const exactIds = new Set(exact.map((r) => r.id));
+  const out = exact.filter(after);
+  // The walk's order (rank DESC, id), restated: UNION ALL does not promise to keep it.
+  for (const row of found.filter((r) => !r.exact).map((r) => r.row).sort(byScore)) {
     if (exactIds.has(row.id)) continue;
     if (!after(row)) continue;
     out.push(row);
@@ -530,6 +533,46 @@ const FACET_FIELDS: FacetField[] = ["type", "namespace", "category", "tool_type"
 /** One group: its field's value, and per field whether the group is over it (0) or not (1, GROUPING()). */
 type FacetRow = { count: bigint | number } & { [F in FacetField]: string | null } & { [F in FacetField as `g_${F}`]: number };
 
+/** The facet fields that a query with filters `f` counts on its own match set (the others ignore their own filter). */
+const sharedFacetFields = (f: Filters): FacetField[] => FACET_FIELDS.filter((field) => OWN_FILTER[field] === null || !f[OWN_FILTER[field]!]);
+const OWN_FILTER: Record<FacetField, keyof Filters | null> = { type: "itemType", namespace: "namespace", category: null, tool_type: "toolType" };
+
+/** The select list and grouping sets counting `fields` (and the grand total when `total`) over rows `m`. */
+function facetGrouping(f: Filters, fields: FacetField[], total: boolean): { columns: string; sets: string } {
+  // The next category level under the filter: segment depth+1 of the categories inside it.
+  const depth = f.category ? f.category.split("/").length : 0;
+  const expressions: Record<FacetField, string> = {
+    type: "m.type::text",
+    namespace: "m.namespace",
+    category: `split_part(m.category, '/', ${depth + 1})`,
+    tool_type: "m.tool_type",
+  };
+  const sets = [...(total ? ["()"] : []), ...fields.map((field) => `(${expressions[field]})`)].join(", ");
+  // GROUPING() only takes expressions of the grouping sets: the other fields are constants here.
+  const columns = FACET_FIELDS.map((field) => (fields.includes(field) ? `GROUPING(${expressions[field]})::int AS g_${field}, ${expressions[field]} AS ${field}` : `1 AS g_${field}, NULL::text AS ${field}`));
+  return { columns: `${columns.join(", ")}, count(*) AS count`, sets };
+}
+
+const isTotalRow = (r: FacetRow) => FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1);
+
+/** The facet lists of grouped rows (the grand-total rows are skipped). */
+function facetsOf(f: Filters, grouped: FacetRow[]): SearchFacets {
+  const rows = grouped.filter((r) => !isTotalRow(r));
+  const values = (field: FacetField, top: number | null, prefix = "") => {
+    const list = rows
+      .filter((r) => Number(r[`g_${field}`]) === 0 && r[field] !== null && r[field] !== "")
+      .map((r) => ({ value: `${prefix}${r[field]}`, count: Number(r.count) }))
+      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+    return top === null ? list : list.slice(0, top);
+  };
+  return {
+    item_type: values("type", null),
+    namespace: values("namespace", FACET_TOP),
+    category: values("category", FACET_TOP, f.category ? `${f.category}/` : ""),
+    tool_type: values("tool_type", FACET_TOP),
+  };
+}
+
 /**
  * Facet counts and the total of the match set. Facets that share the full filter set come from one
  * scan with GROUPING SETS (plus the grand total); a facet whose own filter is set is counted without
@@ -542,15 +585,6 @@ async function facetCounts(
   match: Match,
   sample?: { estimate: number; rows: number; nearest?: boolean },
 ): Promise<{ total: number; facets: SearchFacets; estimated?: boolean }> {
-  // The next category level under the filter: segment depth+1 of the categories inside it.
-  const depth = f.category ? f.category.split("/").length : 0;
-  const expressions: Record<FacetField, string> = {
-    type: "m.type::text",
-    namespace: "m.namespace",
-    category: `split_part(m.category, '/', ${depth + 1})`,
-    tool_type: "m.tool_type",
-  };
-  const own: Record<FacetField, keyof Filters | null> = { type: "itemType", namespace: "namespace", category: null, tool_type: "toolType" };
   // Sampled: every grouping also counts its sample (the grand total), to scale by.
   const grouped = async (filters: Filters, fields: FacetField[], total: boolean, sample: { estimate: number; rows: number; nearest?: boolean } | undefined): Promise<{ rows: FacetRow[]; exact: boolean; size?: number }> => {
     const p = new Params();
@@ -565,13 +599,11 @@ async function facetCounts(
       const limit = sample ? ` LIMIT ${p.add(sample.rows)}::int` : "";
       source = `(SELECT i.type, n.name AS namespace, i.category, i.tool_type ${FROM} WHERE ${where}${limit}) m`;
     }
-    const sets = [...(total || sample ? ["()"] : []), ...fields.map((field) => `(${expressions[field]})`)].join(", ");
-    // GROUPING() only takes expressions of the grouping sets: the other fields are constants here.
-    const columns = FACET_FIELDS.map((field) => (fields.includes(field) ? `GROUPING(${expressions[field]})::int AS g_${field}, ${expressions[field]} AS ${field}` : `1 AS g_${field}, NULL::text AS ${field}`));
-    const sql = `SELECT ${columns.join(", ")}, count(*) AS count FROM ${source} GROUP BY GROUPING SETS (${sets})`;
+    const { columns, sets } = facetGrouping(f, fields, total || sample !== undefined);
+    const sql = `SELECT ${columns} FROM ${source} GROUP BY GROUPING SETS (${sets})`;
     const rows = (await db.raw.query<FacetRow>(sql, p.values)).rows;
     if (!sample) return { rows, exact: true };
-    const sampled = Number(rows.find((r) => FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1))?.count ?? 0);
+    const sampled = Number(rows.find(isTotalRow)?.count ?? 0);
     // A sample below its limit is the whole match set: its counts are exact. Not so for the nearest names,
     // which leave out text and similarity-only matches: a set that small is counted exactly instead.
     if (sampled < sample.rows) return sample.nearest ? grouped(filters, fields, total, undefined) : { rows, exact: true, size: sampled };
@@ -579,30 +611,15 @@ async function facetCounts(
     const scale = Math.max(estimate, sampled) / sampled;
     return { rows: rows.map((r) => ({ ...r, count: Math.round(Number(r.count) * scale) })), exact: false, size: Math.max(estimate, sampled) };
   };
-  const shared = FACET_FIELDS.filter((field) => own[field] === null || !f[own[field]!]);
+  const shared = sharedFacetFields(f);
   const separate = FACET_FIELDS.filter((field) => !shared.includes(field));
-  const results = await Promise.all([grouped(f, shared, true, sample), ...separate.map((field) => grouped({ ...f, [own[field]!]: undefined }, [field], false, sample))]);
-  const rows = results.flatMap((r) => r.rows).filter((r) => !FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1));
-
-  const values = (field: FacetField, top: number | null, prefix = "") => {
-    const list = rows
-      .filter((r) => Number(r[`g_${field}`]) === 0 && r[field] !== null && r[field] !== "")
-      .map((r) => ({ value: `${prefix}${r[field]}`, count: Number(r.count) }))
-      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
-    return top === null ? list : list.slice(0, top);
-  };
+  const results = await Promise.all([grouped(f, shared, true, sample), ...separate.map((field) => grouped({ ...f, [OWN_FILTER[field]!]: undefined }, [field], false, sample))]);
   const main = results[0]!;
-  const totalRow = main.rows.find((r) => FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1));
   const estimated = results.some((r) => !r.exact);
   return {
-    total: main.size ?? Number(totalRow?.count ?? 0),
+    total: main.size ?? Number(main.rows.find(isTotalRow)?.count ?? 0),
     ...(estimated ? { estimated: true } : {}),
-    facets: {
-      item_type: values("type", null),
-      namespace: values("namespace", FACET_TOP),
-      category: values("category", FACET_TOP, f.category ? `${f.category}/` : ""),
-      tool_type: values("tool_type", FACET_TOP),
-    },
+    facets: facetsOf(f, results.flatMap((r) => r.rows)),
   };
 }
 
