@@ -17,7 +17,9 @@ const knowledge = (name: string, category: string, description: string, body: st
   `---\nid: ${name}\ntitle: ${name}\nversion: 1.0.0\nentry_type: reference\ncategory: ${category}\ndescription: ${description}\n---\n\n${body}\n`;
 
 /** Forces the broad paths with a handful of items. */
-const BROAD: SearchTuning = { exactCountMax: 3, facetSampleRows: 4, candidatesPerTerm: 1000, candidateMatchesPerTerm: 1000, fuzzyExactCountMax: 0, fuzzySampleRows: 4 };
+const BROAD: SearchTuning = { exactCountMax: 3, facetSampleRows: 4, candidatesPerTerm: 1000, candidateMatchesPerTerm: 1000, fuzzyExactCountMax: 0, fuzzySampleRows: 4, oneStatement: true };
+/** The default thresholds, with the page, count and facets of an exact relevance page as separate queries. */
+const SEPARATE: SearchTuning = { exactCountMax: 5_000, facetSampleRows: 2_000, candidatesPerTerm: 1_000, candidateMatchesPerTerm: 100, fuzzyExactCountMax: 1_000, fuzzySampleRows: 100, oneStatement: false };
 
 for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["pglite"] as const)) {
   describe(`search at scale on ${kind}`, () => {
@@ -169,6 +171,34 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       const whole = await run({ query: "herron", facets: true, limit: 3 }, { ...BROAD, fuzzySampleRows: 1000 });
       const exact3 = await run({ query: "herron", facets: true, limit: 3 });
       assert.deepEqual(whole.facets, exact3.facets);
+    });
+
+    test("an exact relevance page with its total and facets in one statement answers as the separate queries do", async () => {
+      const inputs: Partial<SearchInput>[] = [
+        { query: "heron", facets: true },
+        { query: "heron", facets: true, offset: 4 },
+        { query: "heron", facets: true, offset: 40 },
+        { query: "heron", facets: true, category: "ponds" },
+        { query: "heron pond" },
+        { query: "herron", facets: true },
+        { query: "herron", limit: 2 },
+        { query: "nothing-like-this", facets: true },
+        { query: "heron", facets: true, itemType: "knowledge" },
+      ];
+      for (const input of inputs) {
+        const one = await run(input);
+        assert.deepEqual(one, await run(input, SEPARATE), JSON.stringify(input));
+        assert.equal(one.total_estimated, undefined);
+      }
+      // Cursors continue across both ways, and past the last match.
+      const first = await run({ query: "heron", limit: 16 });
+      for (const tuning of [undefined, SEPARATE]) {
+        const last = await run({ query: "heron", limit: 16, cursor: first.next_cursor! }, tuning);
+        assert.deepEqual(rows(last), rows(await run({ query: "heron", limit: 16, cursor: first.next_cursor! }, SEPARATE)));
+        assert.equal(last.results.length, 1);
+        assert.equal(last.next_cursor, null);
+      }
+      assert.deepEqual(await walk({ query: "herron" }), await walk({ query: "herron" }, SEPARATE));
     });
 
     test("item_search_terms follows publishes and deletions", async () => {

@@ -84,6 +84,8 @@ export interface SearchTuning {
   candidateMatchesPerTerm: number;
   fuzzyExactCountMax: number;
   fuzzySampleRows: number;
+  /** An exact relevance page with its count and facets in one statement (`rankedWithCounts`); tests turn it off to compare. */
+  oneStatement: boolean;
 }
 const DEFAULT_TUNING: SearchTuning = {
   exactCountMax: SEARCH_EXACT_COUNT_MAX,
@@ -92,6 +94,7 @@ const DEFAULT_TUNING: SearchTuning = {
   candidateMatchesPerTerm: CANDIDATE_MATCHES_PER_TERM,
   fuzzyExactCountMax: FUZZY_EXACT_COUNT_MAX,
   fuzzySampleRows: FUZZY_SAMPLE_ROWS,
+  oneStatement: true,
 };
 
 export interface SearchInput {
@@ -189,8 +192,22 @@ export async function searchItems(db: Database, principal: Principal | null, inp
   // With facets, the facet query counts the match set too (its grand-total grouping set): no separate count.
   const run = async (match: Match): Promise<Found> => {
     if (match !== "all") {
-      const [estimate, lexemes] = await Promise.all([estimateMatches(db, filters, userId, match), order === "score" && match === "text" && !filters.namespace && !filters.category && !filters.toolType ? andedLexemes(db, query) : null]);
-      if (estimate > (match === "fuzzy" ? tuning.fuzzyExactCountMax : tuning.exactCountMax)) return broad(match, estimate, lexemes);
+      const max = match === "fuzzy" ? tuning.fuzzyExactCountMax : tuning.exactCountMax;
+      const wantsLexemes = order === "score" && match === "text" && !filters.namespace && !filters.category && !filters.toolType;
+      // PostgreSQL answers both at once; PGlite answers one query at a time, so it asks for the lexemes only
+      // when the query is broad.
+      if (db.kind === "pglite") {
+        const estimate = await estimateMatches(db, filters, userId, match);
+        if (estimate > max) return broad(match, estimate, wantsLexemes ? await andedLexemes(db, query) : null);
+      } else {
+        const [estimate, lexemes] = await Promise.all([estimateMatches(db, filters, userId, match), wantsLexemes ? andedLexemes(db, query) : null]);
+        if (estimate > max) return broad(match, estimate, lexemes);
+      }
+      // Every facet counts the match set itself (no type, namespace or tool_type filter): one statement.
+      if (tuning.oneStatement && order === "score" && (!input.facets || sharedFacetFields(filters).length === FACET_FIELDS.length)) {
+        const counted = await rankedWithCounts(db, filters, userId, match, cursor, input.limit + 1, offset, input.facets === true);
+        return { match, ...counted };
+      }
     }
     const page = pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset);
     // Anonymous listings of everything (or of one type) are the same for every visitor and count most of
@@ -493,6 +510,55 @@ async function pageOf(db: Database, f: Filters, userId: string | null, match: Ma
     ORDER BY ${sortKey} DESC, r.id ASC
     LIMIT ${p.add(limit)}::int OFFSET ${p.add(offset)}::int`;
   return (await db.raw.query<Row>(sql, p.values)).rows;
+}
+
+/**
+ * An exact relevance page and the size of its match set — with `facets`, the facet counts too — in one
+ * statement: the matches are read and scored once, into a set the page, the total and the facet groupings
+ * share (the page, count and facet queries otherwise each find and test every match again; on PGlite,
+ * which answers one query at a time, also one after the other). Only for facets that all count the query's
+ * own match set. The page is `pageOf`'s: the same score, keyset and order.
+ */
+async function rankedWithCounts(
+  db: Database,
+  f: Filters,
+  userId: string | null,
+  match: "text" | "fuzzy",
+  cursor: Cursor | null,
+  limit: number,
+  offset: number,
+  facets: boolean,
+): Promise<{ rows: Row[]; total: number; facets?: SearchFacets }> {
+  const p = new Params();
+  const where = whereClause(p, f, userId, match);
+  const score = matchExpressions(p, f.query).score(match);
+  let after = "TRUE";
+  if (cursor) {
+    const key = `${p.add(cursor.key)}::float8`;
+    after = `(m.score < ${key} OR (m.score = ${key} AND m.id > ${p.add(cursor.id)}::uuid))`;
+  }
+  const { columns, sets } = facetGrouping(f, facets ? FACET_FIELDS : [], true);
+  const sql = `
+    WITH m AS MATERIALIZED (
+      SELECT i.id, i.type, n.name AS namespace, i.category, i.tool_type, ${score} AS score ${FROM} WHERE ${where}
+    ), top AS (
+      SELECT m.id, m.score FROM m WHERE ${after} ORDER BY m.score DESC, m.id ASC LIMIT ${p.add(limit)}::int OFFSET ${p.add(offset)}::int
+    ), counts AS (
+      SELECT json_agg(g) AS groups FROM (SELECT ${columns} FROM m GROUP BY GROUPING SETS (${sets})) g
+    )
+    SELECT c.groups, r.* FROM counts c LEFT JOIN (
+      SELECT i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
+             i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${QUALITY_SCORE_SQL} AS quality, t.score
+      FROM top t JOIN items i ON i.id = t.id JOIN namespaces n ON n.id = i.namespace_id
+    ) r ON TRUE
+    ORDER BY r.score DESC, r.id ASC`;
+  const result = (await db.raw.query<Row & { groups: FacetRow[] | string | null }>(sql, p.values)).rows;
+  const raw = result[0]?.groups ?? [];
+  const groups = (typeof raw === "string" ? JSON.parse(raw) : raw) as FacetRow[];
+  // Without a page (no match after the cursor) the one row is the counts' alone.
+  const rows = result.filter((r) => r.id !== null).map(({ groups: _, ...row }) => row as Row);
+  const total = Number(groups.find(isTotalRow)?.count ?? 0);
+  return { rows, total, ...(facets ? { facets: facetsOf(f, groups) } : {}) };
 }
 
 /** How long anonymous, query-less counts (total and facets of a browse listing) are shared. */
