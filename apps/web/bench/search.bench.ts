@@ -10,7 +10,8 @@
  *   Site  (BENCH_SITE=1) /search?q=… and / : time to first byte (the page streams: the shell comes before
  *         the results) and time to the last byte (results rendered).
  *
- * Then PGlite against PostgreSQL at 10 000 items (BENCH_COMPARE_ITEMS; 0 skips it): the same query classes
+ * Then PGlite against PostgreSQL at 10 000 items (BENCH_COMPARE_ITEMS; 0 skips it, as BENCH_ITEMS=0 skips the
+ * first part): the same query classes
  * on each engine, each seeded alike, and PGlite ÷ PostgreSQL per class (the issue's target: ≤ 2).
  *
  * Figures are p50 / p95 / p99 in ms and the p50 ratio to /health (the API's cheapest route, one SELECT 1).
@@ -251,7 +252,7 @@ if (typeof postgres === "string") {
 }
 if (postgres) process.env.DATABASE_URL = postgres.url;
 try {
-  await atScale();
+  if (ITEMS > 0) await atScale();
   if (COMPARE_ITEMS > 0) await pgliteAgainstPostgres();
 } finally {
   postgres?.stop();

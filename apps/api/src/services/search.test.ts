@@ -20,6 +20,7 @@ const knowledge = (name: string, category: string, description: string, body: st
 const BROAD: SearchTuning = { exactCountMax: 3, facetSampleRows: 4, candidatesPerTerm: 1000, candidateMatchesPerTerm: 1000, fuzzyExactCountMax: 0, fuzzySampleRows: 4, oneStatement: true };
 /** The default thresholds, with the page, count and facets of an exact relevance page as separate queries. */
 const SEPARATE: SearchTuning = { exactCountMax: 5_000, facetSampleRows: 2_000, candidatesPerTerm: 1_000, candidateMatchesPerTerm: 100, fuzzyExactCountMax: 1_000, fuzzySampleRows: 100, oneStatement: false };
+const ONE_STATEMENT: SearchTuning = { ...SEPARATE, oneStatement: true };
 
 for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["pglite"] as const)) {
   describe(`search at scale on ${kind}`, () => {
@@ -186,19 +187,19 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
         { query: "heron", facets: true, itemType: "knowledge" },
       ];
       for (const input of inputs) {
-        const one = await run(input);
+        const one = await run(input, ONE_STATEMENT);
         assert.deepEqual(one, await run(input, SEPARATE), JSON.stringify(input));
         assert.equal(one.total_estimated, undefined);
       }
       // Cursors continue across both ways, and past the last match.
       const first = await run({ query: "heron", limit: 16 });
-      for (const tuning of [undefined, SEPARATE]) {
+      for (const tuning of [ONE_STATEMENT, SEPARATE]) {
         const last = await run({ query: "heron", limit: 16, cursor: first.next_cursor! }, tuning);
         assert.deepEqual(rows(last), rows(await run({ query: "heron", limit: 16, cursor: first.next_cursor! }, SEPARATE)));
         assert.equal(last.results.length, 1);
         assert.equal(last.next_cursor, null);
       }
-      assert.deepEqual(await walk({ query: "herron" }), await walk({ query: "herron" }, SEPARATE));
+      assert.deepEqual(await walk({ query: "herron" }, ONE_STATEMENT), await walk({ query: "herron" }, SEPARATE));
     });
 
     test("item_search_terms follows publishes and deletions", async () => {
