@@ -461,16 +461,17 @@ async function rankedByTerm(db: Database, f: Filters, userId: string | null, lex
     // The first test can use the (term, rank DESC) index; the second is the exact keyset condition.
     where.push(`t.rank <= (${k} - 1 + 1e-6)::real`, `(1 + t.rank::float8 < ${k} OR (1 + t.rank::float8 = ${k} AND t.item_id > ${p.add(cursor.id)}::uuid))`);
   }
-  // One statement: the exact-name rows, then the walk, which skips them and so reads that many more.
+  // One statement: the exact-name rows, then the walk, which skips them (a constant LIMIT keeps the
+  // planner on the index walk).
+  where.push(`lower(i.name) <> lower(${q})`);
   const sql = `
-    WITH exact AS MATERIALIZED (${exactSql})
-    SELECT true AS exact, * FROM exact
+    (SELECT true AS exact, * FROM (${exactSql}) e)
     UNION ALL (
       SELECT false, ${columns}, 1 + t.rank::float8 AS score
       FROM item_search_terms t JOIN items i ON i.id = t.item_id JOIN namespaces n ON n.id = i.namespace_id
       WHERE ${where.join(" AND ")}
       ORDER BY t.rank DESC, t.item_id ASC
-      LIMIT ${p.add(offset + limit)}::int + (SELECT count(*) FROM exact)::int
+      LIMIT ${p.add(offset + limit)}::int
     )`;
   const found = (await db.raw.query<Row & { exact: boolean }>(sql, p.values)).rows.map(({ exact, ...row }) => ({ row: row as Row, exact }));
   const byScore = (a: Row, b: Row) => Number(b.score) - Number(a.score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
