@@ -85,11 +85,12 @@ export interface SearchTuning {
   fuzzyExactCountMax: number;
   fuzzySampleRows: number;
   /**
-   * An exact relevance page with its count and facets in one statement (`rankedWithCounts`): on PGlite only
-   * by default (it answers one query at a time; PostgreSQL answers the separate queries at once, measured
-   * faster there); tests choose each way to compare them.
+   * An exact relevance page with its count and facets in one statement (`rankedWithCounts`). "auto": for
+   * trigram matches on PGlite, where finding the matches (a similarity test per candidate) is the cost and
+   * PGlite answers one query at a time; PostgreSQL answers the separate queries at once and full-text
+   * matches are cheap to find again (both measured faster without). Tests choose each way to compare them.
    */
-  oneStatement: boolean | "pglite";
+  oneStatement: boolean | "auto";
 }
 const DEFAULT_TUNING: SearchTuning = {
   exactCountMax: SEARCH_EXACT_COUNT_MAX,
@@ -98,7 +99,7 @@ const DEFAULT_TUNING: SearchTuning = {
   candidateMatchesPerTerm: CANDIDATE_MATCHES_PER_TERM,
   fuzzyExactCountMax: FUZZY_EXACT_COUNT_MAX,
   fuzzySampleRows: FUZZY_SAMPLE_ROWS,
-  oneStatement: "pglite",
+  oneStatement: "auto",
 };
 
 export interface SearchInput {
@@ -208,7 +209,7 @@ export async function searchItems(db: Database, principal: Principal | null, inp
         if (estimate > max) return broad(match, estimate, lexemes);
       }
       // Every facet counts the match set itself (no type, namespace or tool_type filter): one statement.
-      const oneStatement = tuning.oneStatement === "pglite" ? db.kind === "pglite" : tuning.oneStatement;
+      const oneStatement = tuning.oneStatement === "auto" ? db.kind === "pglite" && match === "fuzzy" : tuning.oneStatement;
       if (oneStatement && order === "score" && (!input.facets || sharedFacetFields(filters).length === FACET_FIELDS.length)) {
         const counted = await rankedWithCounts(db, filters, userId, match, cursor, input.limit + 1, offset, input.facets === true);
         return { match, ...counted };
