@@ -39,10 +39,16 @@
  * item, instead of ranking every match: the same scores and order as ranking them all, reading about a
  * page of rows. Items whose name equals the query (score 2 + rank) come from the index on lower(name) and
  * are put first, as the ranking does. A broad query of several words ANDed (no OR, NOT or phrase) ranks,
- * with the full expression, only the matches among each word's `candidatesPerTerm` (1 000) best items by
- * that word's rank: a bounded candidate set, so an item ranked low for every word alone can miss the
- * first pages (exact whenever every word is in fewer items; when the candidates cannot fill the page,
- * every match is ranked as before).
+ * with the full expression, only candidates: per word, the first `candidateMatchesPerTerm` (100, at least
+ * a page) of its `candidatesPerTerm` (1 000) best items by that word's rank that hold every other word
+ * (probed in item_search_terms). A bounded candidate set, so an item ranked low for every word alone can
+ * miss the first pages; when the candidates cannot fill the page, every match is ranked as before.
+ *
+ * Typo queries (the trigram fallback) with more than `fuzzyExactCountMax` (1 000) estimated matches page
+ * the names nearest the query from a GiST trigram index (KNN by word similarity, then similarity; see
+ * `rankedNearest`), answer with the planner's estimated total and count facets on the `fuzzySampleRows`
+ * (100) nearest names, scaled. Below that every match is ranked and counted; on PGlite the page, the total
+ * and the facets then come from one statement that finds the matches once (`rankedWithCounts`).
  *
  * Anonymous listings without a query and without a namespace, category or tool_type filter (the browse
  * page, the home page, a type's listing) are the same for every visitor and count nearly every public
