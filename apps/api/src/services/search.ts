@@ -404,9 +404,11 @@ async function rankedAmongCandidates(db: Database, f: Filters, userId: string | 
  * similarity of every match. When fewer names pass the word-similarity threshold than the page needs, the
  * names nearest by similarity (`<->`) join them; so do the full-text matches (fewer than a page, or the
  * query would not be fuzzy). The candidates are ranked with the full score, ties by id. Null when the
- * walks cannot fill the page (the caller then ranks every match). The walk orders by word
- * similarity, then similarity (the score's tie-break); names equal in both come in index order, so which of
- * many equal names a page shows is the index's choice, not the lowest ids.
+ * walks cannot fill the page (the caller then ranks every match). The walk orders by word similarity,
+ * then similarity (the score's tie-break), but the GiST walk keeps the second order only loosely (its word
+ * distances are rechecked on the heap): among many names of equal word similarity, which ones a page shows
+ * is the index's choice, so the page can miss the one the exact ranking puts first among them (measured at
+ * 100 000 items: "kubernets", 3 720 names of word similarity 0.8).
  */
 async function rankedNearest(db: Database, f: Filters, userId: string | null, cursor: Cursor | null, limit: number, offset: number): Promise<Row[] | null> {
   const p = new Params();
