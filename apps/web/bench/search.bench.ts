@@ -1,7 +1,7 @@
 /**
  * Search at scale: 100 000 items seeded straight into PostgreSQL (SQL, not publishes: the search path
  * reads only `items`, `namespaces` and `item_search_terms`), then the API (or, with BENCH_SITE=1, the real
- * one-origin server, apps/web/server/main.ts, which needs a built site) is timed over one keep-alive
+ * one-origin server, apps/web/server/main.ts, built first when stale) is timed over one keep-alive
  * connection, sequentially, against `GET /health` in the same run:
  *
  *   API   GET /v1/search for an empty query, a broad word, a rare word, two words, a typo (trigram
@@ -11,8 +11,8 @@
  *         the results) and time to the last byte (results rendered).
  *
  * Then PGlite against PostgreSQL at 10 000 items (BENCH_COMPARE_ITEMS; 0 skips it, as BENCH_ITEMS=0 skips the
- * first part): the same query classes
- * on each engine, each seeded alike, and PGlite ÷ PostgreSQL per class (the issue's target: ≤ 2).
+ * first part): both engines seeded alike, each query class timed on PostgreSQL and right after on PGlite,
+ * and PGlite ÷ PostgreSQL per class (the issue's target: ≤ 2).
  *
  * Figures are p50 / p95 / p99 in ms and the p50 ratio to /health (the API's cheapest route, one SELECT 1).
  * PostgreSQL is DATABASE_URL when set, else a throwaway cluster this bench starts and stops
@@ -20,11 +20,11 @@
  *
  *   node --import tsx apps/web/bench/search.bench.ts      # BENCH_ITEMS=100000 BENCH_SAMPLES=60 BENCH_COMPARE_ITEMS=10000
  *   BENCH_DB=pglite BENCH_ITEMS=10000 node --import tsx apps/web/bench/search.bench.ts   # the first part on PGlite
- *   BENCH_KEEP_DB=1 …   keeps the seeded PostgreSQL database for EXPLAIN ANALYZE (its URL is printed)
+ *   DATABASE_URL=… BENCH_KEEP_DB=1 …   keeps the seeded databases for EXPLAIN ANALYZE (URLs printed; a
+ *                                      throwaway cluster, without DATABASE_URL, is stopped at the end)
  *
  * Broad queries answer with an estimated total (services/search.ts); the note column says "≈" then.
  */
-import { randomBytes } from "node:crypto";
 import { Agent, request } from "node:http";
 import { performance } from "node:perf_hooks";
 import { mkdtemp } from "node:fs/promises";
@@ -35,7 +35,6 @@ import pg from "pg";
 import { MEMORY, openDatabase } from "@rye/db";
 import { createScratchPostgresDatabase } from "@rye/db/testing";
 import { createApp } from "../../api/src/app.ts";
-import { hashToken, TOKEN_PREFIX } from "../../api/src/auth/api-tokens.ts";
 import { loadConfig } from "../../api/src/config.ts";
 import { silentLogger } from "../../api/src/logger.ts";
 import { openRegistry } from "../../api/src/registry.ts";
@@ -47,7 +46,7 @@ const ITEMS = Number(process.env.BENCH_ITEMS ?? 100_000);
 const COMPARE_ITEMS = Number(process.env.BENCH_COMPARE_ITEMS ?? 10_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 60);
 const WARMUP = 5;
-/** The site part needs a built site (`npm run build -w @rye/web`), so it runs only when asked. */
+/** The site part builds the site first when it is stale (a Next build of minutes), so it runs only when asked. */
 const SITE = process.env.BENCH_SITE === "1";
 
 type Engine = "postgres" | "pglite";
