@@ -201,6 +201,8 @@ export async function searchItems(db: Database, principal: Principal | null, inp
 
   const offset = input.offset ?? 0;
   // With facets, the facet query counts the match set too (its grand-total grouping set): no separate count.
+  // The trigram fallback's estimate, asked for early on PostgreSQL (see below).
+  let fuzzyEstimate: Promise<number> | null = null;
   const run = async (match: Match): Promise<Found> => {
     if (match !== "all") {
       const max = match === "fuzzy" ? tuning.fuzzyExactCountMax : tuning.exactCountMax;
@@ -211,8 +213,15 @@ export async function searchItems(db: Database, principal: Principal | null, inp
         const estimate = await estimateMatches(db, filters, userId, match);
         if (estimate > max) return broad(match, estimate, wantsLexemes ? await andedLexemes(db, query) : null);
       } else {
-        const [estimate, lexemes] = await Promise.all([estimateMatches(db, filters, userId, match), wantsLexemes ? andedLexemes(db, query) : null]);
+        const [estimate, lexemes] = await Promise.all([(match === "fuzzy" && fuzzyEstimate) || estimateMatches(db, filters, userId, match), wantsLexemes ? andedLexemes(db, query) : null]);
         if (estimate > max) return broad(match, estimate, lexemes);
+        // Full text expects less than a page: the trigram fallback will most likely run, and planning its
+        // estimate (the trigram selectivity is computed on the column's statistics) takes a few ms. Ask now,
+        // beside the text page, instead of after it.
+        if (match === "text" && !cursor && estimate < input.limit) {
+          fuzzyEstimate = estimateMatches(db, filters, userId, "fuzzy");
+          fuzzyEstimate.catch(() => {}); // awaited by the fallback when it runs; unused otherwise
+        }
       }
       // Every facet counts the match set itself (no type, namespace or tool_type filter): one statement.
       const oneStatement = tuning.oneStatement === "auto" ? db.kind === "pglite" && match === "fuzzy" : tuning.oneStatement;
