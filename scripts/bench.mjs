@@ -29,6 +29,7 @@ const BENCHES = [
   "apps/api/bench/topology.bench.ts",
   "apps/api/bench/quality.bench.ts",
   "apps/web/bench/pages.bench.ts",
+  "apps/web/bench/search.bench.ts",
 ];
 /** Benches of the client that run the built package (`dist/`). */
 const NEEDS_BUILD = new Set(["packages/rye/bench/startup.bench.ts", "packages/rye/bench/closure.bench.ts"]);

@@ -2,7 +2,8 @@
  * Search at scale (services/search.ts): the paths a broad query takes — the walk of precomputed ranks
  * (item_search_terms) for one word, the planner's estimate for the total, facets counted on a sample —
  * forced with tiny thresholds on a small registry and compared with the exact answers of the default
- * path. Real publishes, so the trigger that keeps item_search_terms runs as in production.
+ * path. Real publishes, so the trigger that keeps item_search_terms runs as in production. Typo queries
+ * page the nearest names (GiST KNN) and several words rank each word's best postings that hold the others.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -16,7 +17,10 @@ const knowledge = (name: string, category: string, description: string, body: st
   `---\nid: ${name}\ntitle: ${name}\nversion: 1.0.0\nentry_type: reference\ncategory: ${category}\ndescription: ${description}\n---\n\n${body}\n`;
 
 /** Forces the broad paths with a handful of items. */
-const BROAD: SearchTuning = { exactCountMax: 3, facetSampleRows: 4, candidatesPerTerm: 1000 };
+const BROAD: SearchTuning = { exactCountMax: 3, facetSampleRows: 4, candidatesPerTerm: 1000, candidateMatchesPerTerm: 1000, fuzzyExactCountMax: 0, fuzzySampleRows: 4, oneStatement: true };
+/** The default thresholds, with the page, count and facets of an exact relevance page as separate queries. */
+const SEPARATE: SearchTuning = { exactCountMax: 5_000, facetSampleRows: 2_000, candidatesPerTerm: 1_000, candidateMatchesPerTerm: 100, fuzzyExactCountMax: 1_000, fuzzySampleRows: 100, oneStatement: false };
+const ONE_STATEMENT: SearchTuning = { ...SEPARATE, oneStatement: true };
 
 for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["pglite"] as const)) {
   describe(`search at scale on ${kind}`, () => {
@@ -110,6 +114,92 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       assert.deepEqual(rows(await run({ query: "heron pond", limit: 5 }, { ...BROAD, candidatesPerTerm: 1 })), rows(await run({ query: "heron pond", limit: 5 })));
       // OR is not bounded.
       assert.deepEqual(rows(await run({ query: "heron OR boots", limit: 100 }, { ...BROAD, candidatesPerTerm: 1 })), rows(await run({ query: "heron OR boots", limit: 100 })));
+    });
+
+    test("several words: each word's best postings that hold the other words, probed in item_search_terms", async () => {
+      const exact = await run({ query: "heron pond", limit: 100 });
+      // Far enough: every match is a candidate, so every page is the exact one.
+      assert.deepEqual(rows(await run({ query: "heron pond", limit: 3 }, BROAD)), rows(await run({ query: "heron pond", limit: 3 })));
+      assert.deepEqual(rows(await run({ query: "heron pond", limit: 3, offset: 2 }, BROAD)), rows(await run({ query: "heron pond", limit: 3, offset: 2 })));
+      // Only items holding both words are candidates: a walk of each word's 4 best postings keeps the pond items
+      // among them (they hold both), and ranks them exactly.
+      const walked = await run({ query: "heron pond", limit: 2 }, { ...BROAD, candidatesPerTerm: 4, candidateMatchesPerTerm: 1 });
+      const scores = new Map(exact.results.map((h) => [h.item_id, h.score]));
+      assert.ok(walked.results.length === 2);
+      for (const hit of walked.results) assert.equal(hit.score, scores.get(hit.item_id), `${hit.item_id} is a match of both words with its exact score`);
+      assert.equal(walked.total_estimated, true);
+    });
+
+    test("a typo query pages the nearest names: a typo of a name finds that item first", async () => {
+      for (const [typo, intended] of [["heron_wacth_3", "alice/birds/heron_watch_3"], ["ponnd_7", "alice/ponds/pond_7"], ["herron", "alice/birds/heron"]] as const) {
+        const near = await run({ query: typo, limit: 3 }, BROAD);
+        assert.equal(near.results[0]?.item_id, intended, typo);
+        assert.equal(near.total_estimated, true, `${typo}: an estimated total on the nearest-names path`);
+        const exact = await run({ query: typo, limit: 3 });
+        assert.equal(exact.total_estimated, undefined);
+        assert.equal(exact.results[0]?.item_id, intended, `${typo} (exact path)`);
+        // The same scores in the same order as ranking every match (names of equal score may differ: the index's order).
+        assert.deepEqual(near.results.map((h) => h.score), exact.results.map((h) => h.score), typo);
+        const all = new Map((await run({ query: typo, limit: 100 })).results.map((h) => [h.item_id, h.score]));
+        for (const hit of near.results) assert.equal(hit.score, all.get(hit.item_id), `${typo}: ${hit.item_id} is a match with its exact score`);
+      }
+    });
+
+    test("typo pages by cursor visit each name once; full-text matches stay ahead; facets are sampled and marked", async () => {
+      const seen = new Set<string>();
+      let cursor: string | undefined;
+      let previous = Number.POSITIVE_INFINITY;
+      for (let page = 0; page < 20; page++) {
+        const r = await run({ query: "herons", limit: 3, ...(cursor ? { cursor } : {}) }, BROAD);
+        for (const hit of r.results) {
+          assert.ok(!seen.has(hit.item_id), `${hit.item_id} twice`);
+          assert.ok(hit.score! <= previous, "scores never increase across pages");
+          seen.add(hit.item_id);
+          previous = hit.score!;
+        }
+        if (!r.next_cursor) break;
+        cursor = r.next_cursor;
+      }
+      const exact = await walk({ query: "herons" });
+      assert.equal(seen.size, exact.length, "every match is visited (the walk falls back to the exact pages when the nearest names run out)");
+      // "herons" is a full-text match of the watching items' descriptions (score > 1): they come first.
+      const first = await run({ query: "herons", limit: 3 }, BROAD);
+      assert.ok(first.results.every((h) => h.score! > 1));
+      const faceted = await run({ query: "herron", facets: true, limit: 3 }, BROAD);
+      assert.equal(faceted.total_estimated, true);
+      assert.ok(faceted.facets!.item_type.length > 0);
+      // A sample larger than the nearest names is counted exactly instead.
+      const whole = await run({ query: "herron", facets: true, limit: 3 }, { ...BROAD, fuzzySampleRows: 1000 });
+      const exact3 = await run({ query: "herron", facets: true, limit: 3 });
+      assert.deepEqual(whole.facets, exact3.facets);
+    });
+
+    test("an exact relevance page with its total and facets in one statement answers as the separate queries do", async () => {
+      const inputs: Partial<SearchInput>[] = [
+        { query: "heron", facets: true },
+        { query: "heron", facets: true, offset: 4 },
+        { query: "heron", facets: true, offset: 40 },
+        { query: "heron", facets: true, category: "ponds" },
+        { query: "heron pond" },
+        { query: "herron", facets: true },
+        { query: "herron", limit: 2 },
+        { query: "nothing-like-this", facets: true },
+        { query: "heron", facets: true, itemType: "knowledge" },
+      ];
+      for (const input of inputs) {
+        const one = await run(input, ONE_STATEMENT);
+        assert.deepEqual(one, await run(input, SEPARATE), JSON.stringify(input));
+        assert.equal(one.total_estimated, undefined);
+      }
+      // Cursors continue across both ways, and past the last match.
+      const first = await run({ query: "heron", limit: 16 });
+      for (const tuning of [ONE_STATEMENT, SEPARATE]) {
+        const last = await run({ query: "heron", limit: 16, cursor: first.next_cursor! }, tuning);
+        assert.deepEqual(rows(last), rows(await run({ query: "heron", limit: 16, cursor: first.next_cursor! }, SEPARATE)));
+        assert.equal(last.results.length, 1);
+        assert.equal(last.next_cursor, null);
+      }
+      assert.deepEqual(await walk({ query: "herron" }, ONE_STATEMENT), await walk({ query: "herron" }, SEPARATE));
     });
 
     test("item_search_terms follows publishes and deletions", async () => {

@@ -7,7 +7,8 @@
  * constants. Relevance (`score`, higher first, ties by id):
  *   2 + rank   the name equals the query (case-insensitive)
  *   1 + rank   a full-text match; rank = ts_rank_cd(weights {D 0.1, C 0.2, B 0.4, A 1.0}, normalization 32) ∈ [0, 1)
- *   0 … 1      a trigram-only match: max(similarity, word_similarity) of query and name
+ *   0 … 1      a trigram-only match: max(similarity, word_similarity) of query and name, ties broken by
+ *              similarity (0.999 × max + 0.001 × similarity)
  * Trigram matches are added ("fuzzy" match) when the full-text query finds fewer than `limit` items or
  * has no lexemes; the match is fixed on the first page and carried in the cursor, so pages stay consistent.
  * The trigram test uses the operators (`%`, `<%`) the GIN trigram index on name serves. Descriptions are
@@ -38,10 +39,16 @@
  * item, instead of ranking every match: the same scores and order as ranking them all, reading about a
  * page of rows. Items whose name equals the query (score 2 + rank) come from the index on lower(name) and
  * are put first, as the ranking does. A broad query of several words ANDed (no OR, NOT or phrase) ranks,
- * with the full expression, only the matches among each word's `candidatesPerTerm` (1 000) best items by
- * that word's rank: a bounded candidate set, so an item ranked low for every word alone can miss the
- * first pages (exact whenever every word is in fewer items; when the candidates cannot fill the page,
- * every match is ranked as before).
+ * with the full expression, only candidates: per word, the first `candidateMatchesPerTerm` (100, at least
+ * a page) of its `candidatesPerTerm` (1 000) best items by that word's rank that hold every other word
+ * (probed in item_search_terms). A bounded candidate set, so an item ranked low for every word alone can
+ * miss the first pages; when the candidates cannot fill the page, every match is ranked as before.
+ *
+ * Typo queries (the trigram fallback) with more than `fuzzyExactCountMax` (1 000) estimated matches page
+ * the names nearest the query from a GiST trigram index (KNN by word similarity, then similarity; see
+ * `rankedNearest`), answer with the planner's estimated total and count facets on the `fuzzySampleRows`
+ * (100) nearest names, scaled. Below that every match is ranked and counted; on PGlite the page, the total
+ * and the facets then come from one statement that finds the matches once (`rankedWithCounts`).
  *
  * Anonymous listings without a query and without a namespace, category or tool_type filter (the browse
  * page, the home page, a type's listing) are the same for every visitor and count nearly every public
@@ -68,14 +75,38 @@ export const SEARCH_EXACT_COUNT_MAX = 5_000;
 export const FACET_SAMPLE_ROWS = 2_000;
 /** A broad query of several words ranks the items among each word's this many best (see the top). */
 export const CANDIDATES_PER_TERM = 1_000;
+/** … of which the first this many holding every word of the query are ranked (at least a page's worth). */
+export const CANDIDATE_MATCHES_PER_TERM = 100;
+/** Above this many estimated trigram matches, a typo query pages its nearest names (see the top). */
+export const FUZZY_EXACT_COUNT_MAX = 1_000;
+/** How many nearest trigram matches estimated typo facets are counted on. */
+export const FUZZY_SAMPLE_ROWS = 100;
 
 /** The thresholds above, overridable so tests can reach the estimated path with a few items. */
 export interface SearchTuning {
   exactCountMax: number;
   facetSampleRows: number;
   candidatesPerTerm: number;
+  candidateMatchesPerTerm: number;
+  fuzzyExactCountMax: number;
+  fuzzySampleRows: number;
+  /**
+   * An exact relevance page with its count and facets in one statement (`rankedWithCounts`). "auto": for
+   * trigram matches on PGlite, where finding the matches (a similarity test per candidate) is the cost and
+   * PGlite answers one query at a time; PostgreSQL answers the separate queries at once and full-text
+   * matches are cheap to find again (both measured faster without). Tests choose each way to compare them.
+   */
+  oneStatement: boolean | "auto";
 }
-const DEFAULT_TUNING: SearchTuning = { exactCountMax: SEARCH_EXACT_COUNT_MAX, facetSampleRows: FACET_SAMPLE_ROWS, candidatesPerTerm: CANDIDATES_PER_TERM };
+const DEFAULT_TUNING: SearchTuning = {
+  exactCountMax: SEARCH_EXACT_COUNT_MAX,
+  facetSampleRows: FACET_SAMPLE_ROWS,
+  candidatesPerTerm: CANDIDATES_PER_TERM,
+  candidateMatchesPerTerm: CANDIDATE_MATCHES_PER_TERM,
+  fuzzyExactCountMax: FUZZY_EXACT_COUNT_MAX,
+  fuzzySampleRows: FUZZY_SAMPLE_ROWS,
+  oneStatement: "auto",
+};
 
 export interface SearchInput {
   query: string;
@@ -170,10 +201,34 @@ export async function searchItems(db: Database, principal: Principal | null, inp
 
   const offset = input.offset ?? 0;
   // With facets, the facet query counts the match set too (its grand-total grouping set): no separate count.
+  // The trigram fallback's estimate, asked for early on PostgreSQL (see below).
+  let fuzzyEstimate: Promise<number> | null = null;
   const run = async (match: Match): Promise<Found> => {
     if (match !== "all") {
-      const [estimate, lexemes] = await Promise.all([estimateMatches(db, filters, userId, match), order === "score" && match === "text" && !filters.namespace && !filters.category && !filters.toolType ? andedLexemes(db, query) : null]);
-      if (estimate > tuning.exactCountMax) return broad(match, estimate, lexemes);
+      const max = match === "fuzzy" ? tuning.fuzzyExactCountMax : tuning.exactCountMax;
+      const wantsLexemes = order === "score" && match === "text" && !filters.namespace && !filters.category && !filters.toolType;
+      // PostgreSQL answers both at once; PGlite answers one query at a time, so it asks for the lexemes only
+      // when the query is broad.
+      if (db.kind === "pglite") {
+        const estimate = await estimateMatches(db, filters, userId, match);
+        if (estimate > max) return broad(match, estimate, wantsLexemes ? await andedLexemes(db, query) : null);
+      } else {
+        const [estimate, lexemes] = await Promise.all([(match === "fuzzy" && fuzzyEstimate) || estimateMatches(db, filters, userId, match), wantsLexemes ? andedLexemes(db, query) : null]);
+        if (estimate > max) return broad(match, estimate, lexemes);
+        // Full text expects less than a page: the trigram fallback will most likely run, and planning its
+        // estimate (the trigram selectivity is computed on the column's statistics) took 1–4 ms at 100 000
+        // items. Ask now, beside the text page, instead of after it.
+        if (match === "text" && !cursor && estimate < input.limit) {
+          fuzzyEstimate = estimateMatches(db, filters, userId, "fuzzy");
+          fuzzyEstimate.catch(() => {}); // awaited by the fallback when it runs; unused otherwise
+        }
+      }
+      // Every facet counts the match set itself (no type, namespace or tool_type filter): one statement.
+      const oneStatement = tuning.oneStatement === "auto" ? db.kind === "pglite" && match === "fuzzy" : tuning.oneStatement;
+      if (oneStatement && order === "score" && (!input.facets || sharedFacetFields(filters).length === FACET_FIELDS.length)) {
+        const counted = await rankedWithCounts(db, filters, userId, match, cursor, input.limit + 1, offset, input.facets === true);
+        return { match, ...counted };
+      }
     }
     const page = pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset);
     // Anonymous listings of everything (or of one type) are the same for every visitor and count most of
@@ -192,14 +247,16 @@ export async function searchItems(db: Database, principal: Principal | null, inp
   const broad = async (match: Match, estimate: number, lexemes: string[] | null): Promise<Found> => {
     const exactPage = () => pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset);
     const page =
-      lexemes?.length === 1
-        ? rankedByTerm(db, filters, userId, lexemes[0]!, cursor, input.limit + 1, offset)
-        : lexemes && lexemes.length > 1
-          ? rankedAmongCandidates(db, filters, userId, lexemes, tuning.candidatesPerTerm, cursor, input.limit + 1, offset).then((rows) => rows ?? exactPage())
-          : exactPage();
-    // Trigram matches are not sampled: under a LIMIT the planner trades the trigram index for a sequential
-    // scan that computes similarity on every row (measured 10× slower); their facets count the whole set.
-    const sample = match === "fuzzy" ? undefined : { estimate, rows: tuning.facetSampleRows };
+      match === "fuzzy" && order === "score"
+        ? rankedNearest(db, filters, userId, cursor, input.limit + 1, offset).then((rows) => rows ?? exactPage())
+        : lexemes?.length === 1
+          ? rankedByTerm(db, filters, userId, lexemes[0]!, cursor, input.limit + 1, offset)
+          : lexemes && lexemes.length > 1
+            ? rankedAmongCandidates(db, filters, userId, lexemes, { walk: tuning.candidatesPerTerm, matches: tuning.candidateMatchesPerTerm }, cursor, input.limit + 1, offset).then((rows) => rows ?? exactPage())
+            : exactPage();
+    // Trigram matches are sampled nearest first (the GiST index's order): a plain LIMIT makes the planner
+    // trade the trigram index for a sequential scan that computes similarity on every row.
+    const sample = match === "fuzzy" ? { estimate, rows: tuning.fuzzySampleRows, nearest: true } : { estimate, rows: tuning.facetSampleRows };
     const counting = input.facets ? facetCounts(db, filters, userId, match, sample) : Promise.resolve({ total: estimate, estimated: true });
     const [rows, counted] = await Promise.all([page, counting]);
     return { match, rows, total: counted.total, estimated: counted.estimated, ...("facets" in counted ? { facets: counted.facets } : {}) };
@@ -244,9 +301,13 @@ function sortKeyOf(row: Row, order: Order): number | string {
 
 /** WHERE clauses shared by the page, the count and the facets: visibility, filters and the match. */
 function whereClause(p: Params, f: Filters, userId: string | null, match: Match): string {
-  const uid = `${p.add(userId)}::uuid`;
+  // Anonymous callers see public items only; the membership test is left out of their SQL altogether (a
+  // subquery less to plan, on every query).
+  const uid = userId === null ? null : `${p.add(userId)}::uuid`;
   const where = [
-    `(i.visibility = 'public' OR (i.visibility = 'private' AND ${uid} IS NOT NULL AND (n.user_id = ${uid}
+    uid === null
+      ? "i.visibility = 'public'"
+      : `(i.visibility = 'public' OR (i.visibility = 'private' AND (n.user_id = ${uid}
        OR EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = n.org_id AND m.user_id = ${uid}))))`,
     // An item none of whose versions is approved yet is in no search (services/approval.ts).
     "NOT i.held",
@@ -273,7 +334,8 @@ function matchExpressions(p: Params, query: string) {
   const text = `i.search_document @@ ${tsq}`;
   const exact = `lower(i.name) = lower(${q})`;
   const textScore = `(CASE WHEN ${exact} THEN 2 ELSE 1 END + ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', i.search_document, ${tsq}, 32)::float8)`;
-  const similarity = `GREATEST(similarity(i.name, ${q}), word_similarity(${q}, i.name))::float8`;
+  // Ties of the first term (names holding the same word, say) go to the name closest as a whole.
+  const similarity = `(0.999 * GREATEST(similarity(i.name, ${q}), word_similarity(${q}, i.name)) + 0.001 * similarity(i.name, ${q}))::float8`;
   return {
     text,
     fuzzy: `(i.name % ${q} OR ${q} <% i.name)`,
@@ -310,13 +372,23 @@ async function andedLexemes(db: Database, query: string): Promise<string[] | nul
 }
 
 /**
- * A relevance page ranked with the full expression among the union of each lexeme's `perTerm` best items;
- * null when those candidates cannot fill the page (the caller then ranks every match).
+ * A relevance page ranked with the full expression among each lexeme's best items that hold every other
+ * lexeme too: per lexeme, its `walk` best postings by that lexeme's rank (item_search_terms), kept when
+ * the item's postings hold the other lexemes (index probes, no heap read), the first `matches` kept. The
+ * candidates are then read and ranked. Null when they cannot fill the page (the caller ranks every match).
  */
-async function rankedAmongCandidates(db: Database, f: Filters, userId: string | null, lexemes: string[], perTerm: number, cursor: Cursor | null, limit: number, offset: number): Promise<Row[] | null> {
+async function rankedAmongCandidates(db: Database, f: Filters, userId: string | null, lexemes: string[], bounds: { walk: number; matches: number }, cursor: Cursor | null, limit: number, offset: number): Promise<Row[] | null> {
   const p = new Params();
-  const candidates = `SELECT DISTINCT c.item_id FROM unnest(${p.add(lexemes)}::text[]) AS l(term)
-      CROSS JOIN LATERAL (SELECT t.item_id FROM item_search_terms t WHERE t.term = l.term ORDER BY t.rank DESC, t.item_id LIMIT ${p.add(perTerm)}::int) c`;
+  const walk = p.add(bounds.walk);
+  const matches = p.add(Math.max(bounds.matches, offset + limit));
+  // A scalar subquery per posting keeps the probe a nested index lookup; as EXISTS the planner may hash
+  // the other lexeme's whole posting list instead.
+  const perLexeme = lexemes.map((lexeme, k) => {
+    const others = lexemes.filter((_, j) => j !== k);
+    return `(SELECT s.item_id FROM (SELECT t.item_id FROM item_search_terms t WHERE t.term = ${p.add(lexeme)}::text ORDER BY t.rank DESC, t.item_id LIMIT ${walk}::int) s
+        WHERE (SELECT count(*) FROM item_search_terms o WHERE o.term = ANY(${p.add(others)}::text[]) AND o.item_id = s.item_id) = ${others.length}
+        LIMIT ${matches}::int)`;
+  });
   const where = whereClause(p, f, userId, "text");
   const score = matchExpressions(p, f.query).score("text");
   let after = "TRUE";
@@ -324,15 +396,66 @@ async function rankedAmongCandidates(db: Database, f: Filters, userId: string | 
     const key = `${p.add(cursor.key)}::float8`;
     after = `(r.score < ${key} OR (r.score = ${key} AND r.id > ${p.add(cursor.id)}::uuid))`;
   }
+  // OFFSET 0 keeps the lateral read per candidate (a join could scan every match of the query instead).
   const sql = `
-    WITH candidates AS (${candidates})
-    SELECT * FROM (
+    WITH candidates AS (${perLexeme.join(" UNION ")})
+    SELECT r.* FROM candidates k CROSS JOIN LATERAL (
       SELECT i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
              i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${QUALITY_SCORE_SQL} AS quality, ${score} AS score
-      FROM candidates k JOIN items i ON i.id = k.item_id JOIN namespaces n ON n.id = i.namespace_id WHERE ${where}
+      ${FROM} WHERE i.id = k.item_id AND ${where} OFFSET 0
     ) r
     WHERE ${after}
     ORDER BY r.score DESC, r.id ASC
+    LIMIT ${p.add(limit)}::int OFFSET ${p.add(offset)}::int`;
+  const rows = (await db.raw.query<Row>(sql, p.values)).rows;
+  return rows.length >= limit ? rows : null;
+}
+
+/**
+ * A relevance page of a typo (trigram) query from the names nearest the query by word similarity: the GiST
+ * trigram index walks them nearest first (KNN, `<<->`) and stops after the page, instead of computing the
+ * similarity of every match. When fewer names pass the word-similarity threshold than the page needs, the
+ * names nearest by similarity (`<->`) join them; so do the full-text matches (fewer than a page, or the
+ * query would not be fuzzy). The candidates are ranked with the full score, ties by id. Null when the
+ * walks cannot fill the page (the caller then ranks every match). The walk orders by word similarity,
+ * then similarity (the score's tie-break), but the GiST walk keeps the second order only loosely (its word
+ * distances are rechecked on the heap): among many names of equal word similarity, which ones a page shows
+ * is the index's choice, so the page can miss the one the exact ranking puts first among them (measured at
+ * 100 000 items: "kubernets", 3 720 names of word similarity 0.8).
+ */
+async function rankedNearest(db: Database, f: Filters, userId: string | null, cursor: Cursor | null, limit: number, offset: number): Promise<Row[] | null> {
+  const p = new Params();
+  const m = matchExpressions(p, f.query);
+  const q = `${p.add(f.query)}::text`;
+  const score = m.score("fuzzy");
+  let after = "TRUE";
+  if (cursor) {
+    const key = `${p.add(cursor.key)}::float8`;
+    after = `(${score} < ${key} OR (${score} = ${key} AND i.id > ${p.add(cursor.id)}::uuid))`;
+  }
+  const want = p.add(offset + limit);
+  const visible = whereClause(p, f, userId, "all");
+  // Word similarity first (a word of the name close to the query); names close as a whole (similarity,
+  // `%`) only when those are too few to fill the page: a full name with a typo is often below the word
+  // similarity threshold.
+  const sql = `
+    WITH near_word AS MATERIALIZED (
+      SELECT i.id ${FROM} WHERE ${visible} AND ${q} <% i.name AND ${after}
+      ORDER BY ${q} <<-> i.name, i.name <-> ${q} LIMIT ${want}::int
+    ), near_whole AS (
+      SELECT i.id ${FROM} WHERE ${visible} AND i.name % ${q} AND ${after}
+      ORDER BY i.name <-> ${q} LIMIT ${want}::int
+    ), textual AS (
+      SELECT i.id ${FROM} WHERE ${whereClause(p, f, userId, "text")} AND ${after} LIMIT ${want}::int
+    ), candidates AS (
+      SELECT id FROM near_word
+      UNION SELECT id FROM near_whole WHERE (SELECT count(*) FROM near_word) < ${want}::int
+      UNION SELECT id FROM textual
+    )
+    SELECT i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
+           i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${QUALITY_SCORE_SQL} AS quality, ${score} AS score
+    FROM candidates k JOIN items i ON i.id = k.id JOIN namespaces n ON n.id = i.namespace_id
+    ORDER BY score DESC, i.id ASC
     LIMIT ${p.add(limit)}::int OFFSET ${p.add(offset)}::int`;
   const rows = (await db.raw.query<Row>(sql, p.values)).rows;
   return rows.length >= limit ? rows : null;
@@ -349,32 +472,36 @@ async function rankedByTerm(db: Database, f: Filters, userId: string | null, lex
   const key = cursor ? Number(cursor.key) : Number.POSITIVE_INFINITY;
   const after = (row: Row) => !cursor || Number(row.score) < key || (Number(row.score) === key && row.id > cursor.id);
 
-  const e = new Params();
-  const q = `${e.add(f.query)}::text`;
+  const p = new Params();
+  const q = `${p.add(f.query)}::text`;
   const exactSql = `
     SELECT ${columns}, 2 + ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', i.search_document, websearch_to_tsquery('simple', ${q}), 32)::float8 AS score
-    ${FROM} WHERE ${whereClause(e, f, userId, "text")} AND lower(i.name) = lower(${q})`;
-  const exact = (await db.raw.query<Row>(exactSql, e.values)).rows.sort((a, b) => Number(b.score) - Number(a.score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const exactIds = new Set(exact.map((r) => r.id));
-  const out = exact.filter(after);
-
-  const p = new Params();
+    ${FROM} WHERE ${whereClause(p, f, userId, "text")} AND lower(i.name) = lower(${q})`;
   const where = [`t.term = ${p.add(lexeme)}::text`, whereClause(p, f, userId, "all")];
   if (cursor && key < 2) {
     const k = `${p.add(key)}::float8`;
     // The first test can use the (term, rank DESC) index; the second is the exact keyset condition.
     where.push(`t.rank <= (${k} - 1 + 1e-6)::real`, `(1 + t.rank::float8 < ${k} OR (1 + t.rank::float8 = ${k} AND t.item_id > ${p.add(cursor.id)}::uuid))`);
   }
-  // Exact-name rows are skipped in the walk, so it reads that many more.
-  const want = offset + limit + exactIds.size;
+  // One statement: the exact-name rows, then the walk, which skips them (a constant LIMIT keeps the
+  // planner on the index walk).
+  where.push(`lower(i.name) <> lower(${q})`);
   const sql = `
-    SELECT ${columns}, 1 + t.rank::float8 AS score
-    FROM item_search_terms t JOIN items i ON i.id = t.item_id JOIN namespaces n ON n.id = i.namespace_id
-    WHERE ${where.join(" AND ")}
-    ORDER BY t.rank DESC, t.item_id ASC
-    LIMIT ${p.add(Math.max(want, 1))}::int`;
-  const walked = (await db.raw.query<Row>(sql, p.values)).rows;
-  for (const row of walked) {
+    (SELECT true AS exact, * FROM (${exactSql}) e)
+    UNION ALL (
+      SELECT false, ${columns}, 1 + t.rank::float8 AS score
+      FROM item_search_terms t JOIN items i ON i.id = t.item_id JOIN namespaces n ON n.id = i.namespace_id
+      WHERE ${where.join(" AND ")}
+      ORDER BY t.rank DESC, t.item_id ASC
+      LIMIT ${p.add(offset + limit)}::int
+    )`;
+  const found = (await db.raw.query<Row & { exact: boolean }>(sql, p.values)).rows.map(({ exact, ...row }) => ({ row: row as Row, exact }));
+  const byScore = (a: Row, b: Row) => Number(b.score) - Number(a.score) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const exact = found.filter((r) => r.exact).map((r) => r.row).sort(byScore);
+  const exactIds = new Set(exact.map((r) => r.id));
+  const out = exact.filter(after);
+  // The walk's order (rank DESC, id), restated: UNION ALL does not promise to keep it.
+  for (const row of found.filter((r) => !r.exact).map((r) => r.row).sort(byScore)) {
     if (exactIds.has(row.id)) continue;
     if (!after(row)) continue;
     out.push(row);
@@ -411,6 +538,55 @@ async function pageOf(db: Database, f: Filters, userId: string | null, match: Ma
     ORDER BY ${sortKey} DESC, r.id ASC
     LIMIT ${p.add(limit)}::int OFFSET ${p.add(offset)}::int`;
   return (await db.raw.query<Row>(sql, p.values)).rows;
+}
+
+/**
+ * An exact relevance page and the size of its match set — with `facets`, the facet counts too — in one
+ * statement: the matches are read and scored once, into a set the page, the total and the facet groupings
+ * share (the page, count and facet queries otherwise each find and test every match again; on PGlite,
+ * which answers one query at a time, also one after the other). Only for facets that all count the query's
+ * own match set. The page is `pageOf`'s: the same score, keyset and order.
+ */
+async function rankedWithCounts(
+  db: Database,
+  f: Filters,
+  userId: string | null,
+  match: "text" | "fuzzy",
+  cursor: Cursor | null,
+  limit: number,
+  offset: number,
+  facets: boolean,
+): Promise<{ rows: Row[]; total: number; facets?: SearchFacets }> {
+  const p = new Params();
+  const where = whereClause(p, f, userId, match);
+  const score = matchExpressions(p, f.query).score(match);
+  let after = "TRUE";
+  if (cursor) {
+    const key = `${p.add(cursor.key)}::float8`;
+    after = `(m.score < ${key} OR (m.score = ${key} AND m.id > ${p.add(cursor.id)}::uuid))`;
+  }
+  const { columns, sets } = facetGrouping(f, facets ? FACET_FIELDS : [], true);
+  const sql = `
+    WITH m AS MATERIALIZED (
+      SELECT i.id, i.type, n.name AS namespace, i.category, i.tool_type, ${score} AS score ${FROM} WHERE ${where}
+    ), top AS (
+      SELECT m.id, m.score FROM m WHERE ${after} ORDER BY m.score DESC, m.id ASC LIMIT ${p.add(limit)}::int OFFSET ${p.add(offset)}::int
+    ), counts AS (
+      SELECT json_agg(g) AS groups FROM (SELECT ${columns} FROM m GROUP BY GROUPING SETS (${sets})) g
+    )
+    SELECT c.groups, r.* FROM counts c LEFT JOIN (
+      SELECT i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
+             i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${QUALITY_SCORE_SQL} AS quality, t.score
+      FROM top t JOIN items i ON i.id = t.id JOIN namespaces n ON n.id = i.namespace_id
+    ) r ON TRUE
+    ORDER BY r.score DESC, r.id ASC`;
+  const result = (await db.raw.query<Row & { groups: FacetRow[] | string | null }>(sql, p.values)).rows;
+  const raw = result[0]?.groups ?? [];
+  const groups = (typeof raw === "string" ? JSON.parse(raw) : raw) as FacetRow[];
+  // Without a page (no match after the cursor) the one row is the counts' alone.
+  const rows = result.filter((r) => r.id !== null).map(({ groups: _, ...row }) => row as Row);
+  const total = Number(groups.find(isTotalRow)?.count ?? 0);
+  return { rows, total, ...(facets ? { facets: facetsOf(f, groups) } : {}) };
 }
 
 /** How long anonymous, query-less counts (total and facets of a browse listing) are shared. */
@@ -451,6 +627,46 @@ const FACET_FIELDS: FacetField[] = ["type", "namespace", "category", "tool_type"
 /** One group: its field's value, and per field whether the group is over it (0) or not (1, GROUPING()). */
 type FacetRow = { count: bigint | number } & { [F in FacetField]: string | null } & { [F in FacetField as `g_${F}`]: number };
 
+/** The facet fields that a query with filters `f` counts on its own match set (the others ignore their own filter). */
+const sharedFacetFields = (f: Filters): FacetField[] => FACET_FIELDS.filter((field) => OWN_FILTER[field] === null || !f[OWN_FILTER[field]!]);
+const OWN_FILTER: Record<FacetField, keyof Filters | null> = { type: "itemType", namespace: "namespace", category: null, tool_type: "toolType" };
+
+/** The select list and grouping sets counting `fields` (and the grand total when `total`) over rows `m`. */
+function facetGrouping(f: Filters, fields: FacetField[], total: boolean): { columns: string; sets: string } {
+  // The next category level under the filter: segment depth+1 of the categories inside it.
+  const depth = f.category ? f.category.split("/").length : 0;
+  const expressions: Record<FacetField, string> = {
+    type: "m.type::text",
+    namespace: "m.namespace",
+    category: `split_part(m.category, '/', ${depth + 1})`,
+    tool_type: "m.tool_type",
+  };
+  const sets = [...(total ? ["()"] : []), ...fields.map((field) => `(${expressions[field]})`)].join(", ");
+  // GROUPING() only takes expressions of the grouping sets: the other fields are constants here.
+  const columns = FACET_FIELDS.map((field) => (fields.includes(field) ? `GROUPING(${expressions[field]})::int AS g_${field}, ${expressions[field]} AS ${field}` : `1 AS g_${field}, NULL::text AS ${field}`));
+  return { columns: `${columns.join(", ")}, count(*) AS count`, sets };
+}
+
+const isTotalRow = (r: FacetRow) => FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1);
+
+/** The facet lists of grouped rows (the grand-total rows are skipped). */
+function facetsOf(f: Filters, grouped: FacetRow[]): SearchFacets {
+  const rows = grouped.filter((r) => !isTotalRow(r));
+  const values = (field: FacetField, top: number | null, prefix = "") => {
+    const list = rows
+      .filter((r) => Number(r[`g_${field}`]) === 0 && r[field] !== null && r[field] !== "")
+      .map((r) => ({ value: `${prefix}${r[field]}`, count: Number(r.count) }))
+      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+    return top === null ? list : list.slice(0, top);
+  };
+  return {
+    item_type: values("type", null),
+    namespace: values("namespace", FACET_TOP),
+    category: values("category", FACET_TOP, f.category ? `${f.category}/` : ""),
+    tool_type: values("tool_type", FACET_TOP),
+  };
+}
+
 /**
  * Facet counts and the total of the match set. Facets that share the full filter set come from one
  * scan with GROUPING SETS (plus the grand total); a facet whose own filter is set is counted without
@@ -461,60 +677,43 @@ async function facetCounts(
   f: Filters,
   userId: string | null,
   match: Match,
-  sample?: { estimate: number; rows: number },
+  sample?: { estimate: number; rows: number; nearest?: boolean },
 ): Promise<{ total: number; facets: SearchFacets; estimated?: boolean }> {
-  // The next category level under the filter: segment depth+1 of the categories inside it.
-  const depth = f.category ? f.category.split("/").length : 0;
-  const expressions: Record<FacetField, string> = {
-    type: "m.type::text",
-    namespace: "m.namespace",
-    category: `split_part(m.category, '/', ${depth + 1})`,
-    tool_type: "m.tool_type",
-  };
-  const own: Record<FacetField, keyof Filters | null> = { type: "itemType", namespace: "namespace", category: null, tool_type: "toolType" };
   // Sampled: every grouping also counts its sample (the grand total), to scale by.
-  const grouped = async (filters: Filters, fields: FacetField[], total: boolean) => {
+  const grouped = async (filters: Filters, fields: FacetField[], total: boolean, sample: { estimate: number; rows: number; nearest?: boolean } | undefined): Promise<{ rows: FacetRow[]; exact: boolean; size?: number }> => {
     const p = new Params();
-    const where = whereClause(p, filters, userId, match);
-    const limit = sample ? ` LIMIT ${p.add(sample.rows)}::int` : "";
-    const source = `(SELECT i.type, n.name AS namespace, i.category, i.tool_type ${FROM} WHERE ${where}${limit}) m`;
-    const sets = [...(total || sample ? ["()"] : []), ...fields.map((field) => `(${expressions[field]})`)].join(", ");
-    // GROUPING() only takes expressions of the grouping sets: the other fields are constants here.
-    const columns = FACET_FIELDS.map((field) => (fields.includes(field) ? `GROUPING(${expressions[field]})::int AS g_${field}, ${expressions[field]} AS ${field}` : `1 AS g_${field}, NULL::text AS ${field}`));
-    const sql = `SELECT ${columns.join(", ")}, count(*) AS count FROM ${source} GROUP BY GROUPING SETS (${sets})`;
+    let source: string;
+    if (sample?.nearest) {
+      // The names nearest the query by word similarity (all of them pass `<%`, so all are matches).
+      const q = `${p.add(filters.query)}::text`;
+      source = `(SELECT i.type, n.name AS namespace, i.category, i.tool_type ${FROM} WHERE ${whereClause(p, filters, userId, "all")} AND ${q} <% i.name
+                 ORDER BY ${q} <<-> i.name LIMIT ${p.add(sample.rows)}::int) m`;
+    } else {
+      const where = whereClause(p, filters, userId, match);
+      const limit = sample ? ` LIMIT ${p.add(sample.rows)}::int` : "";
+      source = `(SELECT i.type, n.name AS namespace, i.category, i.tool_type ${FROM} WHERE ${where}${limit}) m`;
+    }
+    const { columns, sets } = facetGrouping(f, fields, total || sample !== undefined);
+    const sql = `SELECT ${columns} FROM ${source} GROUP BY GROUPING SETS (${sets})`;
     const rows = (await db.raw.query<FacetRow>(sql, p.values)).rows;
     if (!sample) return { rows, exact: true };
-    const sampled = Number(rows.find((r) => FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1))?.count ?? 0);
-    // A sample below its limit is the whole match set: its counts are exact.
-    if (sampled < sample.rows) return { rows, exact: true, size: sampled };
+    const sampled = Number(rows.find(isTotalRow)?.count ?? 0);
+    // A sample below its limit is the whole match set: its counts are exact. Not so for the nearest names,
+    // which leave out text and similarity-only matches: a set that small is counted exactly instead.
+    if (sampled < sample.rows) return sample.nearest ? grouped(filters, fields, total, undefined) : { rows, exact: true, size: sampled };
     const estimate = filters === f ? sample.estimate : await estimateMatches(db, filters, userId, match);
     const scale = Math.max(estimate, sampled) / sampled;
     return { rows: rows.map((r) => ({ ...r, count: Math.round(Number(r.count) * scale) })), exact: false, size: Math.max(estimate, sampled) };
   };
-  const shared = FACET_FIELDS.filter((field) => own[field] === null || !f[own[field]!]);
+  const shared = sharedFacetFields(f);
   const separate = FACET_FIELDS.filter((field) => !shared.includes(field));
-  const results = await Promise.all([grouped(f, shared, true), ...separate.map((field) => grouped({ ...f, [own[field]!]: undefined }, [field], false))]);
-  const rows = results.flatMap((r) => r.rows).filter((r) => !FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1));
-
-  const values = (field: FacetField, top: number | null, prefix = "") => {
-    const list = rows
-      .filter((r) => Number(r[`g_${field}`]) === 0 && r[field] !== null && r[field] !== "")
-      .map((r) => ({ value: `${prefix}${r[field]}`, count: Number(r.count) }))
-      .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
-    return top === null ? list : list.slice(0, top);
-  };
+  const results = await Promise.all([grouped(f, shared, true, sample), ...separate.map((field) => grouped({ ...f, [OWN_FILTER[field]!]: undefined }, [field], false, sample))]);
   const main = results[0]!;
-  const totalRow = main.rows.find((r) => FACET_FIELDS.every((field) => Number(r[`g_${field}`]) === 1));
   const estimated = results.some((r) => !r.exact);
   return {
-    total: main.size ?? Number(totalRow?.count ?? 0),
+    total: main.size ?? Number(main.rows.find(isTotalRow)?.count ?? 0),
     ...(estimated ? { estimated: true } : {}),
-    facets: {
-      item_type: values("type", null),
-      namespace: values("namespace", FACET_TOP),
-      category: values("category", FACET_TOP, f.category ? `${f.category}/` : ""),
-      tool_type: values("tool_type", FACET_TOP),
-    },
+    facets: facetsOf(f, results.flatMap((r) => r.rows)),
   };
 }
 
