@@ -13,7 +13,7 @@ import { RyeError } from "@rye/core";
 import { loadConfig } from "./config.ts";
 import { jsonLogger } from "./logger.ts";
 import { openRegistry } from "./registry.ts";
-import { collectStartupGarbage, limitWasmCompileJobs } from "./runtime-memory.ts";
+import { applyV8MemoryFlags, collectStartupGarbage } from "./runtime-memory.ts";
 
 describe("memory settings", () => {
   test("RYE_PGLITE_SHARED_BUFFERS_MB sizes the embedded database's page cache", async () => {
@@ -42,7 +42,7 @@ describe("memory settings", () => {
   });
 
   test("the collection after start-up frees unreferenced memory and leaves no global gc behind", async () => {
-    limitWasmCompileJobs();
+    applyV8MemoryFlags("pglite");
     const ref = new WeakRef(new ArrayBuffer(64 * 1024 * 1024));
     // A WeakRef keeps its target alive until the current job ends.
     await new Promise((resolve) => setImmediate(resolve));

@@ -23,7 +23,7 @@ import { systemSafetyRules } from "./services/safety-rules.ts";
 import { webhookDispatcherFor } from "./services/webhooks/dispatcher.ts";
 import { verificationRecheckerFor } from "./services/verification/rechecker.ts";
 import { drainServer, type NodeListener, trackRequests } from "./graceful.ts";
-import { collectStartupGarbage, limitWasmCompileJobs } from "./runtime-memory.ts";
+import { applyV8MemoryFlags, collectStartupGarbage } from "./runtime-memory.ts";
 
 export type { NodeListener } from "./graceful.ts";
 
@@ -37,8 +37,9 @@ export interface PreparedRegistry {
 }
 
 export async function prepareRegistry(options: { env?: NodeJS.ProcessEnv; internalSecret?: string } = {}): Promise<PreparedRegistry> {
-  const config = loadConfig(options.env ?? process.env);
-  limitWasmCompileJobs();
+  const env = options.env ?? process.env;
+  const config = loadConfig(env);
+  applyV8MemoryFlags(env.DATABASE_URL ? "postgres" : "pglite");
   const logger = jsonLogger(config.logLevel, undefined, { pid: process.pid, role: config.role });
   const deps: AppDeps = {
     ...(await openRegistry(config, logger)),
