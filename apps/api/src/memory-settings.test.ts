@@ -41,8 +41,15 @@ describe("memory settings", () => {
     }
   });
 
+  test("RYE_V8_OPTIMIZE_FOR_SIZE is off unless asked for", () => {
+    assert.equal(loadConfig({}).v8OptimizeForSize, false);
+    assert.equal(loadConfig({ RYE_V8_OPTIMIZE_FOR_SIZE: "1" }).v8OptimizeForSize, true);
+    assert.equal(loadConfig({ RYE_V8_OPTIMIZE_FOR_SIZE: "false" }).v8OptimizeForSize, false);
+    assert.throws(() => loadConfig({ RYE_V8_OPTIMIZE_FOR_SIZE: "yes please" }), (err) => err instanceof RyeError && /RYE_V8_OPTIMIZE_FOR_SIZE/.test(err.message));
+  });
+
   test("the collection after start-up frees unreferenced memory and leaves no global gc behind", async () => {
-    applyV8MemoryFlags("pglite");
+    applyV8MemoryFlags({ optimizeForSize: false });
     const ref = new WeakRef(new ArrayBuffer(64 * 1024 * 1024));
     // A WeakRef keeps its target alive until the current job ends.
     await new Promise((resolve) => setImmediate(resolve));

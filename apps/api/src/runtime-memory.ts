@@ -8,21 +8,20 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 /**
- * V8 flags for a server on `database`, set before the database opens.
+ * V8 flags for a server, set before the database opens.
  *
- * `--wasm-num-compilation-tasks=1`: V8 recompiles the hot functions of a WebAssembly module (PGlite's PostgreSQL,
- * Prisma's query compiler) with its optimizing compiler on background threads, by default several at once. Each
- * job needs tens of MB of malloc'd scratch memory, which glibc keeps in the process afterwards (per-thread arenas,
- * fragmented), so concurrent jobs at start-up left ~60–90 MB resident on PGlite. One job at a time bounds that;
- * the optimized code is the same, it only arrives later during the first seconds.
+ * `--wasm-num-compilation-tasks=1`, always: V8 recompiles the hot functions of a WebAssembly module (PGlite's
+ * PostgreSQL, Prisma's query compiler) with its optimizing compiler on background threads, by default several at
+ * once. Each job needs tens of MB of malloc'd scratch memory, which glibc keeps in the process afterwards
+ * (per-thread arenas, fragmented), so concurrent jobs at start-up left ~60–90 MB resident on PGlite. One job at a
+ * time bounds that; the optimized code is the same, it only arrives later during the first seconds.
  *
- * `--optimize-for-size` on PostgreSQL only: V8 keeps a smaller heap and smaller code (~35 MB less idle RSS there,
- * pull throughput unchanged within the bench's noise). On PGlite it saved nothing measurable and /health, which
- * queries the embedded database, looked slower, so it is not set there.
+ * `--optimize-for-size`, only with RYE_V8_OPTIMIZE_FOR_SIZE: a smaller heap and smaller code, ~30 MB less idle RSS
+ * on PostgreSQL, but in the pull bench ~20 % fewer requests/s and twice the p99, so it is the operator's choice.
  */
-export function applyV8MemoryFlags(database: "postgres" | "pglite"): void {
+export function applyV8MemoryFlags(options: { optimizeForSize: boolean }): void {
   setFlagsFromString("--wasm-num-compilation-tasks=1");
-  if (database === "postgres") setFlagsFromString("--optimize-for-size");
+  if (options.optimizeForSize) setFlagsFromString("--optimize-for-size");
 }
 
 /**

@@ -37,9 +37,8 @@ export interface PreparedRegistry {
 }
 
 export async function prepareRegistry(options: { env?: NodeJS.ProcessEnv; internalSecret?: string } = {}): Promise<PreparedRegistry> {
-  const env = options.env ?? process.env;
-  const config = loadConfig(env);
-  applyV8MemoryFlags(env.DATABASE_URL ? "postgres" : "pglite");
+  const config = loadConfig(options.env ?? process.env);
+  applyV8MemoryFlags({ optimizeForSize: config.v8OptimizeForSize });
   const logger = jsonLogger(config.logLevel, undefined, { pid: process.pid, role: config.role });
   const deps: AppDeps = {
     ...(await openRegistry(config, logger)),
