@@ -21,6 +21,7 @@ const BENCHES = [
   "packages/rye/bench/durable.bench.ts",
   "packages/rye/bench/closure.bench.ts",
   "apps/api/bench/pull-throughput.bench.ts",
+  "apps/api/bench/idle-memory.bench.ts",
   "apps/api/bench/changes.bench.ts",
   "apps/api/bench/blob-store.bench.ts",
   "apps/api/bench/verification.bench.ts",

@@ -33,6 +33,10 @@ const envSchema = z.object({
   RYE_DOWNLOAD_FLUSH_MS: int(1000),
   RYE_PULL_CACHE_ENTRIES: int(10_000),
   RYE_PULL_CACHE_BYTES: int(64 * 1024 * 1024),
+  // The embedded database's page cache; 1024 is MAX_PGLITE_SHARED_BUFFERS_MB of @rye/db (not imported: the website
+  // role reads this config without loading the database packages).
+  RYE_PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(1024, "at most 1024 MB (PGlite's memory is at most 2 GB)").optional(),
+  RYE_V8_OPTIMIZE_FOR_SIZE: z.enum(["true", "false", "1", "0"]).default("false"),
   RYE_BLOB_STORE: z.enum(["postgres", "s3"]).default("postgres"),
   RYE_S3_BUCKET: z.string().min(1).optional(),
   RYE_S3_ENDPOINT: z.string().url().optional(),
@@ -94,6 +98,10 @@ export interface RegistryConfig {
   /** Public base URL: the `aud` of tokens, the `registry` of attestations. */
   publicUrl: string;
   dataDir: string;
+  /** Embedded PGlite's shared_buffers in MB; unset → @rye/db's default (docs/deployment.md, "Memory"). */
+  pgliteSharedBuffersMb?: number;
+  /** V8's --optimize-for-size: less memory for less throughput (runtime-memory.ts, docs/deployment.md "Memory"). */
+  v8OptimizeForSize: boolean;
   limits: {
     maxItemBytes: number;
     maxBundleBytes: number;
@@ -188,6 +196,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     port: e.PORT,
     publicUrl: (e.RYE_REGISTRY_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
     dataDir: e.RYE_DATA_DIR,
+    ...(e.RYE_PGLITE_SHARED_BUFFERS_MB === undefined ? {} : { pgliteSharedBuffersMb: e.RYE_PGLITE_SHARED_BUFFERS_MB }),
+    v8OptimizeForSize: e.RYE_V8_OPTIMIZE_FOR_SIZE === "true" || e.RYE_V8_OPTIMIZE_FOR_SIZE === "1",
     limits: {
       maxItemBytes: e.RYE_MAX_ITEM_BYTES,
       maxBundleBytes: e.RYE_MAX_BUNDLE_BYTES,

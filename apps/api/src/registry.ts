@@ -24,7 +24,8 @@ export function keyDirOf(config: RegistryConfig, env: NodeJS.ProcessEnv): string
 
 export async function openRegistry(config: RegistryConfig, logger: Logger, options: { env?: NodeJS.ProcessEnv; db?: Database; database?: OpenDatabaseOptions } = {}): Promise<AppDeps> {
   const env = options.env ?? process.env;
-  const db = options.db ?? (await openDatabase({ ...(env.DATABASE_URL ? {} : { dataDir: config.dataDir }), ...options.database, log: (m) => logger.log("info", m) }));
+  const pglite = env.DATABASE_URL ? {} : { dataDir: config.dataDir, ...(config.pgliteSharedBuffersMb === undefined ? {} : { pgliteSharedBuffersMb: config.pgliteSharedBuffersMb }) };
+  const db = options.db ?? (await openDatabase({ ...pglite, ...options.database, log: (m) => logger.log("info", m) }));
   const keyDir = keyDirOf(config, env);
   const reads = await openReadPath(db, config, logger);
   const keyring = await RegistryKeyring.load({ db, keyDir, registryUrl: config.publicUrl, envPrivateKey: env.RYE_REGISTRY_PRIVATE_KEY, generation: () => reads.generation.current() });

@@ -23,6 +23,7 @@ import { systemSafetyRules } from "./services/safety-rules.ts";
 import { webhookDispatcherFor } from "./services/webhooks/dispatcher.ts";
 import { verificationRecheckerFor } from "./services/verification/rechecker.ts";
 import { drainServer, type NodeListener, trackRequests } from "./graceful.ts";
+import { applyV8MemoryFlags, collectStartupGarbage } from "./runtime-memory.ts";
 
 export type { NodeListener } from "./graceful.ts";
 
@@ -37,6 +38,7 @@ export interface PreparedRegistry {
 
 export async function prepareRegistry(options: { env?: NodeJS.ProcessEnv; internalSecret?: string } = {}): Promise<PreparedRegistry> {
   const config = loadConfig(options.env ?? process.env);
+  applyV8MemoryFlags({ optimizeForSize: config.v8OptimizeForSize });
   const logger = jsonLogger(config.logLevel, undefined, { pid: process.pid, role: config.role });
   const deps: AppDeps = {
     ...(await openRegistry(config, logger)),
@@ -72,6 +74,7 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
   webhooks.start();
   const rechecker = verificationRecheckerFor(deps);
   rechecker.start();
+  collectStartupGarbage();
   logger.log("info", "rye registry listening", { url: `http://localhost:${port}`, database: deps.db.kind, registry_key: deps.keyring.current().publicKey.fingerprint, ...extra });
   let closing: Promise<void> | undefined;
   const close = () =>

@@ -38,6 +38,8 @@ export interface OpenDatabaseOptions {
    * `"memory://"` for an in-memory database. Default: `$RYE_DATA_DIR`, else `./.rye-data`.
    */
   dataDir?: string;
+  /** Embedded PGlite only: PostgreSQL's shared_buffers in MB (default DEFAULT_PGLITE_SHARED_BUFFERS_MB). */
+  pgliteSharedBuffersMb?: number;
   /** Apply pending migrations before returning. Default true. */
   migrate?: boolean;
   log?: (message: string) => void;
@@ -55,7 +57,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   const migrateOnOpen = options.migrate ?? true;
   if (databaseUrl) return openPostgres(databaseUrl, migrateOnOpen, options.log);
   const dataDir = options.dataDir || process.env.RYE_DATA_DIR || ".rye-data";
-  return openPglite(dataDir === MEMORY ? undefined : resolve(dataDir, "pglite"), migrateOnOpen, options.log);
+  return openPglite(dataDir === MEMORY ? undefined : resolve(dataDir, "pglite"), migrateOnOpen, options.log, options.pgliteSharedBuffersMb);
 }
 
 async function openPostgres(databaseUrl: string, migrateOnOpen: boolean, log?: (m: string) => void): Promise<Database> {
@@ -87,12 +89,13 @@ async function openPostgres(databaseUrl: string, migrateOnOpen: boolean, log?: (
 }
 
 /** Opens (or creates) PGlite in `dir`; `undefined` means in memory. */
-async function openPglite(dir: string | undefined, migrateOnOpen: boolean, log?: (m: string) => void) {
-  if (!dir) return wrapPglite(await createPglite(), migrateOnOpen, log);
+async function openPglite(dir: string | undefined, migrateOnOpen: boolean, log?: (m: string) => void, sharedBuffersMb?: number) {
+  const settings = sharedBuffersMb === undefined ? {} : { sharedBuffersMb };
+  if (!dir) return wrapPglite(await createPglite(settings), migrateOnOpen, log);
   mkdirSync(dir, { recursive: true });
   const unlock = lockDataDir(`${dir}.lock`, dir);
   try {
-    return await wrapPglite(await createPglite({ dataDir: dir }), migrateOnOpen, log, unlock);
+    return await wrapPglite(await createPglite({ dataDir: dir, ...settings }), migrateOnOpen, log, unlock);
   } catch (error) {
     unlock();
     throw error;

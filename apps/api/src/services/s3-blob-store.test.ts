@@ -67,6 +67,19 @@ describe("healthy store", () => {
     store.close();
   });
 
+  test("the client is made by the first operation (the SDK loads on use): a new store sends nothing, then reads and writes", async () => {
+    proxy.setMode("pass");
+    const bytes = bytesOf("first use");
+    const idle = new S3BlobStore(settings);
+    idle.close(); // never used: nothing to close, nothing sent
+    const store = new S3BlobStore(settings);
+    assert.deepEqual(await seen(async () => {}), []);
+    assert.equal(await store.get(sha(bytes)), null);
+    assert.equal(await store.put(bytes), sha(bytes));
+    assert.deepEqual(await store.get(sha(bytes)), bytes);
+    store.close();
+  });
+
   test("a custom prefix (or none) places the keys", () => {
     const none = new S3BlobStore({ ...settings, prefix: "" });
     assert.equal(none.keyOf("ab".padEnd(64, "0")), `ab/${"ab".padEnd(64, "0")}`);

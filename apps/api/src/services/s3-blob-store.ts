@@ -5,12 +5,19 @@
  * left: an object appears whole or not at all, and callers write their database rows only after the blobs.
  */
 import { createHash } from "node:crypto";
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
+import type { S3Client } from "@aws-sdk/client-s3";
 import { RyeError, sha256Hex } from "@rye/core";
 import type { S3Settings } from "../config.ts";
 import { type BlobStore, isBlobName, verified } from "./blob-store.ts";
 
 type Operation = "put" | "get" | "has";
+type S3Sdk = typeof import("@aws-sdk/client-s3");
+
+let sdk: Promise<S3Sdk> | undefined;
+/** The AWS SDK (~6 MB of heap, more resident) is loaded by the first operation, so a registry on the postgres store never loads it. */
+function loadSdk(): Promise<S3Sdk> {
+  return (sdk ??= import("@aws-sdk/client-s3"));
+}
 
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE", "ECONNABORTED"]);
 
@@ -24,7 +31,7 @@ function isNotFound(err: unknown): boolean {
 }
 
 /** Why the store failed, for the error's details and hint; never the credentials. */
-function diagnose(err: unknown, settings: S3Settings): { reason: string; message: string; hint: string } {
+function diagnose(err: unknown, settings: S3Settings, S3ServiceException: S3Sdk["S3ServiceException"] | undefined): { reason: string; message: string; hint: string } {
   const e = err as { name?: string; code?: string; message?: string };
   const where = `bucket ${JSON.stringify(settings.bucket)}${settings.endpoint ? ` at ${settings.endpoint}` : ""}`;
   const attempts = `${settings.maxAttempts} attempt${settings.maxAttempts === 1 ? "" : "s"}`;
@@ -53,7 +60,7 @@ function diagnose(err: unknown, settings: S3Settings): { reason: string; message
       hint: "Check RYE_S3_ACCESS_KEY_ID / RYE_S3_SECRET_ACCESS_KEY (or the instance role) and the bucket policy: the registry reads, writes and checks objects.",
     };
   }
-  if (err instanceof S3ServiceException || status !== undefined) {
+  if ((S3ServiceException && err instanceof S3ServiceException) || status !== undefined) {
     return {
       reason: "server_error",
       message: `The blob store (${where}) failed: ${e.name ?? "error"}${status ? ` (HTTP ${status})` : ""} (${attempts})`,
@@ -64,10 +71,18 @@ function diagnose(err: unknown, settings: S3Settings): { reason: string; message
 }
 
 export class S3BlobStore implements BlobStore {
-  private readonly client: S3Client;
+  private connection: Promise<{ sdk: S3Sdk; client: S3Client }> | undefined;
 
-  constructor(private readonly settings: S3Settings) {
-    this.client = new S3Client({
+  constructor(private readonly settings: S3Settings) {}
+
+  /** The SDK and this store's client, made by the first operation. */
+  private connect(): Promise<{ sdk: S3Sdk; client: S3Client }> {
+    return (this.connection ??= loadSdk().then((loaded) => ({ sdk: loaded, client: this.newClient(loaded) })));
+  }
+
+  private newClient({ S3Client }: S3Sdk): S3Client {
+    const settings = this.settings;
+    return new S3Client({
       region: settings.region,
       ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
       ...(settings.credentials ? { credentials: settings.credentials } : {}),
@@ -85,9 +100,9 @@ export class S3BlobStore implements BlobStore {
     return `${this.settings.prefix}${sha256.slice(0, 2)}/${sha256}`;
   }
 
-  private failure(operation: Operation, sha256: string, err: unknown): RyeError {
+  private async failure(operation: Operation, sha256: string, err: unknown): Promise<RyeError> {
     if (err instanceof RyeError) return err;
-    const { reason, message, hint } = diagnose(err, this.settings);
+    const { reason, message, hint } = diagnose(err, this.settings, (await loadSdk().catch(() => undefined))?.S3ServiceException);
     return new RyeError("UNAVAILABLE", message, { hint, details: { store: "s3", operation, reason, sha256 }, cause: err });
   }
 
@@ -105,8 +120,9 @@ export class S3BlobStore implements BlobStore {
 
   private async write(sha256: string, bytes: Uint8Array): Promise<string> {
     try {
-      await this.client.send(
-        new PutObjectCommand({
+      const { sdk, client } = await this.connect();
+      await client.send(
+        new sdk.PutObjectCommand({
           Bucket: this.settings.bucket,
           Key: this.keyOf(sha256),
           Body: bytes,
@@ -118,7 +134,7 @@ export class S3BlobStore implements BlobStore {
       );
       return sha256;
     } catch (err) {
-      throw this.failure("put", sha256, err);
+      throw await this.failure("put", sha256, err);
     }
   }
 
@@ -126,12 +142,13 @@ export class S3BlobStore implements BlobStore {
     if (!isBlobName(sha256)) return null;
     let bytes: Uint8Array;
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.keyOf(sha256) }));
+      const { sdk, client } = await this.connect();
+      const res = await client.send(new sdk.GetObjectCommand({ Bucket: this.settings.bucket, Key: this.keyOf(sha256) }));
       if (!res.Body) return null;
       bytes = await res.Body.transformToByteArray();
     } catch (err) {
       if (isNotFound(err)) return null;
-      throw this.failure("get", sha256, err);
+      throw await this.failure("get", sha256, err);
     }
     return verified(sha256, bytes);
   }
@@ -143,16 +160,17 @@ export class S3BlobStore implements BlobStore {
 
   private async exists(sha256: string, operation: Operation): Promise<boolean> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: this.keyOf(sha256) }));
+      const { sdk, client } = await this.connect();
+      await client.send(new sdk.HeadObjectCommand({ Bucket: this.settings.bucket, Key: this.keyOf(sha256) }));
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
-      throw this.failure(operation, sha256, err);
+      throw await this.failure(operation, sha256, err);
     }
   }
 
-  /** Closes the client's pooled connections. */
+  /** Closes the client's pooled connections (none when no operation ran). */
   close(): void {
-    this.client.destroy();
+    void this.connection?.then(({ client }) => client.destroy());
   }
 }
