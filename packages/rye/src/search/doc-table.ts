@@ -38,6 +38,7 @@ export class DocTable {
 
   private stored: StoredDocs | null = null;
   private built: (IndexedDocument | undefined)[] = [];
+  private views: (FieldData | undefined)[] = [];
   private gone = new Uint8Array(0);
   private storedLive = 0;
   private readonly added = new Map<number, IndexedDocument>();
@@ -46,6 +47,7 @@ export class DocTable {
   adopt(stored: StoredDocs): void {
     this.stored = stored;
     this.built = new Array<IndexedDocument | undefined>(stored.count + 1);
+    this.views = new Array<FieldData | undefined>(stored.count + 1);
     this.gone = new Uint8Array(stored.count + 1);
     this.storedLive = stored.count;
   }
@@ -91,6 +93,7 @@ export class DocTable {
     if (this.gone[id]) return;
     this.gone[id] = 1;
     this.built[id] = undefined;
+    this.views[id] = undefined;
     this.storedLive--;
   }
 
@@ -104,7 +107,16 @@ export class DocTable {
   dataOf(id: number): FieldData | undefined {
     if (!this.inStored(id)) return this.added.get(id)?.data;
     if (this.gone[id]) return undefined;
-    return this.built[id]?.data ?? this.stored!.data(id) ?? this.get(id)!.data;
+    const built = this.built[id];
+    if (built) return built.data;
+    // Kept: a long-lived process scores the same documents search after search.
+    let view = this.views[id];
+    if (!view) {
+      const data = this.stored!.data(id);
+      if (!data) return this.get(id)!.data;
+      view = this.views[id] = data;
+    }
+    return view;
   }
 
   /** Category of a live document, without building it. */

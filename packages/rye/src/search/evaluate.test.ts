@@ -5,7 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
+import { evaluateQuery } from "./evaluate.ts";
+import { segmentIndex } from "./index.ts";
+import { FIELD_BITS } from "./postings.ts";
+import { parseQuery } from "./query.ts";
 import { searchItems } from "./search.ts";
+import { defaultSearchConfig } from "./weights.ts";
 import { knowledgeFile, makeSpaces, pythonToolFile, removeTestSpaces, writeItem } from "./test-fixtures.ts";
 
 after(removeTestSpaces);
@@ -52,4 +57,26 @@ test("AND, OR and NOT select exactly the documents set arithmetic gives", async 
     }
     assert.deepEqual([...keys].sort(), [...expected].sort(), query);
   }
+});
+
+test("a one-word score read from the posting's count equals the score read from the document's field data", async () => {
+  const { project } = await makeSpaces();
+  const texts = ["heron heron pelican", "pelican", "heron grebe heron heron", "grebe and heron in the title too"];
+  for (const [i, text] of texts.entries()) await writeItem(project, "knowledge", `k/bird_${i}`, knowledgeFile(`k/bird_${i}`, i === 3 ? "Heron" : `Bird ${i}`, text, { tags: i === 1 ? ["heron"] : [] }));
+  const segment = segmentIndex(project, "knowledge");
+  await segment.refresh();
+  const config = defaultSearchConfig();
+  const queries = ["heron", "pelican", "grebe", "title:heron", "heron pelican", "heron OR grebe"];
+  const withCounts = queries.map((q) => evaluateQuery(parseQuery(q), { segments: [segment], config }));
+  let counted = 0;
+  for (const [term, list] of [...segment.postings]) {
+    counted += [...list.masks].filter((entry) => entry >>> 12 > 0).length;
+    segment.postings.set(term, { ids: [...list.ids], masks: [...list.masks].map((entry) => entry & FIELD_BITS) });
+  }
+  assert.ok(counted > 0, "the postings carry counts");
+  const fromData = queries.map((q) => evaluateQuery(parseQuery(q), { segments: [segment], config }));
+  queries.forEach((q, i) => {
+    assert.deepEqual([...withCounts[i]!.keys.subarray(0, withCounts[i]!.length)], [...fromData[i]!.keys.subarray(0, fromData[i]!.length)], q);
+    assert.deepEqual([...withCounts[i]!.scores.subarray(0, withCounts[i]!.length)], [...fromData[i]!.scores.subarray(0, fromData[i]!.length)], q);
+  });
 });

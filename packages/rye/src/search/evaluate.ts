@@ -5,6 +5,7 @@
  * so scores from different spaces and types are comparable.
  */
 import type { FieldData } from "./field-data.ts";
+import { FIELD_BITS } from "./postings.ts";
 import { fieldLength } from "./field-data.ts";
 import type { IndexField } from "./fields.ts";
 import { DEFAULT_FIELDS, FIELD_NUMBER, INDEX_FIELDS, indexFieldOf } from "./fields.ts";
@@ -187,7 +188,9 @@ class Evaluator {
       const { ids, masks } = plan.candidates(segment);
       for (let k = 0; k < ids.length; k++) {
         const docId = ids[k]!;
-        const mask = masks ? masks[k]! : -1;
+        const entry = masks ? masks[k]! : FIELD_BITS;
+        const mask = entry & FIELD_BITS;
+        const count = plan.postingFactor === undefined ? 0 : entry >>> 12;
         const data = segment.docs.dataOf(docId);
         if (!data) continue;
         const base = keys.length * width;
@@ -202,7 +205,11 @@ class Evaluator {
         let hit = false;
         for (let i = 0; i < width; i++) {
           if ((mask & fieldBits[i]!) === 0) continue;
-          const frequency = plan.frequency(data, fieldNumbers[i]!, out);
+          let frequency: number;
+          if (count > 0) {
+            frequency = count;
+            out.factor = plan.postingFactor!;
+          } else frequency = plan.frequency(data, fieldNumbers[i]!, out);
           if (frequency <= 0) continue;
           hit = true;
           tf[base + i] = frequency;

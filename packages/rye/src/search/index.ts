@@ -12,11 +12,11 @@ import { ITEM_TYPES, RyeError } from "@rye/core";
 import type { Space } from "../spaces/spaces.ts";
 import type { IndexedDocument } from "./document.ts";
 import { buildDocument, MAX_FILE_BYTES } from "./document.ts";
-import { fieldLength, fieldTermCount, fieldTermsStart } from "./field-data.ts";
+import { fieldLength, fieldTermCount, fieldTermsStart, termCount } from "./field-data.ts";
 import { INDEX_FIELDS } from "./fields.ts";
 import type { SegmentToStore, StoredFile, StoredSegment, StoredSpace } from "./persist.ts";
 import type { PostingList } from "./postings.ts";
-import { appendPosting, Postings } from "./postings.ts";
+import { appendPosting, postingEntry, Postings } from "./postings.ts";
 import { encodeSpace, readStoredSpace, storedForWriting, writeStoredSpace } from "./persist.ts";
 import { DocTable } from "./doc-table.ts";
 import type { ScanCounters, ScannedFile } from "./scan.ts";
@@ -97,18 +97,21 @@ function postingsOf(docs: IndexedDocument[]): Map<number, PostingList> {
   return postings;
 }
 
-/** Each distinct term of a document, with the fields it occurs in (bit f for INDEX_FIELDS[f]). */
+/** Each distinct term of a document with its posting entry: the fields holding it, and its count when in one (postings.ts). */
 function termFields(doc: IndexedDocument): Map<number, number> {
-  const terms = new Map<number, number>();
+  const fields = new Map<number, number>();
+  const counts = new Map<number, number>();
   INDEX_FIELDS.forEach((_, f) => {
     const start = fieldTermsStart(doc.data, f);
     const n = fieldTermCount(doc.data, f);
     for (let i = 0; i < n; i++) {
       const term = doc.data[start + i]!;
-      terms.set(term, (terms.get(term) ?? 0) | (1 << f));
+      fields.set(term, (fields.get(term) ?? 0) | (1 << f));
+      counts.set(term, termCount(doc.data, f, i));
     }
   });
-  return terms;
+  for (const [term, mask] of fields) fields.set(term, postingEntry(mask, counts.get(term)!));
+  return fields;
 }
 
 export class SegmentIndex {

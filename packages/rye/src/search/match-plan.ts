@@ -7,6 +7,7 @@ import type { FieldData } from "./field-data.ts";
 import { fieldTermCount, fieldTermsStart, findTerm, positionRange, termCount } from "./field-data.ts";
 import { dictionarySize, forEachTerm, lookupTermId } from "./dictionary.ts";
 import type { PostingList, SegmentIndex } from "./index.ts";
+import { FIELD_BITS } from "./postings.ts";
 import type { PhraseNode, TermNode, WildcardNode } from "./query.ts";
 import { autoFuzzyDistance, boundedEditDistance, compileWildcard, pluralTwin } from "./term-match.ts";
 import { wordsOf } from "./tokenize.ts";
@@ -23,7 +24,10 @@ interface Choice {
   factor: number;
 }
 
-/** Candidate documents: ascending ids and, when known, the fields each can match in (bit f for INDEX_FIELDS[f]; null: any). */
+/**
+ * Candidate documents: ascending ids and, when known, posting entries saying the fields each can match in
+ * (`& FIELD_BITS`, bit f for INDEX_FIELDS[f]) and possibly the count (postings.ts); null: any field.
+ */
 export interface Candidates {
   ids: ArrayLike<number>;
   masks: ArrayLike<number> | null;
@@ -35,6 +39,11 @@ const NO_CANDIDATES: Candidates = { ids: [], masks: null };
 export interface LeafPlan {
   /** Multiplies the leaf's score (phrases score above single words). */
   boost: number;
+  /**
+   * Set when a candidate's posting entry with a count (postings.ts) is the whole answer for its one field:
+   * the frequency is that count, at this factor (a plan of one term).
+   */
+  readonly postingFactor?: number;
   /** Documents that may match (removed documents may still appear: callers look them up). */
   candidates(segment: SegmentIndex): Candidates;
   /** Frequency in the field (0 = no match); the match factor goes to `out.factor`. */
@@ -63,6 +72,8 @@ class TermSetPlan implements LeafPlan {
   /** For large expansions: the factor of each dictionary term, NaN for terms that do not match. */
   private readonly factorByTerm: Float32Array | null = null;
 
+  readonly postingFactor: number | undefined;
+
   constructor(
     private readonly choices: Choice[],
     readonly boost = 1,
@@ -71,6 +82,8 @@ class TermSetPlan implements LeafPlan {
       this.factorByTerm = new Float32Array(dictionarySize()).fill(Number.NaN);
       for (const c of choices) this.factorByTerm[c.term] = c.factor;
     }
+    // One term: its candidates are its own posting list, whose entries may carry its count.
+    this.postingFactor = !this.factorByTerm && choices.length === 1 ? choices[0]!.factor : undefined;
   }
 
   candidates(segment: SegmentIndex): Candidates {
@@ -112,7 +125,8 @@ class TermSetPlan implements LeafPlan {
 function unionOf(a: Candidates, b: Candidates): Candidates {
   const ids: number[] = [];
   const masks: number[] = [];
-  const maskOf = (c: Candidates, i: number) => (c.masks ? c.masks[i]! : -1);
+  // Counts in the entries are dropped: they describe one term, not the union.
+  const maskOf = (c: Candidates, i: number) => (c.masks ? c.masks[i]! : -1) & FIELD_BITS;
   let i = 0;
   let j = 0;
   while (i < a.ids.length || j < b.ids.length) {
@@ -133,7 +147,7 @@ function intersectSorted(lists: readonly PostingList[]): Candidates {
   const masks: number[] = [];
   outer: for (let k = 0; k < smallest!.ids.length; k++) {
     const id = smallest!.ids[k]!;
-    let mask = smallest!.masks[k]!;
+    let mask = smallest!.masks[k]! & FIELD_BITS;
     for (let j = 0; j < rest.length; j++) {
       const list = rest[j]!;
       let at = cursors[j]!;

@@ -2,7 +2,7 @@
  * The on-disk form of a space's search index (its three segments, one per item type), so a new process
  * starts from the last process's index instead of reading every item file again.
  *
- *   bytes 0–7     magic "RYESIX05"
+ *   bytes 0–7     magic "RYESIX06"
  *   8–11          header length in bytes (a multiple of 8)
  *   12–15         numbers section length in float64 values
  *   16–19         display section length in bytes (a multiple of 4)
@@ -13,7 +13,8 @@
  *   numbers       float64 × 8 per document (NUMBERS_PER_DOC), so loading parses no JSON numbers
  *   displays      each document's DocumentDisplay as JSON, back to back (parsed only for the hits shown)
  *   data          each document's field data (field-data.ts) back to back, then each segment's postings
- *                 (term, n, n ascending document numbers, n field masks)…; term ids numbered by `terms`
+ *                 (term, n, n ascending document numbers, n entries: fields and count, postings.ts)…;
+ *                 term ids numbered by `terms`
  *
  * One term table per space, so the first space a process loads needs no renumbering (term ids are
  * handed out in the file's order) and its field data is used in place.
@@ -43,7 +44,7 @@ import type { StoredDocs } from "./doc-table.ts";
 import { isStoredListing } from "./scan.ts";
 import { mapFieldTerms, wellFormedFieldData } from "./field-data.ts";
 
-const MAGIC = "RYESIX05";
+const MAGIC = "RYESIX06";
 const PREFIX_BYTES = 32;
 /** Per document in the numbers section: mtimeMs, size, ctimeMs, ino, display offset and length, data offset and length. */
 const NUMBERS_PER_DOC = 8;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { PostingList } from "./postings.ts";
-import { appendPosting, Postings } from "./postings.ts";
+import { appendPosting, FIELD_BITS, postingEntry, Postings } from "./postings.ts";
 
 /** A stored block in local term numbering: [term, n, ids…, masks…]…; every mask here is the id × 10. */
 const block = (...entries: [number, number[]][]) => Int32Array.from(entries.flatMap(([term, ids]) => [term, ids.length, ...ids, ...ids.map((id) => id * 10)]));
@@ -51,4 +51,13 @@ test("a stored list out of order or naming a document past the segment is droppe
   assert.equal(postings.get(1), undefined);
   assert.deepEqual(plain(postings.get(2)), { ids: [1, 2], masks: [10, 20] });
   assert.deepEqual([...postings].map(([term]) => term), [2]);
+});
+
+test("a posting entry keeps the count only for a term in exactly one field, and only while it fits", () => {
+  assert.equal(postingEntry(0b100, 7), 0b100 | (7 << 12));
+  assert.equal(postingEntry(0b100, 7) & FIELD_BITS, 0b100);
+  assert.equal(postingEntry(0b100, 7) >>> 12, 7);
+  assert.equal(postingEntry(0b101, 7), 0b101, "several fields: no count");
+  assert.equal(postingEntry(1 << 11, 2 ** 20 - 1) >>> 12, 2 ** 20 - 1);
+  assert.equal(postingEntry(1 << 11, 2 ** 20), 1 << 11, "too large: looked up instead");
 });

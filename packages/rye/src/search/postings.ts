@@ -13,6 +13,20 @@ export interface PostingList {
   readonly masks: number[] | Int32Array;
 }
 
+/** Bits of a posting's `masks` entry that say which fields hold the term (INDEX_FIELDS has 12). */
+export const FIELD_BITS = 0xfff;
+const MAX_COUNT = 2 ** 20 - 1;
+
+/**
+ * A posting's entry: the fields holding the term (bits 0–11) and, when that is one field, the term's count
+ * there (bits 12–31; 0 when in several fields or above 2^20 − 1): a one-word query then scores the
+ * document without looking the term up in its field data.
+ */
+export function postingEntry(fields: number, countInOneField: number): number {
+  const single = fields !== 0 && (fields & (fields - 1)) === 0;
+  return single && countInOneField <= MAX_COUNT ? fields | (countInOneField << 12) : fields;
+}
+
 /** `list` with (docId, mask) appended, in place; a stored list (typed arrays) is copied into growable arrays first. */
 export function appendPosting(list: PostingList | undefined, docId: number, mask: number): PostingList {
   if (!list) return { ids: [docId], masks: [mask] };
