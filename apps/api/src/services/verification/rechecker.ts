@@ -5,6 +5,7 @@
  */
 import type { Database } from "@rye/db";
 import type { Logger } from "../../logger.ts";
+import { PollingLoop } from "../polling-loop.ts";
 import { checkDnsChallenge } from "./dns-check.ts";
 import { createTxtResolver, type TxtResolver } from "./dns-resolver.ts";
 import { dueForRecheck, recordCheck } from "./service.ts";
@@ -22,34 +23,23 @@ export interface RecheckerOptions {
 }
 
 export class VerificationRechecker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
+  private readonly loop: PollingLoop;
 
-  constructor(private readonly options: RecheckerOptions) {}
+  constructor(private readonly options: RecheckerOptions) {
+    this.loop = new PollingLoop({
+      round: async () => (await this.runOnce()).checked === RECHECK_BATCH,
+      idleMs: POLL_MS,
+      logger: options.logger,
+      failureMessage: "verification re-check failed; retrying later",
+    });
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .then((r) => this.schedule(r.checked === RECHECK_BATCH ? 0 : POLL_MS))
-        .catch((err: Error) => {
-          this.options.logger.log("warn", "verification re-check failed; retrying later", { error: err.message });
-          this.schedule(POLL_MS);
-        });
-    }, delayMs);
-    this.timer.unref();
+    await this.loop.stop();
   }
 
   /** One round: re-checks due claims; returns how many were checked and how many lapsed. */

@@ -7,6 +7,7 @@
 import type { Database, Prisma } from "@rye/db";
 import type { SecretBox } from "../../keys/secret-box.ts";
 import type { Logger } from "../../logger.ts";
+import { PollingLoop } from "../polling-loop.ts";
 import { postWebhook } from "./deliver.ts";
 import { signWebhookBody } from "./signature.ts";
 
@@ -42,35 +43,24 @@ export function retryDelayMs(attempt: number, baseMs: number): number {
 }
 
 export class WebhookDispatcher {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly loop: PollingLoop;
 
-  constructor(private readonly options: DispatcherOptions) {}
+  constructor(private readonly options: DispatcherOptions) {
+    this.loop = new PollingLoop({
+      round: async () => (await this.runOnce()) > 0,
+      idleMs: options.pollMs,
+      logger: options.logger,
+      failureMessage: "webhook dispatch failed; retrying",
+    });
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Stops polling and waits for the attempts in flight (their outcome is recorded). */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.running = this.runOnce()
-        .then((n) => this.schedule(n > 0 ? 0 : this.options.pollMs))
-        .catch((err: Error) => {
-          this.options.logger.log("warn", "webhook dispatch failed; retrying", { error: err.message });
-          this.schedule(this.options.pollMs);
-        });
-    }, delayMs);
-    this.timer.unref();
+    await this.loop.stop();
   }
 
   /** Claims and sends one batch of due deliveries; returns how many it sent. */
