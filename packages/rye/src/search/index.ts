@@ -16,7 +16,7 @@ import { fieldLength, fieldTermCount, fieldTermsStart, termCount } from "./field
 import { INDEX_FIELDS } from "./fields.ts";
 import type { SegmentToStore, StoredFile, StoredSegment, StoredSpace } from "./persist.ts";
 import type { PostingList } from "./postings.ts";
-import { appendPosting, postingEntry, Postings } from "./postings.ts";
+import { appendPosting, FIELD_BITS, postingEntry, Postings } from "./postings.ts";
 import { encodeSpace, readStoredSpace, storedForWriting, writeStoredSpace } from "./persist.ts";
 import { DocTable } from "./doc-table.ts";
 import type { ScanCounters, ScannedFile } from "./scan.ts";
@@ -99,19 +99,18 @@ function postingsOf(docs: IndexedDocument[]): Map<number, PostingList> {
 
 /** Each distinct term of a document with its posting entry: the fields holding it, and its count when in one (postings.ts). */
 function termFields(doc: IndexedDocument): Map<number, number> {
-  const fields = new Map<number, number>();
-  const counts = new Map<number, number>();
+  const entries = new Map<number, number>();
   INDEX_FIELDS.forEach((_, f) => {
     const start = fieldTermsStart(doc.data, f);
     const n = fieldTermCount(doc.data, f);
     for (let i = 0; i < n; i++) {
       const term = doc.data[start + i]!;
-      fields.set(term, (fields.get(term) ?? 0) | (1 << f));
-      counts.set(term, termCount(doc.data, f, i));
+      const seen = entries.get(term);
+      // A second field drops the count: postingEntry keeps it for one field only.
+      entries.set(term, seen === undefined ? postingEntry(1 << f, termCount(doc.data, f, i)) : postingEntry((seen & FIELD_BITS) | (1 << f), 0));
     }
   });
-  for (const [term, mask] of fields) fields.set(term, postingEntry(mask, counts.get(term)!));
-  return fields;
+  return entries;
 }
 
 export class SegmentIndex {
@@ -182,19 +181,19 @@ export class SegmentIndex {
 
   /** Whether a live document has item id `id`. */
   hasItem(id: string): boolean {
-    if (!this.idIndex) {
-      this.idIndex = new Map();
-      for (const docId of this.docs.keys()) this.idIndex.set(this.docs.itemIdOf(docId)!, docId);
-    }
+    this.idIndex ??= this.indexBy((docId) => this.docs.itemIdOf(docId)!);
     return this.idIndex.has(id);
   }
 
   private paths(): Map<string, number> {
-    if (!this.pathIndex) {
-      this.pathIndex = new Map();
-      for (const docId of this.docs.keys()) this.pathIndex.set(this.docs.pathOf(docId)!, docId);
-    }
-    return this.pathIndex;
+    return (this.pathIndex ??= this.indexBy((docId) => this.docs.pathOf(docId)!));
+  }
+
+  /** key → document id of every live document (kept up to date by add and remove once built). */
+  private indexBy(keyOf: (docId: number) => string): Map<string, number> {
+    const index = new Map<string, number>();
+    for (const docId of this.docs.keys()) index.set(keyOf(docId), docId);
+    return index;
   }
 
   /**
@@ -246,7 +245,7 @@ export class SegmentIndex {
       if (docId === undefined || !sameFile(this.docs.get(docId)!, file) || (this.racyPaths.size > 0 && this.racyPaths.has(file.path))) stale.push(file);
     }
     // Every indexed path was listed again (the common case): nothing was removed, no set of paths needed.
-    const present = known === byPath.size ? null : new Set(files.map((file) => file.path));
+    const present = known === byPath.size ? null : new Set(this.scanOrder);
     const fresh: (IndexedDocument | null)[] = [];
     for (let i = 0; i < stale.length; i += READ_BATCH) {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));

@@ -327,30 +327,27 @@ export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredFile | null {
       if (!validNumbers(numbers, firstDoc + d, displayBytes, words)) return null;
       if (!wellFormedFieldData(all, map.length, numbers[at + 6]!, numbers[at + 6]! + numbers[at + 7]!)) return null;
     }
-    const rootLength = prefix.length;
+    // Document n (1-based): its strings at 3(n − 1) in `strings`, its numbers at numbersOf(n) in `numbers`.
+    const numbersOf = (n: number) => (firstDoc + n - 1) * NUMBERS_PER_DOC;
+    const relativePath = (n: number) => strings[3 * (n - 1)]!;
+    const storedData = (n: number) => all.subarray(numbers[numbersOf(n) + 6]!, numbers[numbersOf(n) + 6]! + numbers[numbersOf(n) + 7]!);
     const docs: StoredDocs = {
       count,
-      path: (n) => absolute(strings[3 * (n - 1)]!),
+      path: (n) => absolute(relativePath(n)),
       id: (n) => strings[3 * (n - 1) + 1]!,
       category: (n) => strings[3 * (n - 1) + 2]!,
-      data(n) {
-        if (!identity) return null;
-        const at = (firstDoc + n - 1) * NUMBERS_PER_DOC;
-        return all.subarray(numbers[at + 6]!, numbers[at + 6]! + numbers[at + 7]!);
-      },
+      data: (n) => (identity ? storedData(n) : null),
       describes(n, file) {
-        const at = (firstDoc + n - 1) * NUMBERS_PER_DOC;
-        const relative = strings[3 * (n - 1)]!;
-        const samePath = isAbsolute(relative) ? file.path === relative : file.path.length === rootLength + relative.length && file.path.endsWith(relative) && file.path.startsWith(prefix);
+        const at = numbersOf(n);
+        const relative = relativePath(n);
+        const samePath = isAbsolute(relative) ? file.path === relative : file.path.length === prefix.length + relative.length && file.path.endsWith(relative) && file.path.startsWith(prefix);
         return samePath && numbers[at] === file.mtimeMs && numbers[at + 1] === file.size && numbers[at + 2] === file.ctimeMs && numbers[at + 3] === file.ino;
       },
       build(n) {
-        const at = (firstDoc + n - 1) * NUMBERS_PER_DOC;
-        const dataOffset = numbers[at + 6]!;
-        const local = all.subarray(dataOffset, dataOffset + numbers[at + 7]!);
-        const data = identity ? local : mapFieldTerms(local, (t) => map[t]!);
+        const at = numbersOf(n);
+        const data = identity ? storedData(n) : mapFieldTerms(storedData(n), (t) => map[t]!);
         const displayOffset = displayStart + numbers[at + 4]!;
-        const doc = new StoredDocument(type, key.space, strings[3 * (n - 1) + 1]!, absolute(strings[3 * (n - 1)]!), numbers[at]!, numbers[at + 1]!, numbers[at + 2]!, numbers[at + 3]!, strings[3 * (n - 1) + 2]!, data, bytes, displayOffset, displayOffset + numbers[at + 5]!);
+        const doc = new StoredDocument(type, key.space, docs.id(n), docs.path(n), numbers[at]!, numbers[at + 1]!, numbers[at + 2]!, numbers[at + 3]!, docs.category(n), data, bytes, displayOffset, displayOffset + numbers[at + 5]!);
         doc.docId = n;
         return doc;
       },
