@@ -11,7 +11,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,6 +19,7 @@ import { createScratchPostgresDatabase } from "@rye/db/testing";
 import { ensureServerBuild } from "../../../scripts/build-server.mjs";
 import { freePort } from "../test/free-port.ts";
 import { postgresServer } from "./postgres-server.ts";
+import { rssMb } from "./process-memory.ts";
 
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_SECONDS ?? 5) * 1000;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 5);
@@ -28,11 +29,10 @@ const root = fileURLToPath(new URL("../../../", import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const load1 = () => loadavg()[0]!.toFixed(2);
 
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-  if (!kb) throw new Error(`no VmRSS for process ${pid}`);
-  return Number(kb) / 1024;
+async function rssOrFail(pid: number): Promise<number> {
+  const mb = await rssMb(pid);
+  if (Number.isNaN(mb)) throw new Error(`no VmRSS for process ${pid}`);
+  return mb;
 }
 
 /** Median RSS of `SAMPLES` readings one second apart, after `SETTLE_MS`. */
@@ -42,7 +42,7 @@ async function idleRss(child: ChildProcess): Promise<number> {
   for (let i = 0; i < SAMPLES; i++) {
     if (i > 0) await sleep(1000);
     if (child.exitCode !== null) throw new Error(`the process exited with ${child.exitCode} while idle`);
-    samples.push(await rssMb(child.pid!));
+    samples.push(await rssOrFail(child.pid!));
   }
   return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
 }

@@ -23,6 +23,7 @@ import { createScratchPostgresDatabase } from "@rye/db/testing";
 import { ensureServerBuild } from "../../../scripts/build-server.mjs";
 import { freePort } from "../test/free-port.ts";
 import { postgresServer } from "./postgres-server.ts";
+import { rssMb } from "./process-memory.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -63,12 +64,6 @@ function knowledge(name: string, version: string): string {
   return `---\nid: ${name}\ntitle: ${name}\nversion: ${version}\nentry_type: reference\ncategory: notes\n---\n\n# ${name}\n\n${text}\n`;
 }
 
-/** Resident set size of process `pid` in MB (Linux /proc), or NaN elsewhere. */
-async function rssMb(pid: number | undefined): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
-  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-  return kb ? Number(kb) / 1024 : Number.NaN;
-}
 
 async function startRye(env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number | undefined; stop(): Promise<void> }> {
   const port = await freePort();
