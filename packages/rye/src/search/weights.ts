@@ -42,11 +42,6 @@ function invalid(path: string, problem: string, details?: unknown): RyeError {
   });
 }
 
-/** The defaults as an override of an all-zero configuration (the test suite validates them with `overrideSchema`). */
-export function defaultsAsOverride(): Override {
-  return DEFAULT_SEARCH_WEIGHTS as unknown as Override;
-}
-
 /** Validates data shaped like `search.yaml` (exported for the test of the defaults). */
 export function checkOverride(data: unknown, path: string): Override {
   if (data === null || data === undefined) return {};
@@ -87,7 +82,8 @@ let defaults: SearchConfig | undefined;
 
 export function defaultSearchConfig(): SearchConfig {
   if (!defaults) {
-    const override = defaultsAsOverride();
+    // The defaults applied as an override of an all-zero configuration (a test validates them with `overrideSchema`).
+    const override = DEFAULT_SEARCH_WEIGHTS as unknown as Override;
     const empty: SearchConfig = {
       weights: Object.fromEntries(ITEM_TYPES.map((t) => [t, new Float64Array(INDEX_FIELDS.length)])) as Record<ItemType, Float64Array>,
       factors: { phrase: 1, plural: 1, fuzzy: 1, wildcard: 1 },
