@@ -293,6 +293,13 @@ const HAS_WORD = /[\p{L}\p{N}]/u;
 
 type Filters = Pick<SearchInput, "query" | "itemType" | "namespace" | "category" | "toolType" | "minQuality">;
 
+/** The keyset condition of a page after `cursor` (sort key descending, then id ascending); TRUE for the first page. */
+function afterCursor(p: Params, cursor: Cursor | null, sortKey: string, id: string, keyType = "float8"): string {
+  if (!cursor) return "TRUE";
+  const key = `${p.add(cursor.key)}::${keyType}`;
+  return `(${sortKey} < ${key} OR (${sortKey} = ${key} AND ${id} > ${p.add(cursor.id)}::uuid))`;
+}
+
 function sortKeyOf(row: Row, order: Order): number | string {
   if (order === "updated_at") return new Date(row.updated_at).toISOString();
   if (order === "quality") return Number(row.quality);
@@ -391,11 +398,7 @@ async function rankedAmongCandidates(db: Database, f: Filters, userId: string | 
   });
   const where = whereClause(p, f, userId, "text");
   const score = matchExpressions(p, f.query).score("text");
-  let after = "TRUE";
-  if (cursor) {
-    const key = `${p.add(cursor.key)}::float8`;
-    after = `(r.score < ${key} OR (r.score = ${key} AND r.id > ${p.add(cursor.id)}::uuid))`;
-  }
+  const after = afterCursor(p, cursor, "r.score", "r.id");
   // OFFSET 0 keeps the lateral read per candidate (a join could scan every match of the query instead).
   const sql = `
     WITH candidates AS (${perLexeme.join(" UNION ")})
@@ -428,11 +431,7 @@ async function rankedNearest(db: Database, f: Filters, userId: string | null, cu
   const m = matchExpressions(p, f.query);
   const q = `${p.add(f.query)}::text`;
   const score = m.score("fuzzy");
-  let after = "TRUE";
-  if (cursor) {
-    const key = `${p.add(cursor.key)}::float8`;
-    after = `(${score} < ${key} OR (${score} = ${key} AND i.id > ${p.add(cursor.id)}::uuid))`;
-  }
+  const after = afterCursor(p, cursor, score, "i.id");
   const want = p.add(offset + limit);
   const visible = whereClause(p, f, userId, "all");
   // Word similarity first (a word of the name close to the query); names close as a whole (similarity,
@@ -522,12 +521,7 @@ async function pageOf(db: Database, f: Filters, userId: string | null, match: Ma
   // The score is computed only when it orders the page: ranking every match is the expensive part.
   const score = match === "all" || order !== "score" ? "NULL::float8" : matchExpressions(p, f.query).score(match);
   const sortKey = `r.${order}`;
-  let after = "TRUE";
-  if (cursor) {
-    const key = `${p.add(cursor.key)}::${KEY_TYPE[order]}`;
-    const id = `${p.add(cursor.id)}::uuid`;
-    after = `(${sortKey} < ${key} OR (${sortKey} = ${key} AND r.id > ${id}))`;
-  }
+  const after = afterCursor(p, cursor, sortKey, "r.id", KEY_TYPE[order]);
   const sql = `
     SELECT * FROM (
       SELECT i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
@@ -560,11 +554,7 @@ async function rankedWithCounts(
   const p = new Params();
   const where = whereClause(p, f, userId, match);
   const score = matchExpressions(p, f.query).score(match);
-  let after = "TRUE";
-  if (cursor) {
-    const key = `${p.add(cursor.key)}::float8`;
-    after = `(m.score < ${key} OR (m.score = ${key} AND m.id > ${p.add(cursor.id)}::uuid))`;
-  }
+  const after = afterCursor(p, cursor, "m.score", "m.id");
   const { columns, sets } = facetGrouping(f, facets ? FACET_FIELDS : [], true);
   const sql = `
     WITH m AS MATERIALIZED (
