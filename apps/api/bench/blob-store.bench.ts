@@ -16,12 +16,12 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import autocannon from "autocannon";
 import { createScratchPostgresDatabase } from "@rye/db/testing";
 import { ensureServerBuild } from "../../../scripts/build-server.mjs";
 import { pushBundle, signUpPublisher } from "../test/bundle-publisher.ts";
 import { freePort } from "../test/free-port.ts";
 import { postgresServer } from "./postgres-server.ts";
+import { type Figures, formatFigures, knowledgeItem, loadFigures } from "./load.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -29,14 +29,6 @@ const FILES = Number(process.env.BENCH_BUNDLE_FILES ?? 8);
 const FILE_BYTES = Number(process.env.BENCH_FILE_BYTES ?? 8192);
 const RUNTIME = process.env.BENCH_RUNTIME === "tsx" ? "tsx" : "dist";
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
 
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -69,13 +61,7 @@ async function startApi(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): 
   return { url, stop: () => stopChild(child) };
 }
 
-async function load(url: string): Promise<Figures> {
-  await autocannon({ url, connections: CONNECTIONS, duration: 2 }); // warm-up (JIT, pools)
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
-}
-
-const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(6)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(4)} ms${f.non2xx || f.errors ? `  (non-2xx ${f.non2xx}, errors ${f.errors})` : ""}`;
+const load = (url: string) => loadFigures(url, { connections: CONNECTIONS, seconds: SECONDS });
 
 /** One registry process on a fresh database with `env`'s blob store: publish the bundle, load its pinned pull. */
 async function lane(name: string, databaseUrl: string | undefined, env: Record<string, string>): Promise<Figures> {
@@ -89,7 +75,7 @@ async function lane(name: string, databaseUrl: string | undefined, env: Record<s
     const target = `${api.url}/v1/bundle/pull/bench/kit?version=1.0.0`;
     const bytes = (await (await fetch(target)).arrayBuffer()).byteLength;
     const figures = await load(target);
-    console.log(`  ${name.padEnd(18)} ${fmt(figures)}   (answer ${bytes} B)`);
+    console.log(`  ${name.padEnd(18)} ${formatFigures(figures)}   (answer ${bytes} B)`);
     return figures;
   } finally {
     await api.stop();

@@ -11,36 +11,21 @@
  * Run: node --import tsx apps/api/bench/mirror-pull.bench.ts
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import autocannon from "autocannon";
 import { freePort } from "../test/free-port.ts";
+import { formatFigures, knowledgeItem, loadFigures } from "./load.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const COLD = Number(process.env.BENCH_COLD ?? 20);
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function load(url: string): Promise<Figures> {
-  await autocannon({ url, connections: CONNECTIONS, duration: 2 }); // warm-up
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
-}
-
-const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(6)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(4)} ms${f.non2xx || f.errors ? `  (non-2xx ${f.non2xx}, errors ${f.errors})` : ""}`;
+const load = (url: string) => loadFigures(url, { connections: CONNECTIONS, seconds: SECONDS });
 
 async function startApi(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();
@@ -67,11 +52,6 @@ async function startApi(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): 
   };
 }
 
-function knowledge(name: string): string {
-  const text = Array.from({ length: 48 }, (_, i) => `Line ${i}: ${randomBytes(24).toString("base64")} reference text.`).join("\n");
-  return `---\nid: ${name}\ntitle: ${name}\nversion: 1.0.0\nentry_type: reference\ncategory: notes\n---\n\n# ${name}\n\n${text}\n`;
-}
-
 /** Signs up `username` and returns a function that pushes knowledge `username/notes/<name>@1.0.0`. */
 async function publisher(url: string, username: string): Promise<(name: string) => Promise<void>> {
   const signup = await fetch(`${url}/v1/auth/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username, email: `${username}@example.test`, password: "correct horse battery staple" }) });
@@ -80,7 +60,7 @@ async function publisher(url: string, username: string): Promise<(name: string) 
   const { csrf_token } = (await signup.json()) as { csrf_token: string };
   const { token } = (await (await fetch(`${url}/v1/tokens`, { method: "POST", headers: { "content-type": "application/json", cookie, "x-csrf-token": csrf_token }, body: JSON.stringify({ name: "bench", scopes: ["items:write"] }) })).json()) as { token: string };
   return async (name) => {
-    const res = await fetch(`${url}/v1/push`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ item_type: "knowledge", item_id: `${username}/notes/${name}`, version: "1.0.0", content: knowledge(name) }) });
+    const res = await fetch(`${url}/v1/push`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ item_type: "knowledge", item_id: `${username}/notes/${name}`, version: "1.0.0", content: knowledgeItem(name) }) });
     if (res.status !== 201) throw new Error(`push: ${res.status} ${await res.text()}`);
   };
 }
@@ -114,9 +94,9 @@ try {
   const mirrored = await load(pinned(mirror.url, "alice/notes/hot"));
   const local = await load(pinned(mirror.url, "acme/notes/local"));
   console.log(`\nc=${CONNECTIONS}, ${SECONDS} s each, load average ${loadavg()[0]!.toFixed(2)}`);
-  console.log(`  upstream pinned pull (baseline)   ${fmt(baseline)}`);
-  console.log(`  mirror, cached upstream item      ${fmt(mirrored)}   ${(mirrored.rps / baseline.rps).toFixed(2)}× baseline`);
-  console.log(`  mirror, its own item              ${fmt(local)}   ${(local.rps / baseline.rps).toFixed(2)}× baseline`);
+  console.log(`  upstream pinned pull (baseline)   ${formatFigures(baseline)}`);
+  console.log(`  mirror, cached upstream item      ${formatFigures(mirrored)}   ${(mirrored.rps / baseline.rps).toFixed(2)}× baseline`);
+  console.log(`  mirror, its own item              ${formatFigures(local)}   ${(local.rps / baseline.rps).toFixed(2)}× baseline`);
   console.log(`  first pull, one at a time (${COLD} items): upstream direct ${coldDirect.toFixed(1)} ms, through the mirror ${coldMirror.toFixed(1)} ms (${(coldMirror / coldDirect).toFixed(2)}× direct: fetch + verify + countersign + store)`);
 } finally {
   await mirror.stop();

@@ -18,26 +18,18 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import autocannon from "autocannon";
 import { createScratchPostgresDatabase } from "@rye/db/testing";
 import { ensureServerBuild } from "../../../scripts/build-server.mjs";
 import { freePort } from "../test/free-port.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { rssMb } from "./process-memory.ts";
+import { type Figures, formatFigures, knowledgeItem, loadFigures } from "./load.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const LANES = new Set((process.env.BENCH_LANES ?? "pglite,postgres,verdaccio").split(","));
 const RUNTIME = process.env.BENCH_RUNTIME === "tsx" ? "tsx" : "dist";
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
 
 async function waitFor(url: string, child: ChildProcess, what: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
@@ -49,21 +41,9 @@ async function waitFor(url: string, child: ChildProcess, what: string): Promise<
   throw new Error(`${what} did not answer ${url}`);
 }
 
-async function load(url: string, headers: Record<string, string> = {}): Promise<Figures> {
-  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers }); // warm-up (JIT, caches)
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
-}
+const load = (url: string, headers: Record<string, string> = {}) => loadFigures(url, { connections: CONNECTIONS, seconds: SECONDS, headers });
 
-const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(6)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(4)} ms${f.non2xx || f.errors ? `  (non-2xx ${f.non2xx}, errors ${f.errors})` : ""}`;
 const load1 = () => loadavg()[0]!.toFixed(2);
-
-/** ~3.6 KB of knowledge, like the issue's fs_read measurement. */
-function knowledge(name: string, version: string): string {
-  const text = Array.from({ length: 48 }, (_, i) => `Line ${i}: ${randomBytes(24).toString("base64")} reference text.`).join("\n");
-  return `---\nid: ${name}\ntitle: ${name}\nversion: ${version}\nentry_type: reference\ncategory: notes\n---\n\n# ${name}\n\n${text}\n`;
-}
-
 
 async function startRye(env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number | undefined; stop(): Promise<void> }> {
   const port = await freePort();
@@ -101,7 +81,7 @@ async function publish(url: string): Promise<{ pinned: string; latest: string; b
     const res = await fetch(`${url}/v1/push`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ item_type: "knowledge", item_id: "bench/notes/fs_read", version, content: knowledge("fs_read", version) }),
+      body: JSON.stringify({ item_type: "knowledge", item_id: "bench/notes/fs_read", version, content: knowledgeItem("fs_read", version) }),
     });
     if (res.status !== 201) throw new Error(`push: ${res.status} ${await res.text()}`);
   }
@@ -120,9 +100,9 @@ async function ryeLane(name: string, env: NodeJS.ProcessEnv, rssTargetMb: number
     const pinned = await load(item.pinned);
     const latest = await load(item.latest);
     console.log(`\n${name} (${RUNTIME}, c=${CONNECTIONS}, ${SECONDS} s each, pull answer ${item.bytes} B, load average ${load1()})`);
-    console.log(`  /health        ${fmt(health)}`);
-    console.log(`  pinned pull    ${fmt(pinned)}   ${(pinned.rps / health.rps).toFixed(2)}× health (target ≥ 0.9, p99 ≤ 30 ms)`);
-    console.log(`  latest pull    ${fmt(latest)}   ${(latest.rps / health.rps).toFixed(2)}× health (target ≥ 0.8)`);
+    console.log(`  /health        ${formatFigures(health)}`);
+    console.log(`  pinned pull    ${formatFigures(pinned)}   ${(pinned.rps / health.rps).toFixed(2)}× health (target ≥ 0.9, p99 ≤ 30 ms)`);
+    console.log(`  latest pull    ${formatFigures(latest)}   ${(latest.rps / health.rps).toFixed(2)}× health (target ≥ 0.8)`);
     console.log(`  idle RSS       ${idle.toFixed(0)} MB (target ≤ ${rssTargetMb} MB), after the load ${(await rssMb(rye.pid)).toFixed(0)} MB`);
     return { pinned, latest, bytes: item.bytes };
   } finally {
@@ -157,7 +137,7 @@ async function verdaccioLane(bytes: number): Promise<Figures> {
     const served = (await (await fetch(target)).arrayBuffer()).byteLength;
     const figures = await load(target);
     console.log(`\nVerdaccio (c=${CONNECTIONS}, ${SECONDS} s, tarball ${served} B, load average ${load1()})`);
-    console.log(`  tarball        ${fmt(figures)}`);
+    console.log(`  tarball        ${formatFigures(figures)}`);
     return figures;
   } finally {
     child.kill("SIGTERM");

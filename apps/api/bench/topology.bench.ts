@@ -14,37 +14,18 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
-import autocannon from "autocannon";
 import { openDatabase } from "@rye/db";
 import { createScratchPostgresDatabase } from "@rye/db/testing";
 import { hashToken, TOKEN_PREFIX } from "../src/auth/api-tokens.ts";
 import { MemoryWindowCounters, PostgresWindowCounters, type WindowCounters } from "../src/services/window-counters.ts";
 import { HAPROXY, startTopology, type Topology } from "../test/topology/topology.ts";
 import { postgresServer } from "./postgres-server.ts";
+import { type Figures, formatFigures, knowledgeItem, loadFigures } from "./load.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function load(url: string, headers: Record<string, string> = {}): Promise<Figures> {
-  await autocannon({ url, connections: CONNECTIONS, duration: 2, headers });
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
-}
-
-const fmt = (f: Figures) => `${f.rps.toFixed(0).padStart(6)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(4)} ms${f.non2xx || f.errors ? `  (non-2xx ${f.non2xx}, errors ${f.errors})` : ""}`;
-
-function knowledge(name: string): string {
-  const text = Array.from({ length: 48 }, (_, i) => `Line ${i}: ${randomBytes(24).toString("base64")} reference text.`).join("\n");
-  return `---\nid: ${name}\ntitle: ${name}\nversion: 1.0.0\nentry_type: reference\ncategory: notes\n---\n\n# ${name}\n\n${text}\n`;
-}
+const load = (url: string, headers: Record<string, string> = {}) => loadFigures(url, { connections: CONNECTIONS, seconds: SECONDS, headers });
 
 /** A user, its namespace and a read/write token, straight in the database. */
 async function publisher(databaseUrl: string): Promise<string> {
@@ -93,7 +74,7 @@ try {
     const pushed = await fetch(`${topo.url}/v1/push`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ item_type: "knowledge", item_id: "bench/notes/hot", content: knowledge("hot"), version: "1.0.0" }),
+      body: JSON.stringify({ item_type: "knowledge", item_id: "bench/notes/hot", content: knowledgeItem("hot"), version: "1.0.0" }),
     });
     if (pushed.status !== 201) throw new Error(`push failed: ${pushed.status} ${await pushed.text()}`);
     return `${topo.url}/v1/pull/knowledge/bench/notes/hot?version=1.0.0`;
@@ -103,9 +84,9 @@ try {
   try {
     const url = await pinnedPull(topo);
     one = await load(url, { "x-rye-target": "a" });
-    console.log(`  pinned pull, 1 process   ${fmt(one)}`);
+    console.log(`  pinned pull, 1 process   ${formatFigures(one)}`);
     const two = await load(url);
-    console.log(`  pinned pull, 2 processes ${fmt(two)}`);
+    console.log(`  pinned pull, 2 processes ${formatFigures(two)}`);
     console.log(`  2 processes ÷ 1 process: ${(two.rps / one.rps).toFixed(2)}× (ideal 2.00× needs ≥ 2 free cores per API process beside PostgreSQL, haproxy and the load generator)`);
   } finally {
     await topo.stop();
@@ -113,7 +94,7 @@ try {
   const single = await startTopology({ processes: 1, env: { ...limits, RYE_RATE_LIMIT_STORE: "memory" } });
   try {
     const memory = await load(await pinnedPull(single), { "x-rye-target": "a" });
-    console.log(`  pinned pull, 1 process, rate limits in memory ${fmt(memory)}`);
+    console.log(`  pinned pull, 1 process, rate limits in memory ${formatFigures(memory)}`);
     console.log(`  shared (PostgreSQL) rate-limit windows ÷ in-memory windows, 1 process: ${(one.rps / memory.rps).toFixed(2)}×`);
   } finally {
     await single.stop();
