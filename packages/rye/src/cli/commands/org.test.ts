@@ -6,12 +6,11 @@ import { mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { Command, CommanderError } from "commander";
 import { hashToken, TOKEN_PREFIX } from "../../../../../apps/api/src/auth/api-tokens.ts";
 import { type LocalDnsServer, startLocalDnsServer } from "../../../../../apps/api/test/fixtures/dns-server.ts";
 import { startTestRegistry, type TestRegistry } from "../../../test/registry-server.ts";
-import { CliContext } from "../context.ts";
 import { registerOrg } from "./org.ts";
+import { runCommands } from "../test-fixtures.ts";
 
 let dns: LocalDnsServer;
 let registry: TestRegistry;
@@ -53,18 +52,7 @@ async function rye(args: string[], as = tokens.olivia!) {
   const root = await mkdtemp(join(tmpdir(), "rye-cli-org-"));
   const cwd = join(root, "project");
   await mkdir(cwd, { recursive: true });
-  let stdout = "";
-  let stderr = "";
-  const ctx = new CliContext({ stdout: (t) => void (stdout += `${t}\n`), stderr: (t) => void (stderr += `${t}\n`) }, { USER_SPACE: join(root, "home"), RYE_REGISTRY_URL: registry.url, RYE_TOKEN: as }, cwd);
-  const program = new Command("rye").exitOverride().configureOutput({ writeOut: (s) => void (stdout += s), writeErr: (s) => void (stderr += s) });
-  registerOrg(program, ctx);
-  try {
-    await program.parseAsync(args, { from: "user" });
-  } catch (err) {
-    if (err instanceof CommanderError) return { code: 2, stdout, stderr };
-    throw err;
-  }
-  return { code: ctx.exitCode, stdout, stderr };
+  return runCommands(registerOrg, args, { USER_SPACE: join(root, "home"), RYE_REGISTRY_URL: registry.url, RYE_TOKEN: as }, cwd);
 }
 
 test("start prints the TXT record; check fails precisely until it is published, then verifies; status, transfer, remove", async () => {

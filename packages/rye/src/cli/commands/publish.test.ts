@@ -9,7 +9,6 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { serve } from "@hono/node-server";
-import { Command, CommanderError } from "commander";
 import type { Hono } from "hono";
 import { extractSignature } from "@rye/core";
 import type { Database } from "@rye/db";
@@ -22,8 +21,8 @@ import { silentLogger } from "../../../../../apps/api/src/logger.ts";
 import { openRegistry } from "../../../../../apps/api/src/registry.ts";
 import { userKeyRoutes } from "../../../../../apps/api/src/routes/user-keys.ts";
 import { startProxy } from "../../../test/registry-server.ts";
-import { CliContext } from "../context.ts";
 import { registerPublish } from "./publish.ts";
+import { runCommands } from "../test-fixtures.ts";
 
 const knowledge = (id: string, version = "1.0.0") => `---\nid: ${id}\ntitle: ${id}\nversion: ${version}\nentry_type: reference\ncategory: notes\n---\n\nBody of ${id}.\n`;
 
@@ -76,19 +75,8 @@ async function put(w: Workspace, rel: string, content: string): Promise<string> 
 }
 
 async function rye(args: string[], w: Workspace) {
-  let stdout = "";
-  let stderr = "";
-  const ctx = new CliContext({ stdout: (t) => void (stdout += `${t}\n`), stderr: (t) => void (stderr += `${t}\n`) }, w.env, w.cwd);
-  const program = new Command("rye").exitOverride().configureOutput({ writeOut: (s) => void (stdout += s), writeErr: (s) => void (stderr += s) });
   // A scripted prompt, or none (a non-interactive run): answer undefined means "not a terminal".
-  registerPublish(program, ctx, { prompt: async (q) => (w.prompts.push(q), w.answer ?? false) });
-  try {
-    await program.parseAsync(args, { from: "user" });
-  } catch (err) {
-    if (err instanceof CommanderError) return { code: 2, stdout, stderr };
-    throw err;
-  }
-  return { code: ctx.exitCode, stdout, stderr };
+  return runCommands((program, ctx) => registerPublish(program, ctx, { prompt: async (q) => (w.prompts.push(q), w.answer ?? false) }), args, w.env, w.cwd);
 }
 
 test("push: refused without confirmation, registers with --yes, file re-signed; VERSION_EXISTS shows the hint", async () => {

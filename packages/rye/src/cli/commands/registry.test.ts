@@ -4,12 +4,11 @@ import { mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { Command, CommanderError } from "commander";
 import { startTestRegistry } from "../../../test/registry-server.ts";
 import type { TestRegistry } from "../../../test/registry-server.ts";
 import { readRegistryPins } from "../../registry/key-pinning.ts";
-import { CliContext } from "../context.ts";
 import { registerRegistry } from "./registry.ts";
+import { runCommands } from "../test-fixtures.ts";
 
 let registry: TestRegistry;
 before(async () => {
@@ -27,18 +26,7 @@ async function setup(): Promise<{ env: NodeJS.ProcessEnv; cwd: string }> {
 }
 
 async function rye(args: string[], { env, cwd }: { env: NodeJS.ProcessEnv; cwd: string }) {
-  let stdout = "";
-  let stderr = "";
-  const ctx = new CliContext({ stdout: (t) => void (stdout += `${t}\n`), stderr: (t) => void (stderr += `${t}\n`) }, env, cwd);
-  const program = new Command("rye").exitOverride().configureOutput({ writeOut: (s) => void (stdout += s), writeErr: (s) => void (stderr += s) });
-  registerRegistry(program, ctx);
-  try {
-    await program.parseAsync(args, { from: "user" });
-  } catch (err) {
-    if (err instanceof CommanderError) return { code: 2, stdout, stderr };
-    throw err;
-  }
-  return { code: ctx.exitCode, stdout, stderr };
+  return runCommands(registerRegistry, args, env, cwd);
 }
 
 test("add, list --json with pinned fingerprints, keys (first use, then pinned), remove", async () => {

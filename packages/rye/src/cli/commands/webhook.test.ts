@@ -6,12 +6,11 @@ import { mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { Command, CommanderError } from "commander";
 import { hashToken, TOKEN_PREFIX } from "../../../../../apps/api/src/auth/api-tokens.ts";
 import { startTestRegistry, type TestRegistry } from "../../../test/registry-server.ts";
-import { CliContext } from "../context.ts";
 import { registerRegistry } from "./registry.ts";
 import { registerWebhook } from "./webhook.ts";
+import { runCommands } from "../test-fixtures.ts";
 
 let registry: TestRegistry;
 let token: string;
@@ -37,19 +36,11 @@ async function rye(args: string[], as = token) {
   const root = await mkdtemp(join(tmpdir(), "rye-cli-webhook-"));
   const cwd = join(root, "project");
   await mkdir(cwd, { recursive: true });
-  let stdout = "";
-  let stderr = "";
-  const ctx = new CliContext({ stdout: (t) => void (stdout += `${t}\n`), stderr: (t) => void (stderr += `${t}\n`) }, { USER_SPACE: join(root, "home"), RYE_REGISTRY_URL: registry.url, RYE_TOKEN: as }, cwd);
-  const program = new Command("rye").exitOverride().configureOutput({ writeOut: (s) => void (stdout += s), writeErr: (s) => void (stderr += s) });
-  registerRegistry(program, ctx);
-  registerWebhook(program, ctx);
-  try {
-    await program.parseAsync(args, { from: "user" });
-  } catch (err) {
-    if (err instanceof CommanderError) return { code: 2, stdout, stderr };
-    throw err;
-  }
-  return { code: ctx.exitCode, stdout, stderr };
+  const register = (program: Parameters<typeof registerWebhook>[0], ctx: Parameters<typeof registerWebhook>[1]) => {
+    registerRegistry(program, ctx);
+    registerWebhook(program, ctx);
+  };
+  return runCommands(register, args, { USER_SPACE: join(root, "home"), RYE_REGISTRY_URL: registry.url, RYE_TOKEN: as }, cwd);
 }
 
 test("add prints the secret once; list, update, ping, deliveries, redeliver and remove work end to end", async () => {
