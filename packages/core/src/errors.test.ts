@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ERROR_CODE_LIST, ERROR_CODES, errorEnvelopeSchema, RyeError, toErrorEnvelope } from "./errors.ts";
+import { errorEnvelopeSchema } from "./contracts/errors.ts";
+import { ERROR_CODE_LIST, ERROR_CODES, RyeError, toErrorEnvelope } from "./errors.ts";
 
 test("error codes are a pinned wire surface", () => {
   assert.deepEqual(ERROR_CODE_LIST, [

@@ -2,7 +2,6 @@
  * The one error vocabulary of rye: the registry API, the CLI and the MCP server all answer with
  * `{ error: { code, message, hint, details? } }` using these codes.
  */
-import { z } from "zod";
 
 interface CodeSpec {
   /** HTTP status the registry answers with. */
@@ -103,15 +102,10 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && Object.hasOwn(ERROR_CODES, value);
 }
 
-export const errorEnvelopeSchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    hint: z.string(),
-    details: z.unknown().optional(),
-  }),
-});
-export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
+/** The one error shape of the API and the CLI's `--json` (its schema: `errorEnvelopeSchema`, contracts/errors.ts). */
+export interface ErrorEnvelope {
+  error: { code: string; message: string; hint: string; details?: unknown };
+}
 
 export class RyeError extends Error {
   readonly code: ErrorCode;

@@ -6,7 +6,7 @@
 import { RyeError } from "./errors.ts";
 import type { RegistryItemRef } from "./item-types.ts";
 import { ITEM_TYPES, parseRegistryItemId, validateNamespace } from "./item-types.ts";
-import { skillNameProblem } from "./skills/skill-md.ts";
+import { skillNameProblem } from "./skills/skill-name.ts";
 
 export const REGISTRY_ITEM_TYPES = [...ITEM_TYPES, "skill"] as const;
 export type RegistryItemType = (typeof REGISTRY_ITEM_TYPES)[number];

@@ -18,11 +18,14 @@ const started = Date.now();
 
 /** Packages under node_modules that went into the bundle: name → directory. */
 const bundled = new Map();
+/** Every chunk written: file name → its static imports and the modules in it. */
+const chunks = new Map();
 const collectBundled = {
   name: "rye:collect-bundled",
   generateBundle(_options, bundle) {
     for (const chunk of Object.values(bundle)) {
       if (chunk.type !== "chunk") continue;
+      chunks.set(chunk.fileName, { imports: chunk.imports, moduleIds: chunk.moduleIds.map((id) => id.split("?")[0].split(sep).join("/")) });
       for (const id of chunk.moduleIds) {
         const path = id.split("?")[0].split(sep).join("/");
         const match = /^(.*\/node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(path);
@@ -31,6 +34,9 @@ const collectBundled = {
     }
   },
 };
+
+/** @rye/core's modules free of zod, yaml and the XML parser (they may import only each other and @noble). */
+const CORE_BASE = /[\\/]packages[\\/]core[\\/]src[\\/](?:(?:errors|text|hash|semver|item-types|registry-types|canonical-json|client-package|skills[\\/]skill-name)\.ts|(?:crypto|signature|node)[\\/])/;
 
 const common = {
   cwd: root,
@@ -46,9 +52,19 @@ const common = {
   deps: { onlyBundle: false },
   logLevel: "warn",
   plugins: [collectBundled],
-  // @rye/core in one chunk of its own: left to the automatic split, a core module could land in a chunk that itself
+  // @rye/core in two chunks of its own: left to the automatic split, a core module could land in a chunk that itself
   // imports core, and such a cycle between chunks fails at start-up (a binding read before its chunk ran).
-  outputOptions: { codeSplitting: { groups: [{ name: "core", test: /[\\/]packages[\\/]core[\\/]src[\\/]/ }] } },
+  // `core-base` holds the modules that import neither zod, yaml nor the XML parser (errors, item types, text, hashes,
+  // keys, signatures): what a cold `rye search` needs. Evaluating the rest (its ~200 schemas and the parsers) takes
+  // ~30 ms, paid only by the commands that use it. core-base imports nothing from core (checked below).
+  outputOptions: {
+    codeSplitting: {
+      groups: [
+        { name: "core-base", test: CORE_BASE, priority: 2 },
+        { name: "core", test: /[\\/]packages[\\/]core[\\/]src[\\/]/, priority: 1 },
+      ],
+    },
+  },
 };
 
 await rm(join(root, "dist"), { recursive: true, force: true });
@@ -116,6 +132,29 @@ for (const file of chunkImports.keys()) {
     process.exit(1);
   }
 }
+// A cold `rye search` must not evaluate zod, the YAML parser or the XML parser (~30 ms of start-up): the chunks it
+// imports statically (the CLI, the search command, the engine) may not contain them.
+const chunkWith = (module) => [...chunks].find(([, c]) => c.moduleIds.some((id) => id.endsWith(module)))?.[0];
+const searchPath = new Set();
+const addWithImports = (file) => {
+  if (!file || searchPath.has(file) || !chunks.has(file)) return;
+  searchPath.add(file);
+  for (const next of chunks.get(file)?.imports ?? []) addWithImports(next);
+};
+for (const module of ["/src/cli/main.ts", "/src/cli/commands/search.ts", "/src/engine/engine.ts", "/src/search/search.ts"]) {
+  const file = chunkWith(module);
+  if (!file) {
+    console.error(`ryeos: no chunk holds ${module}`);
+    process.exit(1);
+  }
+  addWithImports(file);
+}
+const heavy = [...searchPath].flatMap((file) => chunks.get(file).moduleIds.filter((id) => /\/node_modules\/(?:zod|yaml|fast-xml-parser)\//.test(id)).map((id) => `${file}: ${id}`));
+if (heavy.length > 0) {
+  console.error(`ryeos: a cold \`rye search\` would load a parser or schema library:\n  ${heavy.slice(0, 5).join("\n  ")}`);
+  process.exit(1);
+}
+
 console.log(`ryeos: built ${files.length} files in dist/, system bundle in system/.ai, ${bundled.size} bundled packages (${Date.now() - started} ms)`);
 void dirname;
 void relative;

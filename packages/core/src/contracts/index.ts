@@ -1,7 +1,7 @@
 /**
  * Contracts of the registry API responses that clients read (the website, the CLI): zod schemas and
  * the types inferred from them. The API's OpenAPI document is generated from the same schemas, and its
- * test checks live answers against them. The error envelope is `errorEnvelopeSchema` (errors.ts).
+ * test checks live answers against them. The error envelope is `errorEnvelopeSchema` (contracts/errors.ts).
  */
 export * from "./common.ts";
 export * from "./search.ts";
@@ -10,5 +10,5 @@ export * from "./items.ts";
 export * from "./keys.ts";
 export * from "./verification.ts";
 export * from "./relations.ts";
-export { errorEnvelopeSchema, type ErrorEnvelope } from "../errors.ts";
+export { errorEnvelopeSchema } from "./errors.ts";
 export * from "./quality.ts";

@@ -9,9 +9,11 @@
  * string or a list of strings.
  */
 import { isMap, isScalar, isSeq, parseDocument, visit } from "yaml";
+import { skillNameProblem } from "./skill-name.ts";
+
+export { MAX_SKILL_NAME_LENGTH, skillNameProblem } from "./skill-name.ts";
 
 export const SKILL_FILE = "SKILL.md";
-export const MAX_SKILL_NAME_LENGTH = 64;
 export const MAX_SKILL_DESCRIPTION_LENGTH = 1024;
 export const MAX_SKILL_COMPATIBILITY_LENGTH = 500;
 export const SKILL_FRONTMATTER_FIELDS = ["name", "description", "license", "allowed-tools", "metadata", "compatibility"] as const;
@@ -37,19 +39,6 @@ export interface ParsedSkillMd {
   /** The Markdown after the frontmatter. */
   body: string;
   issues: SkillIssue[];
-}
-
-const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-
-/** Why `name` is not a valid skill name, or null. */
-export function skillNameProblem(name: string): string | null {
-  if (name.length === 0) return "must not be empty";
-  if (name.length > MAX_SKILL_NAME_LENGTH) return `must be at most ${MAX_SKILL_NAME_LENGTH} characters (it has ${name.length})`;
-  if (name !== name.toLowerCase()) return "must be lowercase";
-  if (name.startsWith("-") || name.endsWith("-")) return "must not start or end with a hyphen";
-  if (name.includes("--")) return "must not contain two hyphens in a row";
-  if (!NAME.test(name)) return "may contain only the letters a-z, the digits 0-9 and hyphens";
-  return null;
 }
 
 /** The list of tools `allowed-tools` names (a space-separated string or a list). */

@@ -2,27 +2,6 @@
 import "@rye/core/node";
 import { Command, CommanderError } from "commander";
 import packageJson from "../../package.json" with { type: "json" };
-import { registerBundle } from "./commands/bundle.ts";
-import { registerExecute } from "./commands/execute.ts";
-import { registerGraph } from "./commands/graph.ts";
-import { registerInit } from "./commands/init.ts";
-import { registerKeygen } from "./commands/keygen.ts";
-import { registerLoad } from "./commands/load.ts";
-import { registerLogin } from "./commands/login.ts";
-import { registerMcp } from "./commands/mcp.ts";
-import { registerOrg } from "./commands/org.ts";
-import { registerPublish } from "./commands/publish.ts";
-import { registerRegistry } from "./commands/registry.ts";
-import { registerWebhook } from "./commands/webhook.ts";
-import { registerSearch } from "./commands/search.ts";
-import { registerSign } from "./commands/sign.ts";
-import { registerSkill } from "./commands/skill.ts";
-import { registerThreadCommands } from "./commands/thread.ts";
-import { registerThreadRun } from "./commands/thread-run.ts";
-import { registerThreadWorker } from "./commands/thread-worker.ts";
-import { registerTrust } from "./commands/trust.ts";
-import { registerUpdate } from "./commands/update.ts";
-import { registerVerify } from "./commands/verify.ts";
 import { CliContext } from "./context.ts";
 import type { Io } from "./output.ts";
 import { EXIT, processIo } from "./output.ts";
@@ -34,33 +13,39 @@ type Registrar = (program: Command, ctx: CliContext) => void;
 
 /**
  * Each command module with the top-level commands it defines (a test checks this table against what each
- * module registers). A run that names one of them registers only that module: a cold `rye search` does not
- * build the options of every other command.
+ * module registers). A run that names one of them imports and registers only that module: a cold `rye search`
+ * neither loads nor builds the options of every other command (nor the parsers and schemas they import).
  */
-export const COMMAND_MODULES: readonly { names: readonly string[]; register: Registrar }[] = [
-  { names: ["search"], register: registerSearch },
-  { names: ["load"], register: registerLoad },
-  { names: ["execute"], register: registerExecute },
-  { names: ["sign"], register: registerSign },
-  { names: ["verify"], register: registerVerify },
-  { names: ["skill"], register: registerSkill },
-  { names: ["keygen"], register: registerKeygen },
-  { names: ["trust"], register: registerTrust },
-  { names: ["bundle"], register: registerBundle },
-  { names: ["login", "logout", "whoami"], register: registerLogin },
-  { names: ["org"], register: registerOrg },
-  { names: ["registry"], register: registerRegistry },
-  { names: ["webhook"], register: registerWebhook },
-  { names: ["push", "pull", "publish", "unpublish", "yank", "unyank", "deprecate", "delete"], register: registerPublish },
-  { names: ["update"], register: registerUpdate },
-  { names: ["init"], register: registerInit },
-  { names: ["mcp"], register: registerMcp },
-  { names: ["thread"], register: (program, ctx) => registerThreadCommands(program, ctx, [registerThreadRun, registerThreadWorker]) },
-  { names: ["graph"], register: registerGraph },
+export const COMMAND_MODULES: readonly { names: readonly string[]; load: () => Promise<Registrar> }[] = [
+  { names: ["search"], load: async () => (await import("./commands/search.ts")).registerSearch },
+  { names: ["load"], load: async () => (await import("./commands/load.ts")).registerLoad },
+  { names: ["execute"], load: async () => (await import("./commands/execute.ts")).registerExecute },
+  { names: ["sign"], load: async () => (await import("./commands/sign.ts")).registerSign },
+  { names: ["verify"], load: async () => (await import("./commands/verify.ts")).registerVerify },
+  { names: ["skill"], load: async () => (await import("./commands/skill.ts")).registerSkill },
+  { names: ["keygen"], load: async () => (await import("./commands/keygen.ts")).registerKeygen },
+  { names: ["trust"], load: async () => (await import("./commands/trust.ts")).registerTrust },
+  { names: ["bundle"], load: async () => (await import("./commands/bundle.ts")).registerBundle },
+  { names: ["login", "logout", "whoami"], load: async () => (await import("./commands/login.ts")).registerLogin },
+  { names: ["org"], load: async () => (await import("./commands/org.ts")).registerOrg },
+  { names: ["registry"], load: async () => (await import("./commands/registry.ts")).registerRegistry },
+  { names: ["webhook"], load: async () => (await import("./commands/webhook.ts")).registerWebhook },
+  { names: ["push", "pull", "publish", "unpublish", "yank", "unyank", "deprecate", "delete"], load: async () => (await import("./commands/publish.ts")).registerPublish },
+  { names: ["update"], load: async () => (await import("./commands/update.ts")).registerUpdate },
+  { names: ["init"], load: async () => (await import("./commands/init.ts")).registerInit },
+  { names: ["mcp"], load: async () => (await import("./commands/mcp.ts")).registerMcp },
+  {
+    names: ["thread"],
+    load: async () => {
+      const [{ registerThreadCommands }, { registerThreadRun }, { registerThreadWorker }] = await Promise.all([import("./commands/thread.ts"), import("./commands/thread-run.ts"), import("./commands/thread-worker.ts")]);
+      return (program, ctx) => registerThreadCommands(program, ctx, [registerThreadRun, registerThreadWorker]);
+    },
+  },
+  { names: ["graph"], load: async () => (await import("./commands/graph.ts")).registerGraph },
 ];
 
 /** The program; with `argv`, only the module of the command it names when it names one (else every command, for help and errors). */
-export function buildProgram(ctx: CliContext, argv?: readonly string[]): Command {
+export async function buildProgram(ctx: CliContext, argv?: readonly string[]): Promise<Command> {
   const program = new Command("rye")
     .description("rye: signed directives, tools and knowledge for AI agents")
     .version(RYE_VERSION)
@@ -71,14 +56,17 @@ export function buildProgram(ctx: CliContext, argv?: readonly string[]): Command
     .configureOutput({ writeOut: (s) => ctx.io.stdout(s), writeErr: (s) => ctx.io.stderr(s) });
   const named = argv?.[0];
   const only = named === undefined ? undefined : COMMAND_MODULES.find((m) => m.names.includes(named));
-  for (const module of only ? [only] : COMMAND_MODULES) module.register(program, ctx);
+  const modules = only ? [only] : COMMAND_MODULES;
+  // Imported together, registered in table order (the order help lists them in).
+  const registrars = await Promise.all(modules.map((module) => module.load()));
+  for (const register of registrars) register(program, ctx);
   return program;
 }
 
 /** Runs the CLI and resolves to the exit code (never calls process.exit itself). */
 export async function runCli(argv: string[], options: { io?: Io; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<number> {
   const ctx = new CliContext(options.io ?? processIo, options.env ?? process.env, options.cwd ?? process.cwd());
-  const program = buildProgram(ctx, argv);
+  const program = await buildProgram(ctx, argv);
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (err) {

@@ -4,7 +4,7 @@ import type { PublicKey } from "@rye/core";
 import type { Space, SpaceName } from "../spaces/spaces.ts";
 import { resolveSpaces } from "../spaces/spaces.ts";
 import { userSpaceBase } from "../spaces/paths.ts";
-import { withRegistryTrust } from "../registry/cache.ts";
+import { withRegistryTrust } from "../registry/registry-trust.ts";
 import type { Verifier } from "./verification.ts";
 import { createVerifier } from "./verification.ts";
 

@@ -15,7 +15,6 @@ import { readFile, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { ItemType, PublicKey, VerifyResult } from "@rye/core";
 import { extensionsFor, extractSignature, keyResolverFrom, sha256Hex, TYPE_FOLDERS, verifyItem } from "@rye/core";
-import type { Verifier } from "../engine/verification.ts";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { assertWritableInside } from "../spaces/spaces.ts";
 import { userAiDir } from "../spaces/paths.ts";
@@ -82,41 +81,31 @@ async function pinnedRegistryKey(registry: string, fingerprint: string, env: Nod
 }
 
 /**
- * The engine verifier, plus the registry trust rule (docs/trust.md): a project or user-space file
- * signed with `|rye-registry@<publisher>` provenance verifies with a registry's key when the project
- * lock pins exactly that file (type, inline content hash, SHA-256 of the whole file, key fingerprint)
- * to that registry, and the key is the registry's pinned key or one the pin rotated away from (items
- * cached before a rotation keep verifying), never a key recorded as revoked. Only an UNTRUSTED_KEY
- * result is reconsidered; every other result stands. Registry keys never enter the trust store.
+ * The registry trust rule for a signature the trust store does not know (`base`: the engine verifier's
+ * UNTRUSTED_KEY result; withRegistryTrust, registry-trust.ts, decides when it applies).
  */
-export function withRegistryTrust(inner: Verifier, options: { projectPath: string; env: NodeJS.ProcessEnv }): Verifier {
-  return {
-    resolverFor: (space) => inner.resolverFor(space),
-    async verify(content, type, space): Promise<VerifyResult> {
-      const base = await inner.verify(content, type, space);
-      if (base.code !== "UNTRUSTED_KEY" || space === "system" || !base.contentHash || !base.fingerprint) return base;
-      const extracted = extractSignature(content, type);
-      const fromRegistry = extracted.status === "signed" && extracted.signature.provider === "rye-registry";
-      if (!fromRegistry) return base;
-      let lock;
-      try {
-        lock = await readProjectLock(options.projectPath);
-      } catch {
-        return base; // a damaged lock grants nothing
-      }
-      const fileSha256 = sha256Hex(content);
-      const entry = lock.items.find((e) => e.type === type && e.content_hash === base.contentHash && e.key_fingerprint === base.fingerprint && e.file_sha256 === fileSha256);
-      if (!entry) {
-        // A registry item this project has not pinned (pulled for another project, or an edited copy).
-        return { ...base, message: `${base.message}: a registry item (published by ${extracted.signature.username}) that this project's .ai/rye.lock does not pin; load it once with the registry reachable to verify and pin it here, or pull it with \`rye pull\`` };
-      }
-      const found = await pinnedRegistryKey(entry.registry, entry.key_fingerprint, options.env).catch((err: unknown) => ({ why: err instanceof Error ? err.message : String(err) }));
-      if (!("key" in found)) {
-        return { ...base, message: `${base.message}: pinned by the project lock to ${entry.registry}, but ${found.why} (run \`rye update ${entry.id}\`)` };
-      }
-      const result = await verifyItem(content, type, keyResolverFrom([found.key]));
-      const which = found.retired ? `the retired key ${found.key.fingerprint}` : "the pinned key";
-      return result.ok ? { ...result, message: `Signature verified with ${which} of ${entry.registry}` } : result;
-    },
-  };
+export async function verifyWithRegistryPin(base: VerifyResult, content: string, type: ItemType, options: { projectPath: string; env: NodeJS.ProcessEnv }): Promise<VerifyResult> {
+  const extracted = extractSignature(content, type);
+  const fromRegistry = extracted.status === "signed" && extracted.signature.provider === "rye-registry";
+  if (!fromRegistry) return base;
+  let lock;
+  try {
+    lock = await readProjectLock(options.projectPath);
+  } catch {
+    return base; // a damaged lock grants nothing
+  }
+  const fileSha256 = sha256Hex(content);
+  const entry = lock.items.find((e) => e.type === type && e.content_hash === base.contentHash && e.key_fingerprint === base.fingerprint && e.file_sha256 === fileSha256);
+  if (!entry) {
+    // A registry item this project has not pinned (pulled for another project, or an edited copy).
+    return { ...base, message: `${base.message}: a registry item (published by ${extracted.signature.username}) that this project's .ai/rye.lock does not pin; load it once with the registry reachable to verify and pin it here, or pull it with \`rye pull\`` };
+  }
+  const found = await pinnedRegistryKey(entry.registry, entry.key_fingerprint, options.env).catch((err: unknown) => ({ why: err instanceof Error ? err.message : String(err) }));
+  if (!("key" in found)) {
+    return { ...base, message: `${base.message}: pinned by the project lock to ${entry.registry}, but ${found.why} (run \`rye update ${entry.id}\`)` };
+  }
+  const result = await verifyItem(content, type, keyResolverFrom([found.key]));
+  const which = found.retired ? `the retired key ${found.key.fingerprint}` : "the pinned key";
+  return result.ok ? { ...result, message: `Signature verified with ${which} of ${entry.registry}` } : result;
 }
+

@@ -11,7 +11,6 @@ import type { ItemType } from "@rye/core";
 import { ITEM_TYPES, RyeError } from "@rye/core";
 import type { Space } from "../spaces/spaces.ts";
 import type { IndexedDocument } from "./document.ts";
-import { buildDocument, MAX_FILE_BYTES } from "./document.ts";
 import { fieldLength, fieldTermCount, fieldTermsStart, termCount } from "./field-data.ts";
 import { INDEX_FIELDS } from "./fields.ts";
 import type { SegmentToStore, StoredFile, StoredSegment, StoredSpace } from "./persist.ts";
@@ -85,6 +84,11 @@ export function setSearchFileReader(replacement: FileReader | null): void {
 }
 
 const READ_BATCH = 64;
+
+// Imported when a file has to be (re)indexed: a search whose stored index is current builds no document and so
+// never loads the item parsers (YAML, XML) and schemas they use.
+let documentModule: Promise<typeof import("./document.ts")> | undefined;
+const documents = () => (documentModule ??= import("./document.ts"));
 
 export type { PostingList } from "./postings.ts";
 
@@ -291,6 +295,7 @@ export class SegmentIndex {
 
   /** The file's document; null when it vanished since the scan. */
   private async load(file: ScannedFile): Promise<IndexedDocument | null> {
+    const { buildDocument, MAX_FILE_BYTES } = await documents();
     if (file.size > MAX_FILE_BYTES) {
       this.racyPaths.delete(file.path);
       return buildDocument(file, null, `the file is larger than ${MAX_FILE_BYTES} bytes and was not read`);

@@ -1,15 +1,14 @@
 /**
  * Ranking data: field weights per item type and match factors, `weights.default.ts`, overridden by
- * `<project>/.ai/config/search.yaml` (validated with zod).
+ * `<project>/.ai/config/search.yaml` (parsed and validated by weights-override.ts).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse as parseYaml } from "yaml";
-import { z } from "zod";
 import type { ItemType } from "@rye/core";
-import { ITEM_TYPES, RyeError } from "@rye/core";
+import { ITEM_TYPES } from "@rye/core";
 import { INDEX_FIELDS } from "./fields.ts";
 import { DEFAULT_SEARCH_WEIGHTS } from "./weights.default.ts";
+import type { Override } from "./weights-override.ts";
 
 export interface MatchFactors {
   phrase: number;
@@ -22,45 +21,6 @@ export interface SearchConfig {
   /** Per item type, the weight of each field in INDEX_FIELDS order. */
   weights: Record<ItemType, Float64Array>;
   factors: MatchFactors;
-}
-
-const weight = z.number().finite().min(0).max(1000);
-const factor = z.number().finite().min(0).max(100);
-const fieldWeights = z.object(Object.fromEntries(INDEX_FIELDS.map((f) => [f, weight.optional()]))).strict();
-const overrideSchema = z
-  .object({
-    weights: z.object(Object.fromEntries(ITEM_TYPES.map((t) => [t, fieldWeights.optional()]))).strict().optional(),
-    factors: z.object({ phrase: factor, plural: factor, fuzzy: factor, wildcard: factor }).partial().strict().optional(),
-  })
-  .strict();
-type Override = z.infer<typeof overrideSchema>;
-
-function invalid(path: string, problem: string, details?: unknown): RyeError {
-  return new RyeError("VALIDATION_FAILED", `Invalid search configuration ${path}: ${problem}`, {
-    hint: "Fix the file: weights: { <directive|tool|knowledge>: { <field>: <number ≥ 0> } }, factors: { phrase|plural|fuzzy|wildcard: <number> }.",
-    details: { path, ...(details === undefined ? {} : { issues: details }) },
-  });
-}
-
-/** Validates data shaped like `search.yaml` (exported for the test of the defaults). */
-export function checkOverride(data: unknown, path: string): Override {
-  if (data === null || data === undefined) return {};
-  const result = overrideSchema.safeParse(data);
-  if (!result.success) {
-    const issues = result.error.issues.map((i) => ({ field: i.path.map(String).join("."), message: i.message }));
-    throw invalid(path, issues.map((i) => `${i.field || "(root)"}: ${i.message}`).join("; "), issues);
-  }
-  return result.data;
-}
-
-function parseOverride(text: string, path: string): Override {
-  let data: unknown;
-  try {
-    data = parseYaml(text, { schema: "core", maxAliasCount: 16 });
-  } catch (err) {
-    throw invalid(path, `not valid YAML (${err instanceof Error ? err.message.split("\n")[0] : String(err)})`);
-  }
-  return checkOverride(data, path);
 }
 
 function apply(base: SearchConfig, override: Override): SearchConfig {
@@ -116,10 +76,12 @@ export async function loadSearchConfig(path: string | undefined): Promise<Search
       cache.delete(path);
       return defaultSearchConfig();
     }
-    throw invalid(path, `cannot be read (${code ?? String(err)})`);
+    throw (await import("./weights-override.ts")).invalidConfig(path, `cannot be read (${code ?? String(err)})`);
   }
   const hit = cache.get(path);
   if (hit && hit.text === text) return hit.config;
+  // The YAML parser and the schema load only when a project has the file.
+  const { parseOverride } = await import("./weights-override.ts");
   const config = apply(defaultSearchConfig(), parseOverride(text, path));
   cache.set(path, { text, config });
   return config;
