@@ -14,6 +14,7 @@ function stored(count: number): StoredDocs & { builds: number } {
     id: (n: number) => `id${n}`,
     category: (n: number) => `c${n}`,
     data: (n: number) => Int32Array.of(n),
+    fieldLength: (n: number, field: number) => 10 * n + field,
     describes: (n: number, file: { path: string }) => file.path === `/s/${n}`,
     build(n: number) {
       docs.builds++;
@@ -35,7 +36,8 @@ test("stored documents are built once, on first use; removals and additions keep
   assert.equal(table.itemIdOf(3), "id3");
   assert.equal(table.categoryOf(3), "c3");
   assert.deepEqual([...table.dataOf(3)!], [3]);
-  assert.equal(source.builds, 0, "paths, ids, categories and field data need no document");
+  assert.equal(table.fieldLengthOf(3, 2), 32);
+  assert.equal(source.builds, 0, "paths, ids, categories, field data and field lengths need no document");
   const three = table.get(3)!;
   assert.equal(table.get(3), three);
   assert.equal(source.builds, 1);
@@ -47,6 +49,7 @@ test("stored documents are built once, on first use; removals and additions keep
   assert.equal(table.get(2), undefined);
   assert.equal(table.has(2), false);
   assert.equal(table.pathOf(2), undefined);
+  assert.equal(table.fieldLengthOf(2, 0), 0);
   table.add(fakeDoc(5, "/a/5"));
   table.add(fakeDoc(6, "/a/6"));
   table.delete(5);

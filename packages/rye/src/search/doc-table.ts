@@ -5,6 +5,7 @@
  */
 import type { IndexedDocument } from "./document.ts";
 import type { FieldData } from "./field-data.ts";
+import { fieldLength } from "./field-data.ts";
 
 /** What a file needs to match to be the document indexed from it. */
 export interface FileIdentity {
@@ -26,6 +27,8 @@ export interface StoredDocs {
   category(n: number): string;
   /** Field data of document `n` when it can be read without building the document (same term numbering), else null. */
   data(n: number): FieldData | null;
+  /** The length (word count) of field `field` of document `n`. */
+  fieldLength(n: number, field: number): number;
   /** Whether document `n` was indexed from `file`: same path, mtime, size, ctime and inode. */
   describes(n: number, file: FileIdentity): boolean;
   /** Document `n` as an object (its docId is `n`). */
@@ -117,6 +120,15 @@ export class DocTable {
       view = this.views[id] = data;
     }
     return view;
+  }
+
+  /** The length of field `field` of a live document (0 for a removed one), read without its field data when stored. */
+  fieldLengthOf(id: number, field: number): number {
+    if (!this.inStored(id)) {
+      const doc = this.added.get(id);
+      return doc ? fieldLength(doc.data, field) : 0;
+    }
+    return this.gone[id] ? 0 : this.stored!.fieldLength(id, field);
   }
 
   /** Category of a live document, without building it. */

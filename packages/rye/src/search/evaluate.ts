@@ -5,8 +5,7 @@
  * so scores from different spaces and types are comparable.
  */
 import type { FieldData } from "./field-data.ts";
-import { FIELD_BITS } from "./postings.ts";
-import { fieldLength } from "./field-data.ts";
+import { countInField, FIELD_BITS } from "./postings.ts";
 import type { IndexField } from "./fields.ts";
 import { DEFAULT_FIELDS, FIELD_NUMBER, INDEX_FIELDS, indexFieldOf } from "./fields.ts";
 import type { SegmentIndex } from "./index.ts";
@@ -170,29 +169,32 @@ class Evaluator {
     return scores;
   }
 
-/** BM25 of the leaf in each field, weighted per item type and summed. */
+/**
+   * BM25 of the leaf in each field, weighted per item type and summed. A one-term leaf takes its counts from
+   * the posting entries and the field lengths from the segment: it reads a document's field data only when
+   * its entry carries no count (postings.ts).
+   */
   private score(plan: LeafPlan, fields: readonly IndexField[]): DocScores {
     const fieldNumbers = fields.map((f) => FIELD_NUMBER[f]);
     const width = fieldNumbers.length;
     const documentFrequency = new Array<number>(width).fill(0);
     // Hits in flat arrays (hit h's field i at h * width + i): no objects per matching document.
-    const hitData: FieldData[] = [];
-    const hitWeights: Float64Array[] = [];
+    const hitSegments: number[] = [];
     const keys: number[] = [];
     let tf = new Float64Array(256 * width);
     let factors = new Float64Array(256 * width);
     const out = { factor: 0 };
     const fieldBits = fieldNumbers.map((f) => 1 << f);
+    const counted = plan.postingFactor !== undefined;
     this.corpus.segments.forEach((segment, s) => {
-      const weights = this.corpus.config.weights[segment.type];
+      const docs = segment.docs;
       const { ids, masks } = plan.candidates(segment);
       for (let k = 0; k < ids.length; k++) {
         const docId = ids[k]!;
+        // Postings keep the ids of removed documents until they are compacted.
+        if (!docs.has(docId)) continue;
         const entry = masks ? masks[k]! : FIELD_BITS;
         const mask = entry & FIELD_BITS;
-        const count = plan.postingFactor === undefined ? 0 : entry >>> 12;
-        const data = segment.docs.dataOf(docId);
-        if (!data) continue;
         const base = keys.length * width;
         if (base + width > tf.length) {
           const grownTf = new Float64Array(tf.length * 2);
@@ -202,14 +204,17 @@ class Evaluator {
           grownFactors.set(factors);
           factors = grownFactors;
         }
+        let data: FieldData | undefined;
         let hit = false;
         for (let i = 0; i < width; i++) {
           if ((mask & fieldBits[i]!) === 0) continue;
-          let frequency: number;
-          if (count > 0) {
-            frequency = count;
-            out.factor = plan.postingFactor!;
-          } else frequency = plan.frequency(data, fieldNumbers[i]!, out);
+          let frequency = counted ? countInField(entry, fieldNumbers[i]!) : 0;
+          if (frequency > 0) out.factor = plan.postingFactor!;
+          else {
+            data ??= docs.dataOf(docId);
+            if (!data) break;
+            frequency = plan.frequency(data, fieldNumbers[i]!, out);
+          }
           if (frequency <= 0) continue;
           hit = true;
           tf[base + i] = frequency;
@@ -217,24 +222,25 @@ class Evaluator {
           documentFrequency[i]!++;
         }
         if (hit) {
-          hitData.push(data);
-          hitWeights.push(weights);
+          hitSegments.push(s);
           keys.push(s * SEGMENT_STRIDE + docId);
         }
       }
     });
     const idf = documentFrequency.map((df) => inverseDocumentFrequency(this.documentCount, df));
     const scores = new Float64Array(keys.length);
+    const segments = this.corpus.segments;
     for (let h = 0; h < keys.length; h++) {
-      const data = hitData[h]!;
-      const weights = hitWeights[h]!;
+      const segment = segments[hitSegments[h]!]!;
+      const weights = this.corpus.config.weights[segment.type];
+      const docId = keys[h]! - hitSegments[h]! * SEGMENT_STRIDE;
       const base = h * width;
       let score = 0;
       for (let i = 0; i < width; i++) {
         const frequency = tf[base + i]!;
         if (frequency <= 0) continue;
         const number = fieldNumbers[i]!;
-        const length = fieldLength(data, number);
+        const length = segment.docs.fieldLengthOf(docId, number);
         score += weights[number]! * idf[i]! * termFrequencyScore(frequency, length, this.averageLength[number]!) * factors[base + i]!;
       }
       scores[h] = score * plan.boost;

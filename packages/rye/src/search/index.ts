@@ -15,7 +15,7 @@ import { fieldLength, fieldTermCount, fieldTermsStart, termCount } from "./field
 import { INDEX_FIELDS } from "./fields.ts";
 import type { SegmentToStore, StoredFile, StoredSegment, StoredSpace } from "./persist.ts";
 import type { PostingList } from "./postings.ts";
-import { appendPosting, FIELD_BITS, postingEntry, Postings } from "./postings.ts";
+import { appendPosting, postingEntry, Postings } from "./postings.ts";
 import { encodeSpace, readStoredSpace, storedForWriting, writeStoredSpace } from "./persist.ts";
 import { DocTable } from "./doc-table.ts";
 import type { ScanCounters, ScannedFile } from "./scan.ts";
@@ -101,19 +101,24 @@ function postingsOf(docs: IndexedDocument[]): Map<number, PostingList> {
   return postings;
 }
 
-/** Each distinct term of a document with its posting entry: the fields holding it, and its count when in one (postings.ts). */
+/** Each distinct term of a document with its posting entry: the fields holding it and its count in each (postings.ts). */
 function termFields(doc: IndexedDocument): Map<number, number> {
-  const entries = new Map<number, number>();
+  const found = new Map<number, { fields: number; counts: number[] }>();
+  // Fields in ascending order, so each term's counts come lowest field first (what postingEntry expects).
   INDEX_FIELDS.forEach((_, f) => {
     const start = fieldTermsStart(doc.data, f);
     const n = fieldTermCount(doc.data, f);
     for (let i = 0; i < n; i++) {
       const term = doc.data[start + i]!;
-      const seen = entries.get(term);
-      // A second field drops the count: postingEntry keeps it for one field only.
-      entries.set(term, seen === undefined ? postingEntry(1 << f, termCount(doc.data, f, i)) : postingEntry((seen & FIELD_BITS) | (1 << f), 0));
+      const seen = found.get(term);
+      if (seen) {
+        seen.fields |= 1 << f;
+        seen.counts.push(termCount(doc.data, f, i));
+      } else found.set(term, { fields: 1 << f, counts: [termCount(doc.data, f, i)] });
     }
   });
+  const entries = new Map<number, number>();
+  for (const [term, { fields, counts }] of found) entries.set(term, postingEntry(fields, counts));
   return entries;
 }
 

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { crc32 } from "node:zlib";
 import type { Space } from "../spaces/spaces.ts";
 import { clearSearchIndexCache, searchIndexCounters, storedSpaceFile } from "./index.ts";
 import { decodeSpace, encodeSpace } from "./persist.ts";
@@ -200,6 +201,36 @@ test("a damaged, truncated or foreign index file is rebuilt, never used", async 
     const rebuilt = decodeSpace(await readFile(file), { space: "project", root: project.root });
     assert.ok(rebuilt && rebuilt.types.every((type) => rebuilt.segment(type)), `${label}: a whole index was written in its place`);
   }
+});
+
+/** `bytes` (a stored index) with its header and data rewritten by `change`, and a valid checksum again. */
+function rewritten(bytes: Buffer, change: (header: { segments: Record<string, { fieldLengths: [number, number] }> }, data: Int32Array) => void): Buffer {
+  const headerBytes = bytes.readUInt32LE(8);
+  const header = JSON.parse(bytes.toString("utf8", 32, 32 + headerBytes));
+  const rest = Buffer.from(bytes.subarray(32 + headerBytes));
+  const dataStart = bytes.readUInt32LE(12) * 8 + bytes.readUInt32LE(16);
+  change(header, new Int32Array(rest.buffer, rest.byteOffset + dataStart, bytes.readUInt32LE(20)));
+  let json = Buffer.from(JSON.stringify(header), "utf8");
+  if (json.length % 8 !== 0) json = Buffer.concat([json, Buffer.alloc(8 - (json.length % 8), " ")]);
+  const out = Buffer.concat([bytes.subarray(0, 32), json, rest]);
+  out.writeUInt32LE(json.length, 8);
+  out.writeUInt32LE(crc32(out.subarray(32)), 24);
+  return out;
+}
+
+test("stored field lengths that do not cover every document once, or are negative, make the file unusable", async () => {
+  const { spaces, project } = await corpus();
+  const dir = await indexDir();
+  await answers(spaces, dir);
+  const good = await readFile(storedSpaceFile(dir, project));
+  const key = { space: "project" as const, root: project.root };
+  assert.ok(decodeSpace(rewritten(good, () => undefined), key)?.segment("tool"), "rewritten unchanged, it decodes");
+  const shorter = rewritten(good, (header) => (header.segments.tool!.fieldLengths[1] -= INDEX_FIELDS.length));
+  assert.equal(decodeSpace(shorter, key)?.segment("tool") ?? null, null, "one document short");
+  const outside = rewritten(good, (header) => (header.segments.tool!.fieldLengths[0] = 2 ** 30));
+  assert.equal(decodeSpace(outside, key)?.segment("tool") ?? null, null, "outside the data");
+  const negative = rewritten(good, (header, data) => (data[header.segments.tool!.fieldLengths[0] + 3] = -1));
+  assert.equal(decodeSpace(negative, key)?.segment("tool") ?? null, null, "a negative length");
 });
 
 test("several processes searching and writing one index at once leave a whole, correct index", async () => {

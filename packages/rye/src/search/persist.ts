@@ -2,7 +2,7 @@
  * The on-disk form of a space's search index (its three segments, one per item type), so a new process
  * starts from the last process's index instead of reading every item file again.
  *
- *   bytes 0–7     magic "RYESIX06"
+ *   bytes 0–7     magic "RYESIX07"
  *   8–11          header length in bytes (a multiple of 8)
  *   12–15         numbers section length in float64 values
  *   16–19         display section length in bytes (a multiple of 4)
@@ -12,9 +12,10 @@
  *                 category), racy paths and directory listings, padded with spaces
  *   numbers       float64 × 8 per document (NUMBERS_PER_DOC), so loading parses no JSON numbers
  *   displays      each document's DocumentDisplay as JSON, back to back (parsed only for the hits shown)
- *   data          each document's field data (field-data.ts) back to back, then each segment's postings
- *                 (term, n, n ascending document numbers, n entries: fields and count, postings.ts)…;
- *                 term ids numbered by `terms`
+ *   data          each document's field data (field-data.ts) back to back, then per segment its postings
+ *                 (term, n, n ascending document numbers, n entries: fields and counts, postings.ts)… and its
+ *                 documents' field lengths (one per field and document, INDEX_FIELDS order); term ids
+ *                 numbered by `terms`. With the counts and the lengths, scoring a term reads no field data.
  *
  * One term table per space, so the first space a process loads needs no renumbering (term ids are
  * handed out in the file's order) and its field data is used in place.
@@ -42,9 +43,9 @@ import { Postings } from "./postings.ts";
 import type { StoredListing } from "./scan.ts";
 import type { StoredDocs } from "./doc-table.ts";
 import { isStoredListing } from "./scan.ts";
-import { mapFieldTerms, wellFormedFieldData } from "./field-data.ts";
+import { fieldLength, mapFieldTerms, wellFormedFieldData } from "./field-data.ts";
 
-const MAGIC = "RYESIX06";
+const MAGIC = "RYESIX07";
 const PREFIX_BYTES = 32;
 /** Per document in the numbers section: mtimeMs, size, ctimeMs, ino, display offset and length, data offset and length. */
 const NUMBERS_PER_DOC = 8;
@@ -65,6 +66,8 @@ interface StoredSegmentHeader {
   dirs: StoredListing[];
   lengths: number[];
   postings: [offset: number, length: number];
+  /** Where the documents' field lengths are in the data section (INDEX_FIELDS.length per document). */
+  fieldLengths: [offset: number, length: number];
 }
 
 interface StoredHeader extends SpaceKey {
@@ -138,7 +141,7 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
       words += local.length;
       displayBytes += display.length;
     }
-    header.segments[type] = { strings, firstDoc, racy: segment.racy.map(relative), dirs: segment.dirs, lengths: Array.from(segment.fieldLengthTotals), postings: [0, 0] };
+    header.segments[type] = { strings, firstDoc, racy: segment.racy.map(relative), dirs: segment.dirs, lengths: Array.from(segment.fieldLengthTotals), postings: [0, 0], fieldLengths: [0, 0] };
   }
   // Postings after all field data, so every term of every segment already has its local id.
   for (const type of ITEM_TYPES) {
@@ -159,6 +162,11 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
     header.segments[type]!.postings = [words, length];
     data.push(block);
     words += length;
+    const lengths = new Int32Array(segment.docs.length * INDEX_FIELDS.length);
+    segment.docs.forEach((doc, d) => INDEX_FIELDS.forEach((_, f) => (lengths[d * INDEX_FIELDS.length + f] = fieldLength(doc.data, f))));
+    header.segments[type]!.fieldLengths = [words, lengths.length];
+    data.push(lengths);
+    words += lengths.length;
   }
   const json = padded(Buffer.from(JSON.stringify(header), "utf8"), 8);
   const numberBytes = Buffer.from(Float64Array.from(numbers).buffer);
@@ -188,13 +196,14 @@ const isTime = (v: unknown): v is number => typeof v === "number" && Number.isFi
 
 function validSegment(v: unknown, docCount: number, words: number): v is StoredSegmentHeader {
   if (typeof v !== "object" || v === null) return false;
-  const { strings, firstDoc, racy, dirs, lengths, postings } = v as Record<string, unknown>;
+  const { strings, firstDoc, racy, dirs, lengths, postings, fieldLengths } = v as Record<string, unknown>;
   if (!Array.isArray(lengths) || lengths.length !== INDEX_FIELDS.length || !lengths.every(isCount)) return false;
   if (!Array.isArray(strings) || strings.length % 3 !== 0 || !strings.every(isString)) return false;
   if (!isCount(firstDoc) || firstDoc + strings.length / 3 > docCount) return false;
   if (!Array.isArray(racy) || !racy.every(isString)) return false;
   if (!Array.isArray(dirs) || !dirs.every(isStoredListing)) return false;
-  return Array.isArray(postings) && postings.length === 2 && isCount(postings[0]) && isCount(postings[1]) && postings[0] + postings[1] <= words;
+  const withinData = (range: unknown): range is [number, number] => Array.isArray(range) && range.length === 2 && isCount(range[0]) && isCount(range[1]) && range[0] + range[1] <= words;
+  return withinData(postings) && withinData(fieldLengths) && fieldLengths[1] === (strings.length / 3) * INDEX_FIELDS.length;
 }
 
 function validHeader(h: unknown, key: SpaceKey, docCount: number, words: number): h is StoredHeader {
@@ -327,6 +336,8 @@ export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredFile | null {
       if (!validNumbers(numbers, firstDoc + d, displayBytes, words)) return null;
       if (!wellFormedFieldData(all, map.length, numbers[at + 6]!, numbers[at + 6]! + numbers[at + 7]!)) return null;
     }
+    const lengths = all.subarray(segment.fieldLengths[0], segment.fieldLengths[0] + segment.fieldLengths[1]);
+    for (let i = 0; i < lengths.length; i++) if (lengths[i]! < 0) return null;
     // Document n (1-based): its strings at 3(n − 1) in `strings`, its numbers at numbersOf(n) in `numbers`.
     const numbersOf = (n: number) => (firstDoc + n - 1) * NUMBERS_PER_DOC;
     const relativePath = (n: number) => strings[3 * (n - 1)]!;
@@ -337,6 +348,7 @@ export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredFile | null {
       id: (n) => strings[3 * (n - 1) + 1]!,
       category: (n) => strings[3 * (n - 1) + 2]!,
       data: (n) => (identity ? storedData(n) : null),
+      fieldLength: (n, field) => lengths[(n - 1) * INDEX_FIELDS.length + field]!,
       describes(n, file) {
         const at = numbersOf(n);
         const relative = relativePath(n);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { PostingList } from "./postings.ts";
-import { appendPosting, FIELD_BITS, postingEntry, Postings } from "./postings.ts";
+import { appendPosting, countInField, FIELD_BITS, postingEntry, Postings } from "./postings.ts";
 
 /** A stored block in local term numbering: [term, n, ids…, masks…]…; every mask here is the id × 10. */
 const block = (...entries: [number, number[]][]) => Int32Array.from(entries.flatMap(([term, ids]) => [term, ids.length, ...ids, ...ids.map((id) => id * 10)]));
@@ -53,11 +53,32 @@ test("a stored list out of order or naming a document past the segment is droppe
   assert.deepEqual([...postings].map(([term]) => term), [2]);
 });
 
-test("a posting entry keeps the count only for a term in exactly one field, and only while it fits", () => {
-  assert.equal(postingEntry(0b100, 7), 0b100 | (7 << 12));
-  assert.equal(postingEntry(0b100, 7) & FIELD_BITS, 0b100);
-  assert.equal(postingEntry(0b100, 7) >>> 12, 7);
-  assert.equal(postingEntry(0b101, 7), 0b101, "several fields: no count");
-  assert.equal(postingEntry(1 << 11, 2 ** 20 - 1) >>> 12, 2 ** 20 - 1);
-  assert.equal(postingEntry(1 << 11, 2 ** 20), 1 << 11, "too large: looked up instead");
+test("a posting entry carries the term's count in each of its fields while the counts fit, and none otherwise", () => {
+  assert.equal(postingEntry(0b100, [7]), 0b100 | (7 << 12));
+  assert.equal(postingEntry(0b100, [7]) & FIELD_BITS, 0b100);
+  assert.equal(countInField(postingEntry(0b100, [7]), 2), 7);
+  assert.equal(countInField(postingEntry(0b100, [7]), 0), 0, "a field the term is not in");
+  assert.equal(countInField(postingEntry(1 << 11, [2 ** 20 - 1]), 11), 2 ** 20 - 1, "one field: 20 bits");
+  assert.equal(postingEntry(1 << 11, [2 ** 20]), 1 << 11, "too large: looked up instead");
+  // Two fields: 10 bits each.
+  const two = postingEntry(0b1010, [3, 1023]);
+  assert.deepEqual([countInField(two, 1), countInField(two, 3), countInField(two, 0)], [3, 1023, 0]);
+  assert.equal(postingEntry(0b1010, [3, 1024]), 0b1010, "a count over its 10 bits: no counts at all");
+  // Every field: one bit each, so only counts of 1 fit.
+  assert.equal(countInField(postingEntry(FIELD_BITS, new Array(12).fill(1)), 7), 1);
+  assert.equal(postingEntry(FIELD_BITS, [...new Array(11).fill(1), 2]), FIELD_BITS);
+  // Random masks and counts: whatever is encoded decodes to the same counts, or to none.
+  let seed = 7;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  for (let round = 0; round < 2000; round++) {
+    const fields = 1 + random(FIELD_BITS);
+    const slots = [...Array(12).keys()].filter((f) => fields & (1 << f));
+    const counts = slots.map(() => 1 + random(round % 2 === 0 ? 8 : 4000));
+    const entry = postingEntry(fields, counts);
+    assert.equal(entry | 0, entry, "fits an Int32Array element");
+    assert.equal(entry & FIELD_BITS, fields);
+    const decoded = slots.map((f) => countInField(entry, f));
+    if (decoded.some((c) => c > 0)) assert.deepEqual(decoded, counts, `fields ${fields.toString(2)}`);
+    else assert.ok(counts.some((c) => c >= 2 ** Math.floor(20 / slots.length)), "dropped only when a count does not fit");
+  }
 });

@@ -15,16 +15,37 @@ export interface PostingList {
 
 /** Bits of a posting's `masks` entry that say which fields hold the term (INDEX_FIELDS has 12). */
 export const FIELD_BITS = 0xfff;
-const MAX_COUNT = 2 ** 20 - 1;
+const COUNT_BITS = 20;
 
 /**
- * A posting's entry: the fields holding the term (bits 0–11) and, when that is one field, the term's count
- * there (bits 12–31; 0 when in several fields or above 2^20 − 1): a one-word query then scores the
- * document without looking the term up in its field data.
+ * A posting's entry: the fields holding the term (bits 0–11) and the term's count in each of them (bits 12–31,
+ * split evenly: k fields get ⌊20 ÷ k⌋ bits each, in field order). When a count does not fit its bits, the entry
+ * keeps no count (bits 12–31 zero) and scoring looks the term up in the document's field data instead. With
+ * the counts (and the stored field lengths) a term is scored without reading any document.
+ *
+ * `counts[j]`: the count in the j-th field of `fields`, lowest field first.
  */
-export function postingEntry(fields: number, countInOneField: number): number {
-  const single = fields !== 0 && (fields & (fields - 1)) === 0;
-  return single && countInOneField <= MAX_COUNT ? fields | (countInOneField << 12) : fields;
+export function postingEntry(fields: number, counts: readonly number[]): number {
+  const bits = Math.floor(COUNT_BITS / counts.length);
+  if (fields === 0 || bits === 0 || counts.some((c) => c < 1 || c >= 2 ** bits)) return fields;
+  let entry = fields;
+  counts.forEach((count, j) => (entry += count * 2 ** (12 + j * bits)));
+  return entry | 0; // as stored: an Int32Array element
+}
+
+/** The term's count in `field` that `entry` carries; 0 when it carries none (or the term is not in that field). */
+export function countInField(entry: number, field: number): number {
+  const fields = entry & FIELD_BITS;
+  if ((fields & (1 << field)) === 0) return 0;
+  const bits = Math.floor(COUNT_BITS / popcount(fields));
+  const slot = popcount(fields & ((1 << field) - 1));
+  return Math.floor((entry >>> 0) / 2 ** (12 + slot * bits)) % 2 ** bits;
+}
+
+function popcount(value: number): number {
+  let n = 0;
+  for (let v = value; v !== 0; v &= v - 1) n++;
+  return n;
 }
 
 /** `list` with (docId, mask) appended, in place; a stored list (typed arrays) is copied into growable arrays first. */

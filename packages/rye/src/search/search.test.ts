@@ -418,3 +418,30 @@ describe("signatures", () => {
     assert.equal(result.results[0]!.verifyCode, "UNTRUSTED_KEY");
   });
 });
+
+test("a page is the same slice of the full ranking whatever its size and offset, ties included", async () => {
+  const { project, user } = await makeSpaces();
+  // Scores from 1 to 4 occurrences of "heron", several items per score (ties broken by space, then id).
+  for (let i = 0; i < 30; i++) {
+    const body = Array.from({ length: 1 + (i % 4) }, () => "heron").join(" ");
+    await writeItem(project, "knowledge", `b/bird_${String(i).padStart(2, "0")}`, knowledgeFile(`b/bird_${String(i).padStart(2, "0")}`, `Bird ${i}`, body));
+    if (i % 5 === 0) await writeItem(user, "knowledge", `b/bird_${String(i).padStart(2, "0")}`, knowledgeFile(`b/bird_${String(i).padStart(2, "0")}`, `Bird ${i}`, body));
+  }
+  const spaces = [project, user];
+  const key = (h: { space: string; id: string; score: number }) => `${h.space}:${h.id}:${h.score}`;
+  const all = await searchItems({ query: "heron", spaces, limit: 100 });
+  assert.equal(all.total, 36);
+  const precedence: Record<string, number> = { project: 2, user: 1, system: 0 };
+  const sorted = [...all.results].sort((a, b) => b.score - a.score || precedence[b.space]! - precedence[a.space]! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  assert.deepEqual(all.results.map(key), sorted.map(key), "the full page is in ranking order");
+  assert.ok(new Set(all.results.map((h) => h.score)).size < all.results.length, "the ranking has ties");
+  for (const limit of [1, 3, 7]) {
+    const pages: string[] = [];
+    for (let offset = 0; offset < 36; offset += limit) {
+      const page = await searchItems({ query: "heron", spaces, limit, offset });
+      assert.equal(page.total, 36);
+      pages.push(...page.results.map(key));
+    }
+    assert.deepEqual(pages, all.results.map(key), `pages of ${limit}`);
+  }
+});

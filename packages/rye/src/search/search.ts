@@ -151,18 +151,32 @@ export async function searchItems(options: SearchOptions): Promise<SearchResult>
     ...(checked.fuzzyAll ? { fuzzyAll: checked.fuzzyAll } : {}),
   });
   // Ranked by what the segments say without building a document; only the page's documents are built.
-  const matches: { segment: SegmentIndex; docId: number; raw: number; score: number; space: SpaceName; id: string; type: ItemType }[] = [];
+  const inPrefix = new Uint8Array(scores.length);
+  let count = 0;
   let top = 0;
   for (let i = 0; i < scores.length; i++) {
     const [s, docId] = splitKey(scores.keys[i]!);
-    const segment = searched[s]!;
-    if (!inCategory(segment.docs.categoryOf(docId)!, checked.categoryPrefix)) continue;
-    const raw = scores.scores[i]!;
-    matches.push({ segment, docId, raw, score: 0, space: segment.space.name, id: segment.docs.itemIdOf(docId)!, type: segment.type });
-    if (raw > top) top = raw;
+    if (!inCategory(searched[s]!.docs.categoryOf(docId)!, checked.categoryPrefix)) continue;
+    inPrefix[i] = 1;
+    count++;
+    if (scores.scores[i]! > top) top = scores.scores[i]!;
   }
-  for (const match of matches) match.score = normaliseScore(match.raw, top);
-  const page = firstK(matches, checked.offset + checked.limit, compareRanked).slice(checked.offset);
+  // Only matches scoring at least the page's last (after normalising, ties included) can be on the page:
+  // they alone become objects for the ranking.
+  const wanted = checked.offset + checked.limit;
+  const normalised = new Float64Array(count);
+  for (let i = 0, j = 0; i < scores.length; i++) if (inPrefix[i]) normalised[j++] = normaliseScore(scores.scores[i]!, top);
+  const threshold = count > wanted ? normalised.slice().sort()[count - wanted]! : -Infinity;
+  const matches: { segment: SegmentIndex; docId: number; score: number; space: SpaceName; id: string; type: ItemType }[] = [];
+  for (let i = 0, j = 0; i < scores.length; i++) {
+    if (!inPrefix[i]) continue;
+    const score = normalised[j++]!;
+    if (score < threshold) continue;
+    const [s, docId] = splitKey(scores.keys[i]!);
+    const segment = searched[s]!;
+    matches.push({ segment, docId, score, space: segment.space.name, id: segment.docs.itemIdOf(docId)!, type: segment.type });
+  }
+  const page = firstK(matches, wanted, compareRanked).slice(checked.offset);
   const results = await Promise.all(
     page.map(async ({ segment, docId, score }): Promise<SearchHit> => {
       const doc = segment.docs.get(docId)!;
@@ -189,5 +203,5 @@ export async function searchItems(options: SearchOptions): Promise<SearchResult>
       return hit;
     }),
   );
-  return { results, total: matches.length, query: options.query, limit: checked.limit, offset: checked.offset };
+  return { results, total: count, query: options.query, limit: checked.limit, offset: checked.offset };
 }
