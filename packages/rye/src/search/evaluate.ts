@@ -9,7 +9,7 @@ import { countInField, FIELD_BITS } from "./postings.ts";
 import type { IndexField } from "./fields.ts";
 import { DEFAULT_FIELDS, FIELD_NUMBER, INDEX_FIELDS, indexFieldOf } from "./fields.ts";
 import type { SegmentIndex } from "./index.ts";
-import type { LeafPlan } from "./match-plan.ts";
+import type { CandidateTerm, LeafPlan } from "./match-plan.ts";
 import { planFor } from "./match-plan.ts";
 import type { PhraseNode, QueryNode, TermNode, WildcardNode } from "./query.ts";
 import { inverseDocumentFrequency, termFrequencyScore } from "./rank.ts";
@@ -185,16 +185,14 @@ class Evaluator {
     let factors = new Float64Array(256 * width);
     const out = { factor: 0 };
     const fieldBits = fieldNumbers.map((f) => 1 << f);
-    const counted = plan.postingFactor !== undefined;
     this.corpus.segments.forEach((segment, s) => {
       const docs = segment.docs;
-      const { ids, masks } = plan.candidates(segment);
+      const { ids, masks, terms } = plan.candidates(segment);
       for (let k = 0; k < ids.length; k++) {
         const docId = ids[k]!;
         // Postings keep the ids of removed documents until they are compacted.
         if (!docs.has(docId)) continue;
-        const entry = masks ? masks[k]! : FIELD_BITS;
-        const mask = entry & FIELD_BITS;
+        const mask = masks ? masks[k]! & FIELD_BITS : FIELD_BITS;
         const base = keys.length * width;
         if (base + width > tf.length) {
           const grownTf = new Float64Array(tf.length * 2);
@@ -207,13 +205,13 @@ class Evaluator {
         let data: FieldData | undefined;
         let hit = false;
         for (let i = 0; i < width; i++) {
+          const field = fieldNumbers[i]!;
           if ((mask & fieldBits[i]!) === 0) continue;
-          let frequency = counted ? countInField(entry, fieldNumbers[i]!) : 0;
-          if (frequency > 0) out.factor = plan.postingFactor!;
-          else {
+          let frequency = terms ? countedFrequency(terms, k, field, out) : -1;
+          if (frequency < 0) {
             data ??= docs.dataOf(docId);
             if (!data) break;
-            frequency = plan.frequency(data, fieldNumbers[i]!, out);
+            frequency = plan.frequency(data, field, out);
           }
           if (frequency <= 0) continue;
           hit = true;
@@ -247,6 +245,25 @@ class Evaluator {
     }
     return { keys: Float64Array.from(keys), scores, length: keys.length };
   }
+}
+
+/**
+ * The frequency of candidate `k`'s terms in `field` from their posting entries (summed; the best factor of
+ * those present goes to `out.factor`), or -1 when an entry holding the term there carries no count.
+ */
+function countedFrequency(terms: readonly CandidateTerm[], k: number, field: number, out: { factor: number }): number {
+  let frequency = 0;
+  let factor = 0;
+  for (const term of terms) {
+    const entry = term.entries[k]!;
+    if ((entry & (1 << field)) === 0) continue;
+    const count = countInField(entry, field);
+    if (count === 0) return -1;
+    frequency += count;
+    if (term.factor > factor) factor = term.factor;
+  }
+  out.factor = factor;
+  return frequency;
 }
 
 /** The documents matching `query` in the corpus, with their raw (unnormalised) scores, in key order. */

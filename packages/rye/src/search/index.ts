@@ -161,6 +161,11 @@ export class SegmentIndex {
     store?.attach(this);
   }
 
+  /** The stored index file the segment is kept in, if any. */
+  get storeFile(): string | undefined {
+    return this.store?.file;
+  }
+
   /** Whether the segment has been brought up to date at least once (its documents are meaningful). */
   get loaded(): boolean {
     return this.storeRead;
@@ -409,6 +414,7 @@ export function storedSpaceFile(storeDir: string, space: Space): string {
  * whenever one of its segments changed (with the stored state of segments this process has not used).
  */
 class SpaceStore {
+  /** `distrusted`: the file is not read (a StoredIndexUnusable came from it): the space is indexed from its files and the file rewritten. */
   private stored: StoredFile | null | undefined;
   /** Types whose stored segment a live segment took over (the store then saves the live one). */
   private readonly taken = new Set<ItemType>();
@@ -417,7 +423,10 @@ class SpaceStore {
   constructor(
     readonly file: string,
     readonly space: Space,
-  ) {}
+    distrusted = false,
+  ) {
+    if (distrusted) this.stored = null;
+  }
 
   attach(segment: SegmentIndex): void {
     this.members.set(segment.type, segment);
@@ -451,13 +460,15 @@ class SpaceStore {
 }
 
 const stores = new Map<string, SpaceStore>();
+/** Stored index files found unusable after their head was used: the next store of each ignores it once. */
+const distrusted = new Set<string>();
 
 function spaceStore(storeDir: string, space: Space): SpaceStore {
   const file = storedSpaceFile(storeDir, space);
   let store = stores.get(file);
   if (store) stores.delete(file);
   else {
-    store = new SpaceStore(file, space);
+    store = new SpaceStore(file, space, distrusted.delete(file));
     if (stores.size >= MAX_CACHED_SEGMENTS) stores.delete(stores.keys().next().value!);
   }
   stores.set(file, store);
@@ -487,6 +498,21 @@ export function segmentIndex(space: Space, type: ItemType, storeDir: string | nu
   }
   segments.set(key, segment);
   return segment;
+}
+
+/**
+ * Drops every cached segment built from the stored index `file` (its field data turned out damaged or
+ * replaced: StoredIndexUnusable); the next search indexes that space from its files and rewrites the file.
+ */
+export function distrustStoredIndex(file: string): void {
+  counters.storedIndexesRejected++;
+  for (const [key, segment] of [...segments]) {
+    if (segment.storeFile !== file) continue;
+    segment.close();
+    segments.delete(key);
+  }
+  stores.delete(file);
+  distrusted.add(file);
 }
 
 /** Every cached segment forgets its verification outcomes (after a change of the trusted keys). */

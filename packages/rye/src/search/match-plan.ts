@@ -25,12 +25,20 @@ interface Choice {
 }
 
 /**
- * Candidate documents: ascending ids and, when known, posting entries saying the fields each can match in
- * (`& FIELD_BITS`, bit f for INDEX_FIELDS[f]) and possibly the count (postings.ts); null: any field.
+ * Candidate documents: ascending ids and, when known, the fields each can match in (`& FIELD_BITS`, bit f for
+ * INDEX_FIELDS[f]); null: any field. A plan of terms also gives, per term, its posting entry for each
+ * candidate (0 where the candidate lacks the term) and its match factor: the entries' counts (postings.ts)
+ * then score the candidate without its field data.
  */
 export interface Candidates {
   ids: ArrayLike<number>;
   masks: ArrayLike<number> | null;
+  terms?: readonly CandidateTerm[];
+}
+
+export interface CandidateTerm {
+  entries: ArrayLike<number>;
+  factor: number;
 }
 
 const NO_CANDIDATES: Candidates = { ids: [], masks: null };
@@ -39,11 +47,6 @@ const NO_CANDIDATES: Candidates = { ids: [], masks: null };
 export interface LeafPlan {
   /** Multiplies the leaf's score (phrases score above single words). */
   boost: number;
-  /**
-   * Set when a candidate's posting entry with a count (postings.ts) is the whole answer for its one field:
-   * the frequency is that count, at this factor (a plan of one term).
-   */
-  readonly postingFactor?: number;
   /** Documents that may match (removed documents may still appear: callers look them up). */
   candidates(segment: SegmentIndex): Candidates;
   /** Frequency in the field (0 = no match); the match factor goes to `out.factor`. */
@@ -72,8 +75,6 @@ class TermSetPlan implements LeafPlan {
   /** For large expansions: the factor of each dictionary term, NaN for terms that do not match. */
   private readonly factorByTerm: Float32Array | null = null;
 
-  readonly postingFactor: number | undefined;
-
   constructor(
     private readonly choices: Choice[],
     readonly boost = 1,
@@ -82,18 +83,18 @@ class TermSetPlan implements LeafPlan {
       this.factorByTerm = new Float32Array(dictionarySize()).fill(Number.NaN);
       for (const c of choices) this.factorByTerm[c.term] = c.factor;
     }
-    // One term: its candidates are its own posting list, whose entries may carry its count.
-    this.postingFactor = !this.factorByTerm && choices.length === 1 ? choices[0]!.factor : undefined;
   }
 
   candidates(segment: SegmentIndex): Candidates {
     if (this.factorByTerm) return { ids: [...segment.docs.keys()], masks: null };
-    let result: Candidates | null = null;
+    const found: { list: PostingList; factor: number }[] = [];
     for (const c of this.choices) {
       const list = segment.postings.get(c.term);
-      if (list) result = result ? unionOf(result, list) : list;
+      if (list) found.push({ list, factor: c.factor });
     }
-    return result ?? NO_CANDIDATES;
+    if (found.length === 0) return NO_CANDIDATES;
+    if (found.length === 1) return { ids: found[0]!.list.ids, masks: found[0]!.list.masks, terms: [{ entries: found[0]!.list.masks, factor: found[0]!.factor }] };
+    return unionWithEntries(found);
   }
 
   frequency(data: FieldData, field: number, out: { factor: number }): number {
@@ -121,21 +122,30 @@ class TermSetPlan implements LeafPlan {
   }
 }
 
-/** Ids of either (ascending, each once), with the fields of both. */
-function unionOf(a: Candidates, b: Candidates): Candidates {
+/** Ids in any of the lists (ascending, each once), with the fields of all of them and each list's entry per id (0 where absent). */
+function unionWithEntries(found: readonly { list: PostingList; factor: number }[]): Candidates {
   const ids: number[] = [];
   const masks: number[] = [];
-  // Counts in the entries are dropped: they describe one term, not the union.
-  const maskOf = (c: Candidates, i: number) => (c.masks ? c.masks[i]! : -1) & FIELD_BITS;
-  let i = 0;
-  let j = 0;
-  while (i < a.ids.length || j < b.ids.length) {
-    const x = i < a.ids.length ? a.ids[i]! : Infinity;
-    const y = j < b.ids.length ? b.ids[j]! : Infinity;
-    ids.push(Math.min(x, y));
-    masks.push((x <= y ? maskOf(a, i++) : 0) | (y <= x ? maskOf(b, j++) : 0));
+  const entries = found.map(() => [] as number[]);
+  const cursors = found.map(() => 0);
+  for (;;) {
+    let next = Infinity;
+    found.forEach(({ list }, t) => {
+      if (cursors[t]! < list.ids.length && list.ids[cursors[t]!]! < next) next = list.ids[cursors[t]!]!;
+    });
+    if (next === Infinity) break;
+    let mask = 0;
+    found.forEach(({ list }, t) => {
+      const at = cursors[t]!;
+      const entry = at < list.ids.length && list.ids[at] === next ? list.masks[at]! : 0;
+      if (entry !== 0) cursors[t] = at + 1;
+      entries[t]!.push(entry);
+      mask |= entry & FIELD_BITS;
+    });
+    ids.push(next);
+    masks.push(mask);
   }
-  return { ids, masks };
+  return { ids, masks, terms: found.map(({ factor }, t) => ({ entries: entries[t]!, factor })) };
 }
 
 /** Ids present in every ascending list (a merge walk), with the fields all of them share. */

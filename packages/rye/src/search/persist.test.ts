@@ -185,13 +185,15 @@ test("a damaged, truncated or foreign index file is rebuilt, never used", async 
   const good = await readFile(file);
 
   const damaged = Buffer.from(good);
-  damaged[damaged.length - 5] = damaged[damaged.length - 5]! ^ 0xff; // inside the field data
+  damaged[damaged.length - 5] = damaged[damaged.length - 5]! ^ 0xff; // inside the field data: found when a query first needs it
+  const damagedHead = Buffer.from(good);
+  damagedHead[40] = damagedHead[40]! ^ 0xff; // inside the header: found at load
   const truncated = good.subarray(0, good.length - 64);
   const foreign = await readFile(storedSpaceFile(dir, user)); // intact, but another space's index
   const lying = Buffer.from(good);
   lying.write("RYESIX99", 0, "latin1");
 
-  for (const [label, bytes] of [["damaged", damaged], ["truncated", truncated], ["foreign", foreign], ["other version", lying]] as const) {
+  for (const [label, bytes] of [["damaged field data", damaged], ["damaged head", damagedHead], ["truncated", truncated], ["foreign", foreign], ["other version", lying]] as const) {
     await writeFile(file, bytes);
     clearSearchIndexCache();
     const { result, delta } = await measure(() => answers(spaces, dir));
@@ -203,18 +205,19 @@ test("a damaged, truncated or foreign index file is rebuilt, never used", async 
   }
 });
 
-/** `bytes` (a stored index) with its header and data rewritten by `change`, and a valid checksum again. */
-function rewritten(bytes: Buffer, change: (header: { segments: Record<string, { fieldLengths: [number, number] }> }, data: Int32Array) => void): Buffer {
+/** `bytes` (a stored index) with its header and core section rewritten by `change`, and a valid head checksum again. */
+function rewritten(bytes: Buffer, change: (header: { segments: Record<string, { fieldLengths: [number, number] }> }, core: Int32Array) => void): Buffer {
   const headerBytes = bytes.readUInt32LE(8);
   const header = JSON.parse(bytes.toString("utf8", 32, 32 + headerBytes));
   const rest = Buffer.from(bytes.subarray(32 + headerBytes));
-  const dataStart = bytes.readUInt32LE(12) * 8 + bytes.readUInt32LE(16);
-  change(header, new Int32Array(rest.buffer, rest.byteOffset + dataStart, bytes.readUInt32LE(20)));
+  const coreStart = bytes.readUInt32LE(12) * 8 + bytes.readUInt32LE(16);
+  const coreWords = bytes.readUInt32LE(20);
+  change(header, new Int32Array(rest.buffer, rest.byteOffset + coreStart, coreWords));
   let json = Buffer.from(JSON.stringify(header), "utf8");
   if (json.length % 8 !== 0) json = Buffer.concat([json, Buffer.alloc(8 - (json.length % 8), " ")]);
   const out = Buffer.concat([bytes.subarray(0, 32), json, rest]);
   out.writeUInt32LE(json.length, 8);
-  out.writeUInt32LE(crc32(out.subarray(32)), 24);
+  out.writeUInt32LE(crc32(out.subarray(32, 32 + json.length + coreStart + coreWords * 4)), 24);
   return out;
 }
 
@@ -231,6 +234,42 @@ test("stored field lengths that do not cover every document once, or are negativ
   assert.equal(decodeSpace(outside, key)?.segment("tool") ?? null, null, "outside the data");
   const negative = rewritten(good, (header, data) => (data[header.segments.tool!.fieldLengths[0] + 3] = -1));
   assert.equal(decodeSpace(negative, key)?.segment("tool") ?? null, null, "a negative length");
+});
+
+test("field data found malformed (with a valid checksum), or replaced under a running process, sends the search back to the files", async () => {
+  const { spaces, project } = await corpus();
+  const dir = await indexDir();
+  const expected = await answers(spaces, null);
+  await answers(spaces, dir);
+  const file = storedSpaceFile(dir, project);
+  const good = await readFile(file);
+
+  // The first document's first field block says it runs past the document's data; the checksum is recomputed.
+  const malformed = Buffer.from(good);
+  const headEnd = 32 + good.readUInt32LE(8) + good.readUInt32LE(12) * 8 + good.readUInt32LE(16) + good.readUInt32LE(20) * 4;
+  const fieldWords = good.readUInt32LE(28);
+  const fieldData = new Int32Array(malformed.buffer, malformed.byteOffset + headEnd, fieldWords);
+  fieldData[0] = 2 ** 30;
+  malformed.writeUInt32LE(crc32(malformed.subarray(headEnd, headEnd + fieldWords * 4)), headEnd + fieldWords * 4);
+  await writeFile(file, malformed);
+  clearSearchIndexCache();
+  const first = await measure(() => answers(spaces, dir));
+  assert.deepEqual(first.result, expected, "malformed: results as without an index");
+  assert.equal(first.delta.storedIndexesRejected, 1, "malformed: rejected once");
+  assert.ok(first.delta.filesRead >= 13, "malformed: the project space is read from its files");
+
+  // A process starts from the good file's head; another replaces the file before the field data is read.
+  await writeFile(file, good);
+  clearSearchIndexCache();
+  // A word no project item holds: the project space's head is read, its field data not yet.
+  const watch = await searchItems({ query: "watch", spaces, limit: 50, indexDir: dir });
+  const replacement = `${file}.new`;
+  await writeFile(replacement, good);
+  await rename(replacement, file);
+  const { result, delta } = await measure(() => searchItems({ query: '"feed the pelican"', spaces, limit: 50, indexDir: dir }));
+  assert.deepEqual(result, await searchItems({ query: '"feed the pelican"', spaces, limit: 50 }), "replaced: the phrase is answered as without an index");
+  assert.equal(delta.storedIndexesRejected, 1, "replaced: the head read before is not used with the new file's data");
+  assert.ok(watch.total > 0);
 });
 
 test("several processes searching and writing one index at once leave a whole, correct index", async () => {

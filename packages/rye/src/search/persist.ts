@@ -2,20 +2,26 @@
  * The on-disk form of a space's search index (its three segments, one per item type), so a new process
  * starts from the last process's index instead of reading every item file again.
  *
- *   bytes 0–7     magic "RYESIX07"
+ *   bytes 0–7     magic "RYESIX08"
  *   8–11          header length in bytes (a multiple of 8)
  *   12–15         numbers section length in float64 values
  *   16–19         display section length in bytes (a multiple of 4)
- *   20–23         data length in int32 words
- *   24–27         CRC-32 of everything after byte 32
+ *   20–23         core section length in int32 words
+ *   24–27         CRC-32 of bytes 32 to the end of the core section (the head)
+ *   28–31         field data length in int32 words
  *   header        JSON (StoredHeader): the term table, and per segment its documents' strings (path, id,
  *                 category), racy paths and directory listings, padded with spaces
  *   numbers       float64 × 8 per document (NUMBERS_PER_DOC), so loading parses no JSON numbers
  *   displays      each document's DocumentDisplay as JSON, back to back (parsed only for the hits shown)
- *   data          each document's field data (field-data.ts) back to back, then per segment its postings
- *                 (term, n, n ascending document numbers, n entries: fields and counts, postings.ts)… and its
- *                 documents' field lengths (one per field and document, INDEX_FIELDS order); term ids
- *                 numbered by `terms`. With the counts and the lengths, scoring a term reads no field data.
+ *   core          per segment its postings (term, n, n ascending document numbers, n entries: fields and
+ *                 counts, postings.ts)… and its documents' field lengths (one per field and document,
+ *                 INDEX_FIELDS order); term ids numbered by `terms`
+ *   field data    each document's field data (field-data.ts) back to back, then the CRC-32 of the field data
+ *
+ * A process reads the head (everything but the field data): with the postings' counts and the field
+ * lengths, terms are scored without field data, which is read (and checked) only when something needs it
+ * — a phrase, a wildcard, a rewrite of the file — from the file it was opened as. A field data section
+ * found damaged then, or replaced since, throws StoredIndexUnusable: the search runs again from the files.
  *
  * One term table per space, so the first space a process loads needs no renumbering (term ids are
  * handed out in the file's order) and its field data is used in place.
@@ -28,7 +34,8 @@
  * which is safe because every entry is re-validated against the disk when it is used.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import type { Stats } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, sep } from "node:path";
 import { crc32 } from "node:zlib";
 import type { ItemType } from "@rye/core";
@@ -45,7 +52,7 @@ import type { StoredDocs } from "./doc-table.ts";
 import { isStoredListing } from "./scan.ts";
 import { fieldLength, mapFieldTerms, wellFormedFieldData } from "./field-data.ts";
 
-const MAGIC = "RYESIX07";
+const MAGIC = "RYESIX08";
 const PREFIX_BYTES = 32;
 /** Per document in the numbers section: mtimeMs, size, ctimeMs, ino, display offset and length, data offset and length. */
 const NUMBERS_PER_DOC = 8;
@@ -120,10 +127,12 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
     }
     return local;
   };
-  const data: FieldData[] = [];
+  const fieldData: FieldData[] = [];
+  const core: Int32Array[] = [];
   const displays: Buffer[] = [];
   const numbers: number[] = [];
-  let words = 0;
+  let fieldWords = 0;
+  let coreWords = 0;
   let displayBytes = 0;
   const header: StoredHeader = { space: key.space, root: key.root, terms, segments: {} };
   for (const type of ITEM_TYPES) {
@@ -135,10 +144,10 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
       const local = mapFieldTerms(doc.data, toLocal);
       const display = Buffer.from(JSON.stringify(doc.display), "utf8");
       strings.push(relative(doc.path), doc.id, doc.category);
-      numbers.push(doc.mtimeMs, doc.size, doc.ctimeMs, doc.ino, displayBytes, display.length, words, local.length);
-      data.push(local);
+      numbers.push(doc.mtimeMs, doc.size, doc.ctimeMs, doc.ino, displayBytes, display.length, fieldWords, local.length);
+      fieldData.push(local);
       displays.push(display);
-      words += local.length;
+      fieldWords += local.length;
       displayBytes += display.length;
     }
     header.segments[type] = { strings, firstDoc, racy: segment.racy.map(relative), dirs: segment.dirs, lengths: Array.from(segment.fieldLengthTotals), postings: [0, 0], fieldLengths: [0, 0] };
@@ -159,34 +168,34 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
       block.set(masks, at + 2 + ids.length);
       at += 2 + 2 * ids.length;
     }
-    header.segments[type]!.postings = [words, length];
-    data.push(block);
-    words += length;
+    header.segments[type]!.postings = [coreWords, length];
+    core.push(block);
+    coreWords += length;
     const lengths = new Int32Array(segment.docs.length * INDEX_FIELDS.length);
     segment.docs.forEach((doc, d) => INDEX_FIELDS.forEach((_, f) => (lengths[d * INDEX_FIELDS.length + f] = fieldLength(doc.data, f))));
-    header.segments[type]!.fieldLengths = [words, lengths.length];
-    data.push(lengths);
-    words += lengths.length;
+    header.segments[type]!.fieldLengths = [coreWords, lengths.length];
+    core.push(lengths);
+    coreWords += lengths.length;
   }
   const json = padded(Buffer.from(JSON.stringify(header), "utf8"), 8);
   const numberBytes = Buffer.from(Float64Array.from(numbers).buffer);
   const display = padded(Buffer.concat(displays), 4);
-  const out = Buffer.alloc(PREFIX_BYTES + json.length + numberBytes.length + display.length + words * 4);
+  const headEnd = PREFIX_BYTES + json.length + numberBytes.length + display.length + coreWords * 4;
+  const out = Buffer.alloc(headEnd + fieldWords * 4 + 4);
   out.write(MAGIC, 0, "latin1");
   out.writeUInt32LE(json.length, 8);
   out.writeUInt32LE(numbers.length, 12);
   out.writeUInt32LE(display.length, 16);
-  out.writeUInt32LE(words, 20);
+  out.writeUInt32LE(coreWords, 20);
+  out.writeUInt32LE(fieldWords, 28);
   let at = PREFIX_BYTES;
-  for (const part of [json, numberBytes, display]) {
-    part.copy(out, at);
-    at += part.length;
+  for (const part of [json, numberBytes, display, ...core, ...fieldData]) {
+    const bytes = Buffer.isBuffer(part) ? part : Buffer.from(part.buffer, part.byteOffset, part.byteLength);
+    bytes.copy(out, at);
+    at += bytes.length;
   }
-  for (const part of data) {
-    Buffer.from(part.buffer, part.byteOffset, part.byteLength).copy(out, at);
-    at += part.byteLength;
-  }
-  out.writeUInt32LE(crc32(out.subarray(PREFIX_BYTES)), 24);
+  out.writeUInt32LE(crc32(out.subarray(PREFIX_BYTES, headEnd)), 24);
+  out.writeUInt32LE(crc32(out.subarray(headEnd, at)), at);
   return out;
 }
 
@@ -255,11 +264,18 @@ class StoredDocument implements IndexedDocument {
     readonly ctimeMs: number,
     readonly ino: number,
     readonly category: string,
-    public data: FieldData,
+    private readonly fieldData: () => FieldData,
     private readonly file: Buffer,
     private readonly displayStart: number,
     private readonly displayEnd: number,
   ) {}
+
+  private fields: FieldData | null = null;
+
+  /** Read when first asked for (may throw StoredIndexUnusable: the field data section is read then). */
+  get data(): FieldData {
+    return (this.fields ??= this.fieldData());
+  }
 
   get display(): DocumentDisplay {
     if (!this.parsed) {
@@ -283,37 +299,88 @@ export interface StoredFile {
 }
 
 /**
- * The stored space in `bytes`; null when the bytes are not a whole, intact index of `key` (the caller
- * then rebuilds from the files). Only the header is parsed here: a search of one item type decodes
- * only that type's documents.
+ * The field data section of a stored index turned out unusable when it was first needed (damaged, or the
+ * file was replaced since its head was read). The index built from the head must be dropped and the search
+ * run again (index.ts `distrustStoredIndex`).
  */
-export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredFile | null {
-  if (bytes.length < PREFIX_BYTES || bytes.toString("latin1", 0, 8) !== MAGIC) return null;
-  const headerBytes = bytes.readUInt32LE(8);
-  const numberCount = bytes.readUInt32LE(12);
-  const displayBytes = bytes.readUInt32LE(16);
-  const words = bytes.readUInt32LE(20);
+export class StoredIndexUnusable extends Error {
+  constructor(
+    readonly file: string,
+    reason: string,
+  ) {
+    super(`the stored search index ${file} cannot be used: ${reason}`);
+    this.name = "StoredIndexUnusable";
+  }
+}
+
+interface Sections {
+  headerBytes: number;
+  numberCount: number;
+  displayBytes: number;
+  coreWords: number;
+  fieldWords: number;
+  /** Where the field data starts (the head's length). */
+  headEnd: number;
+  /** The whole file's length. */
+  total: number;
+}
+
+/** The section lengths of the 32-byte prefix, or null when it is not one of this layout. */
+function sectionsOf(prefix: Buffer): Sections | null {
+  if (prefix.length < PREFIX_BYTES || prefix.toString("latin1", 0, 8) !== MAGIC) return null;
+  const headerBytes = prefix.readUInt32LE(8);
+  const numberCount = prefix.readUInt32LE(12);
+  const displayBytes = prefix.readUInt32LE(16);
+  const coreWords = prefix.readUInt32LE(20);
+  const fieldWords = prefix.readUInt32LE(28);
   if (headerBytes % 8 !== 0 || displayBytes % 4 !== 0 || numberCount % NUMBERS_PER_DOC !== 0) return null;
-  if (PREFIX_BYTES + headerBytes + numberCount * 8 + displayBytes + words * 4 !== bytes.length) return null;
-  if (crc32(bytes.subarray(PREFIX_BYTES)) !== bytes.readUInt32LE(24)) return null;
+  const headEnd = PREFIX_BYTES + headerBytes + numberCount * 8 + displayBytes + coreWords * 4;
+  return { headerBytes, numberCount, displayBytes, coreWords, fieldWords, headEnd, total: headEnd + fieldWords * 4 + 4 };
+}
+
+/** The field data section and its trailing CRC (`bytes`), checked; null when it does not match. */
+function checkedFieldData(bytes: Buffer, words: number): Int32Array | null {
+  if (bytes.length !== words * 4 + 4 || crc32(bytes.subarray(0, words * 4)) !== bytes.readUInt32LE(words * 4)) return null;
+  return (bytes.byteOffset & 3) === 0 ? new Int32Array(bytes.buffer, bytes.byteOffset, words) : new Int32Array(new Uint8Array(bytes.subarray(0, words * 4)).buffer);
+}
+
+/**
+ * The stored space in `bytes` (a whole file); null when the bytes are not a whole index of `key` with an
+ * intact head (the caller then rebuilds from the files). The field data is checked when first used.
+ */
+export function decodeSpace(bytes: Buffer, key: SpaceKey, file = "(in memory)"): StoredFile | null {
+  const sections = sectionsOf(bytes);
+  if (!sections || sections.total !== bytes.length) return null;
+  let fieldData: Int32Array | null = null;
+  return decodeHead(file, bytes.subarray(0, sections.headEnd), sections, key, () => {
+    fieldData ??= checkedFieldData(bytes.subarray(sections.headEnd), sections.fieldWords);
+    if (!fieldData) throw new StoredIndexUnusable(file, "its field data fails its checksum");
+    return fieldData;
+  });
+}
+
+/** The space in a file's head (`head`: bytes 0 to `sections.headEnd`); `fieldData` reads the rest when first called. */
+function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKey, fieldData: () => Int32Array): StoredFile | null {
+  const { headerBytes, numberCount, displayBytes, coreWords, fieldWords } = sections;
+  if (crc32(head.subarray(PREFIX_BYTES)) !== head.readUInt32LE(24)) return null;
   let header: unknown;
   try {
-    header = JSON.parse(bytes.toString("utf8", PREFIX_BYTES, PREFIX_BYTES + headerBytes));
+    header = JSON.parse(head.toString("utf8", PREFIX_BYTES, PREFIX_BYTES + headerBytes));
   } catch {
     return null;
   }
-  if (!validHeader(header, key, numberCount / NUMBERS_PER_DOC, words)) return null;
+  if (!validHeader(header, key, numberCount / NUMBERS_PER_DOC, coreWords)) return null;
   const stored = header;
   const numbersStart = PREFIX_BYTES + headerBytes;
   const displayStart = numbersStart + numberCount * 8;
-  const dataStart = displayStart + displayBytes;
+  const coreStart = displayStart + displayBytes;
   // Typed views in place when aligned (a whole-file read is); else copied once.
   const view = <T>(Type: { new (buffer: ArrayBufferLike, offset: number, length: number): T; BYTES_PER_ELEMENT: number }, start: number, length: number): T =>
-    (bytes.byteOffset + start) % Type.BYTES_PER_ELEMENT === 0
-      ? new Type(bytes.buffer, bytes.byteOffset + start, length)
-      : new Type(new Uint8Array(bytes.subarray(start, start + length * Type.BYTES_PER_ELEMENT)).buffer, 0, length);
+    (head.byteOffset + start) % Type.BYTES_PER_ELEMENT === 0
+      ? new Type(head.buffer, head.byteOffset + start, length)
+      : new Type(new Uint8Array(head.subarray(start, start + length * Type.BYTES_PER_ELEMENT)).buffer, 0, length);
   const numbers = view(Float64Array, numbersStart, numberCount);
-  const all = view(Int32Array, dataStart, words);
+  const core = view(Int32Array, coreStart, coreWords);
   let globalOf: Int32Array | null = null;
   let identity = false;
   const prefix = key.root + sep;
@@ -330,18 +397,24 @@ export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredFile | null {
     const map = globalOf;
     const { strings, firstDoc } = segment;
     const count = strings.length / 3;
-    // Checked now, built later: a document that is never a candidate or a hit costs no object.
-    for (let d = 0; d < count; d++) {
-      const at = (firstDoc + d) * NUMBERS_PER_DOC;
-      if (!validNumbers(numbers, firstDoc + d, displayBytes, words)) return null;
-      if (!wellFormedFieldData(all, map.length, numbers[at + 6]!, numbers[at + 6]! + numbers[at + 7]!)) return null;
-    }
-    const lengths = all.subarray(segment.fieldLengths[0], segment.fieldLengths[0] + segment.fieldLengths[1]);
+    for (let d = 0; d < count; d++) if (!validNumbers(numbers, firstDoc + d, displayBytes, fieldWords)) return null;
+    const lengths = core.subarray(segment.fieldLengths[0], segment.fieldLengths[0] + segment.fieldLengths[1]);
     for (let i = 0; i < lengths.length; i++) if (lengths[i]! < 0) return null;
     // Document n (1-based): its strings at 3(n − 1) in `strings`, its numbers at numbersOf(n) in `numbers`.
     const numbersOf = (n: number) => (firstDoc + n - 1) * NUMBERS_PER_DOC;
     const relativePath = (n: number) => strings[3 * (n - 1)]!;
-    const storedData = (n: number) => all.subarray(numbers[numbersOf(n) + 6]!, numbers[numbersOf(n) + 6]! + numbers[numbersOf(n) + 7]!);
+    // A document's field data is checked the first time it is read (the section's checksum when it is loaded).
+    const checked = new Uint8Array(count + 1);
+    const storedData = (n: number): FieldData => {
+      const all = fieldData();
+      const from = numbers[numbersOf(n) + 6]!;
+      const to = from + numbers[numbersOf(n) + 7]!;
+      if (!checked[n]) {
+        if (!wellFormedFieldData(all, map.length, from, to)) throw new StoredIndexUnusable(file, `document ${n} has malformed field data`);
+        checked[n] = 1;
+      }
+      return all.subarray(from, to);
+    };
     const docs: StoredDocs = {
       count,
       path: (n) => absolute(relativePath(n)),
@@ -357,14 +430,14 @@ export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredFile | null {
       },
       build(n) {
         const at = numbersOf(n);
-        const data = identity ? storedData(n) : mapFieldTerms(storedData(n), (t) => map[t]!);
+        const data = () => (identity ? storedData(n) : mapFieldTerms(storedData(n), (t) => map[t]!));
         const displayOffset = displayStart + numbers[at + 4]!;
-        const doc = new StoredDocument(type, key.space, docs.id(n), docs.path(n), numbers[at]!, numbers[at + 1]!, numbers[at + 2]!, numbers[at + 3]!, docs.category(n), data, bytes, displayOffset, displayOffset + numbers[at + 5]!);
+        const doc = new StoredDocument(type, key.space, docs.id(n), docs.path(n), numbers[at]!, numbers[at + 1]!, numbers[at + 2]!, numbers[at + 3]!, docs.category(n), data, head, displayOffset, displayOffset + numbers[at + 5]!);
         doc.docId = n;
         return doc;
       },
     };
-    const postings = Postings.fromBlock(all.subarray(segment.postings[0], segment.postings[0] + segment.postings[1]), map, count);
+    const postings = Postings.fromBlock(core.subarray(segment.postings[0], segment.postings[0] + segment.postings[1]), map, count);
     if (!postings) return null;
     return { docs, racy: segment.racy.map(absolute), dirs: segment.dirs, postings, fieldLengthTotals: segment.lengths };
   };
@@ -377,16 +450,67 @@ export function decodeSpace(bytes: Buffer, key: SpaceKey): StoredFile | null {
   };
 }
 
-/** Reads a stored space: null when there is none, "invalid" when there is one that cannot be used. */
+/** Reads `length` bytes at `position` of `fd` into a new buffer (an ArrayBuffer of its own, so typed views align). */
+function readAt(fd: number, position: number, length: number): Buffer {
+  const buffer = Buffer.allocUnsafeSlow(length);
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, buffer, done, length - done, position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done === length ? buffer : buffer.subarray(0, done);
+}
+
+/**
+ * Reads a stored space's head: null when there is none, "invalid" when there is one that cannot be used.
+ * Its field data is read from the same file when first needed (StoredIndexUnusable if the file changed).
+ */
 export function readStoredSpace(file: string, key: SpaceKey): StoredFile | "invalid" | null {
-  let bytes: Buffer;
+  let fd: number;
   try {
-    if (statSync(file).size > MAX_STORED_INDEX_BYTES) return "invalid";
-    bytes = readFileSync(file);
+    fd = openSync(file, "r");
   } catch {
     return null;
   }
-  return decodeSpace(bytes, key) ?? "invalid";
+  let sections: Sections | null;
+  let head: Buffer;
+  let identity: Stats;
+  try {
+    identity = fstatSync(fd);
+    if (identity.size > MAX_STORED_INDEX_BYTES) return "invalid";
+    sections = sectionsOf(readAt(fd, 0, PREFIX_BYTES));
+    if (!sections || sections.total !== identity.size) return "invalid";
+    head = readAt(fd, 0, sections.headEnd);
+  } catch {
+    return "invalid";
+  } finally {
+    closeSync(fd);
+  }
+  const { headEnd, fieldWords } = sections;
+  let fieldData: Int32Array | null = null;
+  const decoded = decodeHead(file, head, sections, key, () => {
+    if (fieldData) return fieldData;
+    let bytes: Buffer;
+    try {
+      const again = openSync(file, "r");
+      try {
+        const now = fstatSync(again);
+        // Replaced since the head was read (writers rename a new file into place): that head is not this data's.
+        if (now.ino !== identity.ino || now.dev !== identity.dev || now.size !== identity.size || now.mtimeMs !== identity.mtimeMs) throw new StoredIndexUnusable(file, "it was replaced while in use");
+        bytes = readAt(again, headEnd, fieldWords * 4 + 4);
+      } finally {
+        closeSync(again);
+      }
+    } catch (err) {
+      if (err instanceof StoredIndexUnusable) throw err;
+      throw new StoredIndexUnusable(file, `its field data cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+    fieldData = checkedFieldData(bytes, fieldWords);
+    if (!fieldData) throw new StoredIndexUnusable(file, "its field data fails its checksum");
+    return fieldData;
+  });
+  return decoded ?? "invalid";
 }
 
 /**

@@ -33,19 +33,22 @@ export function postingEntry(fields: number, counts: readonly number[]): number 
   return entry | 0; // as stored: an Int32Array element
 }
 
+/** Set bits of each 12-bit field mask (integer operations only: scoring runs this before the code is optimised). */
+const FIELDS_IN = Uint8Array.from({ length: FIELD_BITS + 1 }, (_, mask) => {
+  let n = 0;
+  for (let v = mask; v !== 0; v &= v - 1) n++;
+  return n;
+});
+/** Bits per count for k fields. */
+const BITS_FOR = Uint8Array.from({ length: 13 }, (_, k) => (k === 0 ? 0 : Math.floor(COUNT_BITS / k)));
+
 /** The term's count in `field` that `entry` carries; 0 when it carries none (or the term is not in that field). */
 export function countInField(entry: number, field: number): number {
   const fields = entry & FIELD_BITS;
   if ((fields & (1 << field)) === 0) return 0;
-  const bits = Math.floor(COUNT_BITS / popcount(fields));
-  const slot = popcount(fields & ((1 << field) - 1));
-  return Math.floor((entry >>> 0) / 2 ** (12 + slot * bits)) % 2 ** bits;
-}
-
-function popcount(value: number): number {
-  let n = 0;
-  for (let v = value; v !== 0; v &= v - 1) n++;
-  return n;
+  const bits = BITS_FOR[FIELDS_IN[fields]!]!;
+  const slot = FIELDS_IN[fields & ((1 << field) - 1)]!;
+  return (entry >>> (12 + slot * bits)) & ((1 << bits) - 1);
 }
 
 /** `list` with (docId, mask) appended, in place; a stored list (typed arrays) is copied into growable arrays first. */

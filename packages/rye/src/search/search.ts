@@ -10,7 +10,8 @@ import { SPACE_PRECEDENCE } from "../spaces/spaces.ts";
 import type { IndexedDocument } from "./document.ts";
 import { evaluateQuery, splitKey } from "./evaluate.ts";
 import type { SegmentIndex, VerifyFunction } from "./index.ts";
-import { segmentIndex } from "./index.ts";
+import { distrustStoredIndex, segmentIndex } from "./index.ts";
+import { StoredIndexUnusable } from "./persist.ts";
 import { parseQuery, QUERY_LIMITS } from "./query.ts";
 import { compareRanked, firstK, normaliseScore } from "./rank.ts";
 import { loadSearchConfig, projectConfigPath } from "./weights.ts";
@@ -137,7 +138,22 @@ function configPath(options: SearchOptions): string | undefined {
   return project ? join(project.root, "config", "search.yaml") : undefined;
 }
 
+/** How many times a search starts again after a stored index turned out unusable (one per space, and one spare). */
+const MAX_STORED_INDEX_RETRIES = 4;
+
 export async function searchItems(options: SearchOptions): Promise<SearchResult> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await searchOnce(options);
+    } catch (err) {
+      // A stored index whose field data is damaged or was replaced: searched again without it (from the files).
+      if (!(err instanceof StoredIndexUnusable) || attempt >= MAX_STORED_INDEX_RETRIES) throw err;
+      distrustStoredIndex(err.file);
+    }
+  }
+}
+
+async function searchOnce(options: SearchOptions): Promise<SearchResult> {
   const checked = checkOptions(options);
   const query = parseQuery(options.query);
   // Every space is refreshed, also those filtered out by `source`, to tell which hits are shadowed.
