@@ -5,7 +5,7 @@
  * that a second change could hide behind the same mtime; removed files disappear.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ItemType } from "@rye/core";
 import { ITEM_TYPES, RyeError } from "@rye/core";
@@ -455,7 +455,15 @@ class SpaceStore {
       const segment = member?.loaded ? member.snapshot() : untouched ? storedForWriting(untouched) : null;
       if (segment) segments[type] = segment;
     }
-    if (writeStoredSpace(this.file, encodeSpace({ space: this.space.name, root: this.space.root }, segments))) counters.storedIndexesWritten++;
+    const bytes = encodeSpace({ space: this.space.name, root: this.space.root }, segments);
+    // A space that cannot be stored leaves no older file behind.
+    if (!bytes) {
+      try {
+        rmSync(this.file, { force: true });
+      } catch {
+        // Only a cache: a file that cannot be removed is checked against the disk like any other.
+      }
+    } else if (writeStoredSpace(this.file, bytes)) counters.storedIndexesWritten++;
   }
 }
 

@@ -139,7 +139,7 @@ test("a later process lists no unchanged directory: the listings are stored with
 test("a stored listing naming anything outside its directory makes the whole file unusable", () => {
   const key = { space: "project" as const, root: "/p/.ai" };
   const listing = (prefix: string, files: string[], subdirs: string[] = []) => [prefix, 1, 2, false, subdirs, files, []] as StoredListing;
-  const file = (dirs: StoredListing[]) => encodeSpace(key, { tool: { docs: [], racy: [], dirs, postings: new Map(), fieldLengthTotals: new Array(INDEX_FIELDS.length).fill(0) } });
+  const file = (dirs: StoredListing[]) => encodeSpace(key, { tool: { docs: [], racy: [], dirs, postings: new Map(), fieldLengthTotals: new Array(INDEX_FIELDS.length).fill(0) } })!;
   assert.ok(decodeSpace(file([listing("", ["a.py"], ["t"]), listing("t/", ["b.py"])]), key)?.segment("tool"), "a sound listing decodes");
   for (const bad of [listing("", ["../x.py"]), listing("", [".."]), listing("../", ["x.py"]), listing("t", ["x.py"]), listing("", [], ["a/b"]), listing("/etc/", ["passwd"]), listing("", ["x\0.py"])]) {
     assert.equal(decodeSpace(file([bad]), key), null, JSON.stringify(bad));
@@ -208,16 +208,16 @@ test("a damaged, truncated or foreign index file is rebuilt, never used", async 
 /** `bytes` (a stored index) with its header and core section rewritten by `change`, and a valid head checksum again. */
 function rewritten(bytes: Buffer, change: (header: { segments: Record<string, { fieldLengths: [number, number] }> }, core: Int32Array) => void): Buffer {
   const headerBytes = bytes.readUInt32LE(8);
-  const header = JSON.parse(bytes.toString("utf8", 32, 32 + headerBytes));
-  const rest = Buffer.from(bytes.subarray(32 + headerBytes));
-  const coreStart = bytes.readUInt32LE(12) * 8 + bytes.readUInt32LE(16);
+  const header = JSON.parse(bytes.toString("utf8", 40, 40 + headerBytes));
+  const rest = Buffer.from(bytes.subarray(40 + headerBytes));
+  const coreStart = Math.ceil(bytes.readUInt32LE(32) / 8) * 8 + bytes.readUInt32LE(12) * 8 + bytes.readUInt32LE(16);
   const coreWords = bytes.readUInt32LE(20);
   change(header, new Int32Array(rest.buffer, rest.byteOffset + coreStart, coreWords));
   let json = Buffer.from(JSON.stringify(header), "utf8");
   if (json.length % 8 !== 0) json = Buffer.concat([json, Buffer.alloc(8 - (json.length % 8), " ")]);
-  const out = Buffer.concat([bytes.subarray(0, 32), json, rest]);
+  const out = Buffer.concat([bytes.subarray(0, 40), json, rest]);
   out.writeUInt32LE(json.length, 8);
-  out.writeUInt32LE(crc32(out.subarray(32, 32 + json.length + coreStart + coreWords * 4)), 24);
+  out.writeUInt32LE(crc32(out.subarray(40, 40 + json.length + coreStart + coreWords * 4)), 24);
   return out;
 }
 
@@ -246,7 +246,7 @@ test("field data found malformed (with a valid checksum), or replaced under a ru
 
   // The first document's first field block says it runs past the document's data; the checksum is recomputed.
   const malformed = Buffer.from(good);
-  const headEnd = 32 + good.readUInt32LE(8) + good.readUInt32LE(12) * 8 + good.readUInt32LE(16) + good.readUInt32LE(20) * 4;
+  const headEnd = 40 + good.readUInt32LE(8) + Math.ceil(good.readUInt32LE(32) / 8) * 8 + good.readUInt32LE(12) * 8 + good.readUInt32LE(16) + good.readUInt32LE(20) * 4;
   const fieldWords = good.readUInt32LE(28);
   const fieldData = new Int32Array(malformed.buffer, malformed.byteOffset + headEnd, fieldWords);
   fieldData[0] = 2 ** 30;
@@ -270,6 +270,27 @@ test("field data found malformed (with a valid checksum), or replaced under a ru
   assert.deepEqual(result, await searchItems({ query: '"feed the pelican"', spaces, limit: 50 }), "replaced: the phrase is answered as without an index");
   assert.equal(delta.storedIndexesRejected, 1, "replaced: the head read before is not used with the new file's data");
   assert.ok(watch.total > 0);
+});
+
+test("non-ASCII paths, ids and categories come back from the stored index as written; a NUL in a category keeps that space out of it", async () => {
+  const { project, user } = await makeSpaces();
+  await writeItem(project, "knowledge", "notes/café_crème", knowledgeFile("notes/café_crème", "Café", "Heron by the café, naïve résumé."));
+  await writeItem(project, "knowledge", "日本/鳥", knowledgeFile("日本/鳥", "鳥の本", "heron 鷺"));
+  const withNul = knowledgeFile("k/odd", "Odd", "heron with an odd category").replace(/^category: .*$/m, 'category: "a\\0b"');
+  await writeItem(user, "knowledge", "k/odd", withNul);
+  const spaces = [project, user];
+  const dir = await indexDir();
+  const options = { query: "heron OR 鷺", spaces, limit: 50, indexDir: dir };
+  const first = await measure(() => searchItems(options));
+  assert.deepEqual(first.result.results.map((h) => `${h.space}:${h.id}:${h.category}`).sort(), ["project:notes/café_crème:notes", "project:日本/鳥:日本", "user:k/odd:a\0b"]);
+  assert.ok(first.delta.storedIndexesWritten > 0);
+  await stat(storedSpaceFile(dir, project));
+  await assert.rejects(stat(storedSpaceFile(dir, user)), /ENOENT/, "the space with a NUL in a category is not stored");
+  clearSearchIndexCache();
+  const again = await measure(() => searchItems(options));
+  assert.deepEqual(again.result, first.result, "same answer from the stored index");
+  assert.equal(again.delta.storedIndexesRejected, 0);
+  assert.equal(again.delta.filesRead, 1, "the project space comes from its index; the user space's one file is read again");
 });
 
 test("several processes searching and writing one index at once leave a whole, correct index", async () => {

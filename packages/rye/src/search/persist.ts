@@ -2,15 +2,20 @@
  * The on-disk form of a space's search index (its three segments, one per item type), so a new process
  * starts from the last process's index instead of reading every item file again.
  *
- *   bytes 0–7     magic "RYESIX08"
+ *   bytes 0–7     magic "RYESIX09"
  *   8–11          header length in bytes (a multiple of 8)
  *   12–15         numbers section length in float64 values
  *   16–19         display section length in bytes (a multiple of 4)
  *   20–23         core section length in int32 words
- *   24–27         CRC-32 of bytes 32 to the end of the core section (the head)
+ *   24–27         CRC-32 of bytes 40 to the end of the core section (the head)
  *   28–31         field data length in int32 words
- *   header        JSON (StoredHeader): the term table, and per segment its documents' strings (path, id,
- *                 category), racy paths and directory listings, padded with spaces
+ *   32–35         strings section length in bytes (before its padding to a multiple of 8)
+ *   36–39         zero
+ *   header        JSON (StoredHeader): per segment its document count, racy paths and directory listings,
+ *                 padded with spaces
+ *   strings       UTF-8, NUL-separated: the term table, then per segment each document's path (relative to
+ *                 the space root when under it), item id and category; padded with NULs to a multiple of 8.
+ *                 One split instead of a JSON parse: ~4 ms instead of ~19 for 10 000 documents, cold.
  *   numbers       float64 × 8 per document (NUMBERS_PER_DOC), so loading parses no JSON numbers
  *   displays      each document's DocumentDisplay as JSON, back to back (parsed only for the hits shown)
  *   core          per segment its postings (term, n, n ascending document numbers, n entries: fields and
@@ -33,6 +38,7 @@
  * file by rename (readers see a whole old or whole new file); between processes the last writer wins,
  * which is safe because every entry is re-validated against the disk when it is used.
  */
+import { isAscii } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -52,8 +58,8 @@ import type { StoredDocs } from "./doc-table.ts";
 import { isStoredListing } from "./scan.ts";
 import { fieldLength, mapFieldTerms, wellFormedFieldData } from "./field-data.ts";
 
-const MAGIC = "RYESIX08";
-const PREFIX_BYTES = 32;
+const MAGIC = "RYESIX09";
+const PREFIX_BYTES = 40;
 /** Per document in the numbers section: mtimeMs, size, ctimeMs, ino, display offset and length, data offset and length. */
 const NUMBERS_PER_DOC = 8;
 /** Refuses absurd files before reading them (10 000 items take about 10 MB). */
@@ -65,9 +71,9 @@ export interface SpaceKey {
 }
 
 interface StoredSegmentHeader {
-  /** Per document: path (relative to the space root when under it), item id, category. */
-  strings: string[];
-  /** Where the segment's documents start in the numbers section, in documents. */
+  /** How many documents the segment has. */
+  docCount: number;
+  /** Where the segment's documents start in the numbers section and in the strings (after the terms, 3 each), in documents. */
   firstDoc: number;
   racy: string[];
   dirs: StoredListing[];
@@ -78,8 +84,8 @@ interface StoredSegmentHeader {
 }
 
 interface StoredHeader extends SpaceKey {
-  /** Term of each term id of the file. */
-  terms: string[];
+  /** How many terms the strings section starts with (term id i is the i-th). */
+  termCount: number;
   segments: Partial<Record<ItemType, StoredSegmentHeader>>;
 }
 
@@ -110,10 +116,14 @@ export function storedForWriting(segment: StoredSegment): SegmentToStore {
 
 export type StoredSpace = Partial<Record<ItemType, SegmentToStore>>;
 
-const padded = (bytes: Buffer, to: number): Buffer => (bytes.length % to === 0 ? bytes : Buffer.concat([bytes, Buffer.alloc(to - (bytes.length % to), " ")]));
+const padded = (bytes: Buffer, to: number, fill: string | number = " "): Buffer => (bytes.length % to === 0 ? bytes : Buffer.concat([bytes, Buffer.alloc(to - (bytes.length % to), fill)]));
 
-/** Encodes the segments of a space (layout at the top of this file). */
-export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
+/**
+ * Encodes the segments of a space (layout at the top of this file); null when a string to store holds a NUL
+ * (the separator of the strings section; no path or term can, a category written as "\0" in YAML could):
+ * such a space is not stored.
+ */
+export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer | null {
   const prefix = key.root + sep;
   const relative = (path: string): string => (path.startsWith(prefix) ? path.slice(prefix.length) : path);
   const localOf = new Map<number, number>();
@@ -134,11 +144,11 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
   let fieldWords = 0;
   let coreWords = 0;
   let displayBytes = 0;
-  const header: StoredHeader = { space: key.space, root: key.root, terms, segments: {} };
+  const header: StoredHeader = { space: key.space, root: key.root, termCount: 0, segments: {} };
+  const strings: string[] = [];
   for (const type of ITEM_TYPES) {
     const segment = segments[type];
     if (!segment) continue;
-    const strings: string[] = [];
     const firstDoc = numbers.length / NUMBERS_PER_DOC;
     for (const doc of segment.docs) {
       const local = mapFieldTerms(doc.data, toLocal);
@@ -150,7 +160,7 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
       fieldWords += local.length;
       displayBytes += display.length;
     }
-    header.segments[type] = { strings, firstDoc, racy: segment.racy.map(relative), dirs: segment.dirs, lengths: Array.from(segment.fieldLengthTotals), postings: [0, 0], fieldLengths: [0, 0] };
+    header.segments[type] = { docCount: segment.docs.length, firstDoc, racy: segment.racy.map(relative), dirs: segment.dirs, lengths: Array.from(segment.fieldLengthTotals), postings: [0, 0], fieldLengths: [0, 0] };
   }
   // Postings after all field data, so every term of every segment already has its local id.
   for (const type of ITEM_TYPES) {
@@ -177,10 +187,15 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
     core.push(lengths);
     coreWords += lengths.length;
   }
+  header.termCount = terms.length;
+  const allStrings = [...terms, ...strings];
+  if (allStrings.some((text) => text.includes("\0"))) return null;
   const json = padded(Buffer.from(JSON.stringify(header), "utf8"), 8);
+  const stringBytes = Buffer.from(allStrings.join("\0"), "utf8");
+  const stringSection = padded(stringBytes, 8, 0);
   const numberBytes = Buffer.from(Float64Array.from(numbers).buffer);
   const display = padded(Buffer.concat(displays), 4);
-  const headEnd = PREFIX_BYTES + json.length + numberBytes.length + display.length + coreWords * 4;
+  const headEnd = PREFIX_BYTES + json.length + stringSection.length + numberBytes.length + display.length + coreWords * 4;
   const out = Buffer.alloc(headEnd + fieldWords * 4 + 4);
   out.write(MAGIC, 0, "latin1");
   out.writeUInt32LE(json.length, 8);
@@ -188,8 +203,9 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer {
   out.writeUInt32LE(display.length, 16);
   out.writeUInt32LE(coreWords, 20);
   out.writeUInt32LE(fieldWords, 28);
+  out.writeUInt32LE(stringBytes.length, 32);
   let at = PREFIX_BYTES;
-  for (const part of [json, numberBytes, display, ...core, ...fieldData]) {
+  for (const part of [json, stringSection, numberBytes, display, ...core, ...fieldData]) {
     const bytes = Buffer.isBuffer(part) ? part : Buffer.from(part.buffer, part.byteOffset, part.byteLength);
     bytes.copy(out, at);
     at += bytes.length;
@@ -205,21 +221,20 @@ const isTime = (v: unknown): v is number => typeof v === "number" && Number.isFi
 
 function validSegment(v: unknown, docCount: number, words: number): v is StoredSegmentHeader {
   if (typeof v !== "object" || v === null) return false;
-  const { strings, firstDoc, racy, dirs, lengths, postings, fieldLengths } = v as Record<string, unknown>;
+  const { docCount: count, firstDoc, racy, dirs, lengths, postings, fieldLengths } = v as Record<string, unknown>;
   if (!Array.isArray(lengths) || lengths.length !== INDEX_FIELDS.length || !lengths.every(isCount)) return false;
-  if (!Array.isArray(strings) || strings.length % 3 !== 0 || !strings.every(isString)) return false;
-  if (!isCount(firstDoc) || firstDoc + strings.length / 3 > docCount) return false;
+  if (!isCount(count) || !isCount(firstDoc) || firstDoc + count > docCount) return false;
   if (!Array.isArray(racy) || !racy.every(isString)) return false;
   if (!Array.isArray(dirs) || !dirs.every(isStoredListing)) return false;
   const withinData = (range: unknown): range is [number, number] => Array.isArray(range) && range.length === 2 && isCount(range[0]) && isCount(range[1]) && range[0] + range[1] <= words;
-  return withinData(postings) && withinData(fieldLengths) && fieldLengths[1] === (strings.length / 3) * INDEX_FIELDS.length;
+  return withinData(postings) && withinData(fieldLengths) && fieldLengths[1] === count * INDEX_FIELDS.length;
 }
 
 function validHeader(h: unknown, key: SpaceKey, docCount: number, words: number): h is StoredHeader {
   if (typeof h !== "object" || h === null) return false;
   const v = h as Record<string, unknown>;
   if (v.space !== key.space || v.root !== key.root) return false;
-  if (!Array.isArray(v.terms) || !v.terms.every(isString)) return false;
+  if (!isCount(v.termCount)) return false;
   if (typeof v.segments !== "object" || v.segments === null) return false;
   for (const [type, segment] of Object.entries(v.segments as Record<string, unknown>)) {
     if (!(ITEM_TYPES as readonly string[]).includes(type) || !validSegment(segment, docCount, words)) return false;
@@ -315,6 +330,8 @@ export class StoredIndexUnusable extends Error {
 
 interface Sections {
   headerBytes: number;
+  /** The strings section without its padding. */
+  stringBytes: number;
   numberCount: number;
   displayBytes: number;
   coreWords: number;
@@ -325,7 +342,9 @@ interface Sections {
   total: number;
 }
 
-/** The section lengths of the 32-byte prefix, or null when it is not one of this layout. */
+const paddedTo8 = (n: number): number => Math.ceil(n / 8) * 8;
+
+/** The section lengths of the 40-byte prefix, or null when it is not one of this layout. */
 function sectionsOf(prefix: Buffer): Sections | null {
   if (prefix.length < PREFIX_BYTES || prefix.toString("latin1", 0, 8) !== MAGIC) return null;
   const headerBytes = prefix.readUInt32LE(8);
@@ -333,9 +352,16 @@ function sectionsOf(prefix: Buffer): Sections | null {
   const displayBytes = prefix.readUInt32LE(16);
   const coreWords = prefix.readUInt32LE(20);
   const fieldWords = prefix.readUInt32LE(28);
-  if (headerBytes % 8 !== 0 || displayBytes % 4 !== 0 || numberCount % NUMBERS_PER_DOC !== 0) return null;
-  const headEnd = PREFIX_BYTES + headerBytes + numberCount * 8 + displayBytes + coreWords * 4;
-  return { headerBytes, numberCount, displayBytes, coreWords, fieldWords, headEnd, total: headEnd + fieldWords * 4 + 4 };
+  const stringBytes = prefix.readUInt32LE(32);
+  if (headerBytes % 8 !== 0 || displayBytes % 4 !== 0 || numberCount % NUMBERS_PER_DOC !== 0 || prefix.readUInt32LE(36) !== 0) return null;
+  const headEnd = PREFIX_BYTES + headerBytes + paddedTo8(stringBytes) + numberCount * 8 + displayBytes + coreWords * 4;
+  return { headerBytes, stringBytes, numberCount, displayBytes, coreWords, fieldWords, headEnd, total: headEnd + fieldWords * 4 + 4 };
+}
+
+/** The strings of the strings section (ASCII, the common case, decodes as Latin-1: no UTF-8 validation). */
+function splitStrings(bytes: Buffer): string[] {
+  if (bytes.length === 0) return [];
+  return bytes.toString(isAscii(bytes) ? "latin1" : "utf8").split("\0");
 }
 
 /** The field data section and its trailing CRC (`bytes`), checked; null when it does not match. */
@@ -361,7 +387,7 @@ export function decodeSpace(bytes: Buffer, key: SpaceKey, file = "(in memory)"):
 
 /** The space in a file's head (`head`: bytes 0 to `sections.headEnd`); `fieldData` reads the rest when first called. */
 function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKey, fieldData: () => Int32Array): StoredFile | null {
-  const { headerBytes, numberCount, displayBytes, coreWords, fieldWords } = sections;
+  const { headerBytes, stringBytes, numberCount, displayBytes, coreWords, fieldWords } = sections;
   if (crc32(head.subarray(PREFIX_BYTES)) !== head.readUInt32LE(24)) return null;
   let header: unknown;
   try {
@@ -371,7 +397,10 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
   }
   if (!validHeader(header, key, numberCount / NUMBERS_PER_DOC, coreWords)) return null;
   const stored = header;
-  const numbersStart = PREFIX_BYTES + headerBytes;
+  const stringsStart = PREFIX_BYTES + headerBytes;
+  const strings = splitStrings(head.subarray(stringsStart, stringsStart + stringBytes));
+  if (strings.length !== stored.termCount + (3 * numberCount) / NUMBERS_PER_DOC) return null;
+  const numbersStart = stringsStart + paddedTo8(stringBytes);
   const displayStart = numbersStart + numberCount * 8;
   const coreStart = displayStart + displayBytes;
   // Typed views in place when aligned (a whole-file read is); else copied once.
@@ -391,18 +420,20 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
     const segment = stored.segments[type];
     if (!segment) return null;
     if (!globalOf) {
-      globalOf = Int32Array.from(stored.terms, (term) => termId(term));
+      globalOf = new Int32Array(stored.termCount);
+      for (let t = 0; t < stored.termCount; t++) globalOf[t] = termId(strings[t]!);
       identity = globalOf.every((g, local) => g === local);
     }
     const map = globalOf;
-    const { strings, firstDoc } = segment;
-    const count = strings.length / 3;
+    const { docCount: count, firstDoc } = segment;
+    // Document n's path, item id and category: strings at docStrings + 3(n − 1).
+    const docStrings = stored.termCount + 3 * firstDoc;
     for (let d = 0; d < count; d++) if (!validNumbers(numbers, firstDoc + d, displayBytes, fieldWords)) return null;
     const lengths = core.subarray(segment.fieldLengths[0], segment.fieldLengths[0] + segment.fieldLengths[1]);
     for (let i = 0; i < lengths.length; i++) if (lengths[i]! < 0) return null;
-    // Document n (1-based): its strings at 3(n − 1) in `strings`, its numbers at numbersOf(n) in `numbers`.
+    // Document n (1-based): its numbers at numbersOf(n) in `numbers`.
     const numbersOf = (n: number) => (firstDoc + n - 1) * NUMBERS_PER_DOC;
-    const relativePath = (n: number) => strings[3 * (n - 1)]!;
+    const relativePath = (n: number) => strings[docStrings + 3 * (n - 1)]!;
     // A document's field data is checked the first time it is read (the section's checksum when it is loaded).
     const checked = new Uint8Array(count + 1);
     const storedData = (n: number): FieldData => {
@@ -418,8 +449,8 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
     const docs: StoredDocs = {
       count,
       path: (n) => absolute(relativePath(n)),
-      id: (n) => strings[3 * (n - 1) + 1]!,
-      category: (n) => strings[3 * (n - 1) + 2]!,
+      id: (n) => strings[docStrings + 3 * (n - 1) + 1]!,
+      category: (n) => strings[docStrings + 3 * (n - 1) + 2]!,
       data: (n) => (identity ? storedData(n) : null),
       fieldLength: (n, field) => lengths[(n - 1) * INDEX_FIELDS.length + field]!,
       describes(n, file) {
