@@ -258,6 +258,17 @@ test("field data found malformed (with a valid checksum), or replaced under a ru
   assert.equal(first.delta.storedIndexesRejected, 1, "malformed: rejected once");
   assert.ok(first.delta.filesRead >= 13, "malformed: the project space is read from its files");
 
+  // A document's display said to run past the display section; the head's checksum is recomputed.
+  const outOfRange = Buffer.from(good);
+  const numbersStart = 40 + good.readUInt32LE(8) + Math.ceil(good.readUInt32LE(32) / 8) * 8;
+  for (let d = 0; d < good.readUInt32LE(12) / 8; d++) outOfRange.writeDoubleLE(2 ** 40, numbersStart + (d * 8 + 5) * 8);
+  outOfRange.writeUInt32LE(crc32(outOfRange.subarray(40, headEnd)), 24);
+  await writeFile(file, outOfRange);
+  clearSearchIndexCache();
+  const second = await measure(() => answers(spaces, dir));
+  assert.deepEqual(second.result, expected, "numbers out of range: results as without an index");
+  assert.equal(second.delta.storedIndexesRejected, 1, "numbers out of range: rejected once");
+
   // A process starts from the good file's head; another replaces the file before the field data is read.
   await writeFile(file, good);
   clearSearchIndexCache();

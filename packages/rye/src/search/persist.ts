@@ -428,15 +428,23 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
     const { docCount: count, firstDoc } = segment;
     // Document n's path, item id and category: strings at docStrings + 3(n − 1).
     const docStrings = stored.termCount + 3 * firstDoc;
-    for (let d = 0; d < count; d++) if (!validNumbers(numbers, firstDoc + d, displayBytes, fieldWords)) return null;
     const lengths = core.subarray(segment.fieldLengths[0], segment.fieldLengths[0] + segment.fieldLengths[1]);
     for (let i = 0; i < lengths.length; i++) if (lengths[i]! < 0) return null;
     // Document n (1-based): its numbers at numbersOf(n) in `numbers`.
     const numbersOf = (n: number) => (firstDoc + n - 1) * NUMBERS_PER_DOC;
     const relativePath = (n: number) => strings[docStrings + 3 * (n - 1)]!;
-    // A document's field data is checked the first time it is read (the section's checksum when it is loaded).
+    // A document's numbers are checked when it is built or its field data read (comparing them with a file's
+    // in `describes` needs no check), its field data the first time it is read (the section's checksum when the
+    // section is loaded): loading checks no document.
+    const numbersChecked = new Uint8Array(count + 1);
+    const checkNumbers = (n: number): void => {
+      if (numbersChecked[n]) return;
+      if (!validNumbers(numbers, firstDoc + n - 1, displayBytes, fieldWords)) throw new StoredIndexUnusable(file, `document ${n} has numbers out of range`);
+      numbersChecked[n] = 1;
+    };
     const checked = new Uint8Array(count + 1);
     const storedData = (n: number): FieldData => {
+      checkNumbers(n);
       const all = fieldData();
       const from = numbers[numbersOf(n) + 6]!;
       const to = from + numbers[numbersOf(n) + 7]!;
@@ -460,6 +468,7 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
         return samePath && numbers[at] === file.mtimeMs && numbers[at + 1] === file.size && numbers[at + 2] === file.ctimeMs && numbers[at + 3] === file.ino;
       },
       build(n) {
+        checkNumbers(n);
         const at = numbersOf(n);
         const data = () => (identity ? storedData(n) : mapFieldTerms(storedData(n), (t) => map[t]!));
         const displayOffset = displayStart + numbers[at + 4]!;

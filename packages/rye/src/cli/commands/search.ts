@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import type { CliContext } from "../context.ts";
 import { RyeError } from "@rye/core";
+// Static: this module is imported only to run a search (main.ts), which always needs the engine; one module graph loads instead of two in turn.
+import { Engine } from "../../engine/engine.ts";
 import { parseInteger, parseItemType, parseSpace } from "./common.ts";
 
 function parseSort(value: string): "relevance" | "quality" {
@@ -26,7 +28,7 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (words: string[], opts: Record<string, string | boolean | undefined>) =>
       ctx.run(Boolean(opts.json), async () => {
-        const engine = await (await import("../../engine/engine.ts")).Engine.open({ projectPath: (opts.project as string | undefined) ?? ctx.cwd, env: ctx.env });
+        const engine = await Engine.open({ projectPath: (opts.project as string | undefined) ?? ctx.cwd, env: ctx.env });
         const fuzzy = opts.fuzzy === undefined ? undefined : { enabled: true, max_distance: opts.fuzzy === true ? 1 : parseInteger("fuzzy", opts.fuzzy as string, 1, 3)! };
         const limit = parseInteger("limit", opts.limit as string | undefined, 1, 100);
         const offset = parseInteger("offset", opts.offset as string | undefined, 0, 100000);
