@@ -184,15 +184,25 @@ class Evaluator {
     let tf = new Float64Array(256 * width);
     let factors = new Float64Array(256 * width);
     const out = { factor: 0 };
-    const fieldBits = fieldNumbers.map((f) => 1 << f);
+    // Field number → its position in `fieldNumbers`, and the bits of the leaf's fields: a candidate's fields are
+    // walked bit by bit (usually one to three) rather than testing every field; this loop runs cold, once.
+    const slotOf = new Int8Array(32).fill(-1);
+    let leafFields = 0;
+    fieldNumbers.forEach((f, i) => {
+      slotOf[f] = i;
+      leafFields |= 1 << f;
+    });
     this.corpus.segments.forEach((segment, s) => {
       const docs = segment.docs;
+      // Postings keep the ids of removed documents until they are compacted; a table with none removed needs no check.
+      const allLive = docs.pristineStored !== null;
       const { ids, masks, terms } = plan.candidates(segment);
+      const single = terms?.length === 1 ? terms[0]! : null;
       for (let k = 0; k < ids.length; k++) {
         const docId = ids[k]!;
-        // Postings keep the ids of removed documents until they are compacted.
-        if (!docs.has(docId)) continue;
-        const mask = masks ? masks[k]! & FIELD_BITS : FIELD_BITS;
+        if (!allLive && !docs.has(docId)) continue;
+        let fields = (masks ? masks[k]! : FIELD_BITS) & leafFields;
+        if (fields === 0) continue;
         const base = keys.length * width;
         if (base + width > tf.length) {
           const grownTf = new Float64Array(tf.length * 2);
@@ -204,16 +214,22 @@ class Evaluator {
         }
         let data: FieldData | undefined;
         let hit = false;
-        for (let i = 0; i < width; i++) {
-          const field = fieldNumbers[i]!;
-          if ((mask & fieldBits[i]!) === 0) continue;
-          let frequency = terms ? countedFrequency(terms, k, field, out) : -1;
+        while (fields !== 0) {
+          const field = 31 - Math.clz32(fields & -fields);
+          fields &= fields - 1;
+          let frequency: number;
+          if (single) {
+            frequency = countInField(single.entries[k]!, field);
+            if (frequency > 0) out.factor = single.factor;
+            else frequency = -1;
+          } else frequency = terms ? countedFrequency(terms, k, field, out) : -1;
           if (frequency < 0) {
             data ??= docs.dataOf(docId);
             if (!data) break;
             frequency = plan.frequency(data, field, out);
           }
           if (frequency <= 0) continue;
+          const i = slotOf[field]!;
           hit = true;
           tf[base + i] = frequency;
           factors[base + i] = out.factor;
