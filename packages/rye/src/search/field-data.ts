@@ -119,6 +119,16 @@ export function packFields(fields: (FieldTokens | undefined)[]): FieldData {
   return data;
 }
 
+/** Calls `visit` with each term id of each field (a term in several fields comes once per field). */
+export function forEachFieldTerm(data: FieldData, visit: (term: number) => void): void {
+  for (let f = 0; f < FIELD_COUNT; f++) {
+    const block = data[f]!;
+    if (block < 0) continue;
+    const n = data[block + 1]!;
+    for (let i = 0; i < n; i++) visit(data[block + 2 + i]!);
+  }
+}
+
 /**
  * The same data with every term id replaced by `map(id)` (another dictionary's numbering); each field's
  * terms are re-sorted with their position runs, since lookups rely on ascending term ids.

@@ -304,6 +304,24 @@ test("non-ASCII paths, ids and categories come back from the stored index as wri
   assert.equal(again.delta.filesRead, 1, "the project space comes from its index; the user space's one file is read again");
 });
 
+test("a new process (its dictionary empty: it adopts the stored term table) answers every query as a process without the index", async () => {
+  const { spaces } = await corpus();
+  const dir = await indexDir();
+  await answers(spaces, dir);
+  const search = fileURLToPath(new URL("./search.ts", import.meta.url));
+  const queries = JSON.stringify(QUERIES);
+  const script = (withIndex: boolean) => `
+    import { searchItems } from ${JSON.stringify(search)};
+    const spaces = JSON.parse(process.env.SPACES);
+    const out = [];
+    for (const options of ${queries}) out.push(await searchItems({ ...options, spaces, limit: options.limit ?? 50${withIndex ? ", indexDir: process.env.INDEX_DIR" : ""} }));
+    process.stdout.write(JSON.stringify(out));
+  `;
+  const child = async (withIndex: boolean) => JSON.parse((await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script(withIndex)], { env: { ...process.env, SPACES: JSON.stringify(spaces), INDEX_DIR: dir } })).stdout) as unknown;
+  const [fromIndex, fromFiles] = await Promise.all([child(true), child(false)]);
+  assert.deepEqual(fromIndex, fromFiles);
+});
+
 test("several processes searching and writing one index at once leave a whole, correct index", async () => {
   const { spaces, project } = await corpus();
   const dir = await indexDir();

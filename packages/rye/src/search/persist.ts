@@ -47,7 +47,7 @@ import { crc32 } from "node:zlib";
 import type { ItemType } from "@rye/core";
 import { ITEM_TYPES } from "@rye/core";
 import type { SpaceName } from "../spaces/spaces.ts";
-import { termId, termOf } from "./dictionary.ts";
+import { adoptSortedTerms, termId, termOf } from "./dictionary.ts";
 import type { DocumentDisplay, IndexedDocument } from "./document.ts";
 import type { FieldData } from "./field-data.ts";
 import { INDEX_FIELDS } from "./fields.ts";
@@ -56,7 +56,7 @@ import { Postings } from "./postings.ts";
 import type { StoredListing } from "./scan.ts";
 import type { StoredDocs } from "./doc-table.ts";
 import { isStoredListing } from "./scan.ts";
-import { fieldLength, mapFieldTerms, wellFormedFieldData } from "./field-data.ts";
+import { fieldLength, forEachFieldTerm, mapFieldTerms, wellFormedFieldData } from "./field-data.ts";
 
 const MAGIC = "RYESIX09";
 const PREFIX_BYTES = 40;
@@ -126,17 +126,18 @@ const padded = (bytes: Buffer, to: number, fill: string | number = " "): Buffer 
 export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer | null {
   const prefix = key.root + sep;
   const relative = (path: string): string => (path.startsWith(prefix) ? path.slice(prefix.length) : path);
+  // The file's term ids number its terms in sorted order: a process that starts from it adopts the table as is
+  // (dictionary.ts) and looks terms up by binary search.
+  const used = new Set<number>();
+  for (const segment of Object.values(segments)) {
+    for (const doc of segment.docs) forEachFieldTerm(doc.data, (term) => used.add(term));
+    for (const [term] of segment.postings) used.add(term);
+  }
+  const globals = [...used].map((global) => ({ global, term: termOf(global) })).sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+  const terms = globals.map(({ term }) => term);
   const localOf = new Map<number, number>();
-  const terms: string[] = [];
-  const toLocal = (global: number): number => {
-    let local = localOf.get(global);
-    if (local === undefined) {
-      local = terms.length;
-      localOf.set(global, local);
-      terms.push(termOf(global));
-    }
-    return local;
-  };
+  globals.forEach(({ global }, local) => localOf.set(global, local));
+  const toLocal = (global: number): number => localOf.get(global)!;
   const fieldData: FieldData[] = [];
   const core: Int32Array[] = [];
   const displays: Buffer[] = [];
@@ -421,8 +422,14 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
     if (!segment) return null;
     if (!globalOf) {
       globalOf = new Int32Array(stored.termCount);
-      for (let t = 0; t < stored.termCount; t++) globalOf[t] = termId(strings[t]!);
-      identity = globalOf.every((g, local) => g === local);
+      // The first index a process loads lends the dictionary its sorted table: no term is looked up.
+      if (adoptSortedTerms(strings.slice(0, stored.termCount))) {
+        for (let t = 0; t < stored.termCount; t++) globalOf[t] = t;
+        identity = true;
+      } else {
+        for (let t = 0; t < stored.termCount; t++) globalOf[t] = termId(strings[t]!);
+        identity = globalOf.every((g, local) => g === local);
+      }
     }
     const map = globalOf;
     const { docCount: count, firstDoc } = segment;
