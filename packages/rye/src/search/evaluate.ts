@@ -169,10 +169,10 @@ class Evaluator {
     return scores;
   }
 
-/**
-   * BM25 of the leaf in each field, weighted per item type and summed. A one-term leaf takes its counts from
-   * the posting entries and the field lengths from the segment: it reads a document's field data only when
-   * its entry carries no count (postings.ts).
+  /**
+   * BM25 of the leaf in each field, weighted per item type and summed. A leaf of terms takes its counts from the
+   * posting entries and the field lengths from the segment: it reads a document's field data only when an entry
+   * carries no count (postings.ts); a phrase always reads it.
    */
   private score(plan: LeafPlan, fields: readonly IndexField[]): DocScores {
     const fieldNumbers = fields.map((f) => FIELD_NUMBER[f]);

@@ -414,12 +414,12 @@ export function storedSpaceFile(storeDir: string, space: Space): string {
  * whenever one of its segments changed (with the stored state of segments this process has not used).
  */
 class SpaceStore {
-  /** `distrusted`: the file is not read (a StoredIndexUnusable came from it): the space is indexed from its files and the file rewritten. */
   private stored: StoredFile | null | undefined;
   /** Types whose stored segment a live segment took over (the store then saves the live one). */
   private readonly taken = new Set<ItemType>();
   private readonly members = new Map<ItemType, SegmentIndex>();
 
+  /** `distrusted`: the file is not read (a StoredIndexUnusable came from it): the space is indexed from its files and the file rewritten. */
   constructor(
     readonly file: string,
     readonly space: Space,

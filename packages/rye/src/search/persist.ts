@@ -20,7 +20,7 @@
  *   displays      each document's DocumentDisplay as JSON, back to back (parsed only for the hits shown)
  *   core          per segment its postings (term, n, n ascending document numbers, n entries: fields and
  *                 counts, postings.ts)… and its documents' field lengths (one per field and document,
- *                 INDEX_FIELDS order); term ids numbered by `terms`
+ *                 INDEX_FIELDS order); term ids are positions in the term table
  *   field data    each document's field data (field-data.ts) back to back, then the CRC-32 of the field data
  *
  * A process reads the head (everything but the field data): with the postings' counts and the field
@@ -28,13 +28,13 @@
  * — a phrase, a wildcard, a rewrite of the file — from the file it was opened as. A field data section
  * found damaged then, or replaced since, throws StoredIndexUnusable: the search runs again from the files.
  *
- * One term table per space, so the first space a process loads needs no renumbering (term ids are
- * handed out in the file's order) and its field data is used in place.
+ * One term table per space, sorted, so the first space a process loads lends it to the dictionary as is
+ * (dictionary.ts: no renumbering, no map of its terms) and its field data is used in place.
  *
  * The file is a cache, never a source of truth: a document is used only while its file's (mtime, size,
  * ctime, inode) are unchanged (index.ts), a hit's signature is checked against the file's bytes
- * (search.ts `verify`), and a file that is truncated, fails its checksum, has another layout version,
- * describes another space or has field data out of bounds is ignored and rebuilt. Writers replace the
+ * (search.ts `verify`), and a file that is truncated, fails a checksum, has another layout version,
+ * describes another space or has numbers or field data out of bounds is ignored and rebuilt. Writers replace the
  * file by rename (readers see a whole old or whole new file); between processes the last writer wins,
  * which is safe because every entry is re-validated against the disk when it is used.
  */
@@ -79,7 +79,7 @@ interface StoredSegmentHeader {
   dirs: StoredListing[];
   lengths: number[];
   postings: [offset: number, length: number];
-  /** Where the documents' field lengths are in the data section (INDEX_FIELDS.length per document). */
+  /** Where the documents' field lengths are in the core section (INDEX_FIELDS.length per document). */
   fieldLengths: [offset: number, length: number];
 }
 
