@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { RyeError } from "@rye/core";
 import { openDatabase } from "@rye/db";
 import { createScratchPostgresDatabase, skipWithoutPostgres } from "@rye/db/testing";
-import { freePort } from "../test/free-port.ts";
+import { freePortBelowEphemeralRange } from "../test/free-port.ts";
 import { loadConfig } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import { openPreparedDatabase, prepareInChildProcess, type ServerEntry } from "./preparation-process.ts";
@@ -28,7 +28,8 @@ type LogLine = Record<string, unknown> & { msg: string; pid: number };
 
 /** The API entry on `env` until it answers /ready (or exits): its pid, log lines, stderr and exit code. */
 async function startServer(env: Record<string, string>) {
-  const port = await freePort();
+  // The first start listens only after the preparation (seconds): a port outside the ephemeral range stays free.
+  const port = await freePortBelowEphemeralRange();
   const child = spawn(process.execPath, ["--import", "tsx", MAIN], { env: { ...process.env, HOST: "127.0.0.1", PORT: String(port), RYE_LOG_LEVEL: "info", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -37,8 +38,9 @@ async function startServer(env: Record<string, string>) {
   const exited = once(child, "exit").then(() => child.exitCode);
   const base = `http://127.0.0.1:${port}`;
   let ready = false;
+  // Ready, and past its "listening" line: its signal handlers are in place, so SIGTERM stops it cleanly.
   while (child.exitCode === null && !ready) {
-    ready = await fetch(`${base}/ready`).then((r) => r.ok, () => false);
+    ready = stdout.includes('"msg":"rye registry listening"') && (await fetch(`${base}/ready`).then((r) => r.ok, () => false));
     if (!ready) await new Promise((r) => setTimeout(r, 200));
   }
   return {

@@ -86,7 +86,6 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
   webhooks.start();
   const rechecker = verificationRecheckerFor(deps);
   rechecker.start();
-  collectStartupGarbage();
   logger.log("info", "rye registry listening", { url: `http://localhost:${port}`, database: deps.db.kind, registry_key: deps.keyring.current().publicKey.fingerprint, ...extra });
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -112,5 +111,7 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
   };
   process.once("SIGINT", () => shutdown("SIGINT"));
   process.once("SIGTERM", () => shutdown("SIGTERM"));
+  // After the signal handlers: a SIGTERM during the collection (tens of ms) still shuts down cleanly.
+  collectStartupGarbage();
   return { port, close };
 }
