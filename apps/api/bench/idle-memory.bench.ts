@@ -2,7 +2,8 @@
  * Idle memory of the registry API (issue #15: idle RSS ≤ 150 MB on PostgreSQL, ≤ 400 MB on PGlite), started as
  * production runs it: the compiled bundle `apps/api/dist/main.js` with RYE_ROLE=api and NODE_ENV=production. A lane
  * waits until /health answers (start-up done: migrations, seed, listening), lets the process settle, then reads
- * its resident set size from /proc several times and reports the median. Lanes: PGlite on a new data directory
+ * its resident set size from /proc several times and reports the median (of the server process: on a first start
+ * the one-time work ran in a child process that has exited by then; docs/deployment.md, "Memory"). Lanes: PGlite on a new data directory
  * (first start: initdb), PGlite restarted on that directory, PostgreSQL (DATABASE_URL, else a throwaway cluster)
  * started and restarted, and restarted once more with the opt-in RYE_V8_OPTIMIZE_FOR_SIZE.
  * Baseline from the same run: a bare `node -e` process that only waits, the floor any Node server starts from.

@@ -1,7 +1,7 @@
 /**
  * The memory settings of a registry process (docs/deployment.md, "Memory"): RYE_PGLITE_SHARED_BUFFERS_MB reaches
- * the embedded database and is bounded; the collection after start-up frees what nothing references any more
- * without exposing `gc` to the registry's code.
+ * the embedded database and is bounded; the collection after start-up frees what nothing references any more and
+ * shrinks the young generation, without exposing `gc` to the registry's code.
  */
 import "@rye/core/node";
 import assert from "node:assert/strict";
@@ -9,6 +9,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { getHeapSpaceStatistics } from "node:v8";
 import { RyeError } from "@rye/core";
 import { loadConfig } from "./config.ts";
 import { jsonLogger } from "./logger.ts";
@@ -56,5 +57,19 @@ describe("memory settings", () => {
     collectStartupGarbage();
     assert.equal(ref.deref(), undefined);
     assert.equal((globalThis as { gc?: unknown }).gc, undefined);
+  });
+
+  test("the collection after start-up shrinks a young generation that start-up grew", () => {
+    const youngGeneration = () => getHeapSpaceStatistics().find((space) => space.space_name === "new_space")!.space_size;
+    const grownTo = 8 * 1024 * 1024;
+    let garbage: object[] = [];
+    for (let i = 1; i <= 5_000_000 && (i % 10_000 !== 0 || youngGeneration() < grownTo); i++) {
+      garbage.push({ i });
+      if (garbage.length > 100_000) garbage = [];
+    }
+    const grown = youngGeneration();
+    assert.ok(grown >= grownTo, `the allocations grew the young generation (${grown} bytes)`);
+    collectStartupGarbage();
+    assert.ok(youngGeneration() <= grown / 4, `shrunk: ${grown} → ${youngGeneration()} bytes`);
   });
 });

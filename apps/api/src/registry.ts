@@ -22,10 +22,15 @@ export function keyDirOf(config: RegistryConfig, env: NodeJS.ProcessEnv): string
   return resolve(env.RYE_REGISTRY_KEY_DIR ?? join(config.dataDir, "keys"));
 }
 
+/** The registry's database: PostgreSQL at $DATABASE_URL, else the embedded PGlite in the data directory. */
+export function databaseOptionsOf(config: RegistryConfig, env: NodeJS.ProcessEnv, logger: Logger): OpenDatabaseOptions {
+  const pglite = env.DATABASE_URL ? {} : { dataDir: config.dataDir, ...(config.pgliteSharedBuffersMb === undefined ? {} : { pgliteSharedBuffersMb: config.pgliteSharedBuffersMb }) };
+  return { ...pglite, log: (m) => logger.log("info", m) };
+}
+
 export async function openRegistry(config: RegistryConfig, logger: Logger, options: { env?: NodeJS.ProcessEnv; db?: Database; database?: OpenDatabaseOptions } = {}): Promise<AppDeps> {
   const env = options.env ?? process.env;
-  const pglite = env.DATABASE_URL ? {} : { dataDir: config.dataDir, ...(config.pgliteSharedBuffersMb === undefined ? {} : { pgliteSharedBuffersMb: config.pgliteSharedBuffersMb }) };
-  const db = options.db ?? (await openDatabase({ ...pglite, ...options.database, log: (m) => logger.log("info", m) }));
+  const db = options.db ?? (await openDatabase({ ...databaseOptionsOf(config, env, logger), ...options.database }));
   const keyDir = keyDirOf(config, env);
   const reads = await openReadPath(db, config, logger);
   const keyring = await RegistryKeyring.load({ db, keyDir, registryUrl: config.publicUrl, envPrivateKey: env.RYE_REGISTRY_PRIVATE_KEY, generation: () => reads.generation.current() });

@@ -4,6 +4,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { ITEM_TYPES, type ItemType, parseItem, RyeError } from "@rye/core";
+import type { Database } from "@rye/db";
 // The registry seeds from the system bundle's source in this repository (the client package's own modules,
 // not its published entry: the bundle and the release key are the same files the package ships).
 import { releasePublicKey } from "../../../packages/rye/src/engine/release-key.ts";
@@ -14,9 +15,14 @@ import { publishItem } from "./services/publish.ts";
 
 export const SYSTEM_NAMESPACE = "rye";
 
+/** True once the `rye` namespace has items: seedSystemBundle has nothing to do. */
+export async function systemBundleSeeded(db: Database): Promise<boolean> {
+  return (await db.prisma.item.count({ where: { namespace: { name: SYSTEM_NAMESPACE } } })) > 0;
+}
+
 export async function seedSystemBundle(deps: AppDeps, systemAiDir: string = repoSystemAiDir()): Promise<number> {
   const prisma = deps.db.prisma;
-  if (await prisma.item.count({ where: { namespace: { name: SYSTEM_NAMESPACE } } })) return 0;
+  if (await systemBundleSeeded(deps.db)) return 0;
   // INSERT … ON CONFLICT DO NOTHING (not upsert, which reads then inserts): another registry process may be seeding
   // the same database at this very moment.
   await prisma.user.createMany({ data: [{ username: SYSTEM_NAMESPACE, displayName: "rye standard library" }], skipDuplicates: true });

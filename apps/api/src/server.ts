@@ -1,6 +1,7 @@
 /**
- * Running the registry as a server: open the database and keys, seed the system bundle, listen, write
- * the operator CLI's admin endpoint file, shut down cleanly. `npm start` (apps/web/server) uses it with
+ * Running the registry as a server: prepare the database (migrations, seed; in a child process when the entry
+ * is given, preparation-process.ts), open it and the keys, listen, write the operator CLI's admin endpoint
+ * file, shut down cleanly. `npm start` (apps/web/server) uses it with
  * a request listener that also serves the website; apps/api/src/main.ts serves the API alone.
  */
 import { once } from "node:events";
@@ -17,8 +18,8 @@ import { jsonLogger } from "./logger.ts";
 import { openRegistry } from "./registry.ts";
 import { newAdminSecret, removeAdminFile, writeAdminFile } from "./services/admin-endpoint.ts";
 import type { AppDeps } from "./services/deps.ts";
-import { seedSystemBundle } from "./seed.ts";
-import { refreshStaleSignals } from "./services/quality.ts";
+import { prepareData } from "./preparation.ts";
+import { openPreparedDatabase, type ServerEntry } from "./preparation-process.ts";
 import { systemSafetyRules } from "./services/safety-rules.ts";
 import { webhookDispatcherFor } from "./services/webhooks/dispatcher.ts";
 import { verificationRecheckerFor } from "./services/verification/rechecker.ts";
@@ -26,6 +27,7 @@ import { drainServer, type NodeListener, trackRequests } from "./graceful.ts";
 import { applyV8MemoryFlags, collectStartupGarbage } from "./runtime-memory.ts";
 
 export type { NodeListener } from "./graceful.ts";
+export { isPreparationChild, runPreparationChild, thisServerEntry } from "./preparation-process.ts";
 
 export interface PreparedRegistry {
   config: RegistryConfig;
@@ -36,21 +38,31 @@ export interface PreparedRegistry {
   listener: NodeListener;
 }
 
-export async function prepareRegistry(options: { env?: NodeJS.ProcessEnv; internalSecret?: string } = {}): Promise<PreparedRegistry> {
-  const config = loadConfig(options.env ?? process.env);
+export interface PrepareRegistryOptions {
+  env?: NodeJS.ProcessEnv;
+  internalSecret?: string;
+  /**
+   * The entry that started this process (thisServerEntry()): the one-time work on the database (a new embedded
+   * database, migrations, seed) is then done by a child process running it (preparation-process.ts), so that the
+   * server does not keep the memory it takes. Without it, the work is done in this process.
+   */
+  entry?: ServerEntry;
+}
+
+export async function prepareRegistry(options: PrepareRegistryOptions = {}): Promise<PreparedRegistry> {
+  const env = options.env ?? process.env;
+  const config = loadConfig(env);
   applyV8MemoryFlags({ optimizeForSize: config.v8OptimizeForSize });
   const logger = jsonLogger(config.logLevel, undefined, { pid: process.pid, role: config.role });
+  const db = options.entry ? await openPreparedDatabase(config, env, logger, options.entry) : undefined;
   const deps: AppDeps = {
-    ...(await openRegistry(config, logger)),
+    ...(await openRegistry(config, logger, db ? { db } : {})),
     adminSecret: newAdminSecret(),
     ...(options.internalSecret ? { internalSecret: options.internalSecret } : {}),
   };
-  const seeded = await seedSystemBundle(deps);
-  if (seeded > 0) logger.log("info", "seeded the rye namespace with the system bundle", { items: seeded });
-  // Quality factors missing and safety reports made under older rules (docs/quality.md) are made now.
-  const rules = await systemSafetyRules();
-  const refreshed = await refreshStaleSignals(deps.db, rules);
-  if (refreshed.versions > 0) logger.log("info", "refreshed quality and safety signals", { ...refreshed, rules_version: rules.version });
+  // Nothing left to do after the child's preparation; otherwise (no entry, an in-memory database) the work itself.
+  // Quality factors missing and safety reports made under older rules (docs/quality.md) are made there too.
+  await prepareData(deps, await systemSafetyRules());
   const app = createApp(deps);
   return { config, logger, deps, app, listener: getRequestListener(app.fetch) };
 }
@@ -74,7 +86,6 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
   webhooks.start();
   const rechecker = verificationRecheckerFor(deps);
   rechecker.start();
-  collectStartupGarbage();
   logger.log("info", "rye registry listening", { url: `http://localhost:${port}`, database: deps.db.kind, registry_key: deps.keyring.current().publicKey.fingerprint, ...extra });
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -100,5 +111,7 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
   };
   process.once("SIGINT", () => shutdown("SIGINT"));
   process.once("SIGTERM", () => shutdown("SIGTERM"));
+  // After the signal handlers: a SIGTERM during the collection (tens of ms) still shuts down cleanly.
+  collectStartupGarbage();
   return { port, close };
 }

@@ -13,7 +13,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import nextModule from "next";
 import { RyeError, toErrorEnvelope } from "@rye/core";
-import { prepareRegistry, serveRegistry } from "@rye/api/server";
+import { isPreparationChild, prepareRegistry, runPreparationChild, serveRegistry, thisServerEntry } from "@rye/api/server";
 import type { NodeListener } from "@rye/api/server";
 import { serveWebOnly } from "./web-role.ts";
 import { ensureWebBuild } from "./build.ts";
@@ -25,17 +25,19 @@ const next = nextModule as unknown as (typeof nextModule)["default"];
 const webDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 async function main(): Promise<void> {
+  // Started again by itself to do the database's one-time work (apps/api/src/preparation-process.ts).
+  if (isPreparationChild()) return runPreparationChild();
   const role = process.env.RYE_ROLE ?? "all";
   if (role === "web") return serveWebOnly(webDir, next);
   if (role === "api") {
     // Website processes elsewhere forward visitors' addresses with the shared secret (RYE_INTERNAL_SECRET).
-    const registry = await prepareRegistry(process.env.RYE_INTERNAL_SECRET ? { internalSecret: process.env.RYE_INTERNAL_SECRET } : {});
+    const registry = await prepareRegistry({ entry: thisServerEntry(), ...(process.env.RYE_INTERNAL_SECRET ? { internalSecret: process.env.RYE_INTERNAL_SECRET } : {}) });
     await serveRegistry(registry);
     return;
   }
   if (role !== "all") throw new RyeError("BAD_REQUEST", `Invalid registry configuration: RYE_ROLE: expected api, web or all, got ${role}`);
   const internalSecret = randomBytes(32).toString("base64url");
-  const registry = await prepareRegistry({ internalSecret });
+  const registry = await prepareRegistry({ internalSecret, entry: thisServerEntry() });
   await ensureWebBuild(webDir, (message) => registry.logger.log("info", message));
   // Next fetches the target of a server action's redirect from its own origin, with the visitor's
   // cookies: it must be this server, not Next's default localhost:3000 (another program, maybe).

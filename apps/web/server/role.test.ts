@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../../api/test/free-port.ts";
+import { freePort, freePortBelowEphemeralRange } from "../../api/test/free-port.ts";
 
 const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
 
@@ -22,7 +22,7 @@ function start(env: Record<string, string>) {
 
 test("RYE_ROLE=api: the API alone (no website build), probes answer, SIGTERM exits 0", { timeout: 120_000 }, async () => {
   const dataDir = await mkdtemp(join(tmpdir(), "rye-role-api-"));
-  const port = await freePort();
+  const port = await freePortBelowEphemeralRange();
   const server = start({ RYE_ROLE: "api", PORT: String(port), RYE_DATA_DIR: dataDir });
   try {
     const base = `http://127.0.0.1:${port}`;

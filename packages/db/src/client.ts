@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -57,7 +57,17 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   const migrateOnOpen = options.migrate ?? true;
   if (databaseUrl) return openPostgres(databaseUrl, migrateOnOpen, options.log);
   const dataDir = options.dataDir || process.env.RYE_DATA_DIR || ".rye-data";
-  return openPglite(dataDir === MEMORY ? undefined : resolve(dataDir, "pglite"), migrateOnOpen, options.log, options.pgliteSharedBuffersMb);
+  return openPglite(dataDir === MEMORY ? undefined : pgliteDirOf(dataDir), migrateOnOpen, options.log, options.pgliteSharedBuffersMb);
+}
+
+/** Where the embedded database of a rye data directory lives. */
+function pgliteDirOf(dataDir: string): string {
+  return resolve(dataDir, "pglite");
+}
+
+/** True once the embedded database of `dataDir` was created (initdb wrote PostgreSQL's PG_VERSION file). */
+export function embeddedDatabaseExists(dataDir: string): boolean {
+  return dataDir !== MEMORY && existsSync(resolve(pgliteDirOf(dataDir), "PG_VERSION"));
 }
 
 async function openPostgres(databaseUrl: string, migrateOnOpen: boolean, log?: (m: string) => void): Promise<Database> {

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ensureServerBuild, SERVER_TARGETS, serverBuildIsStale } from "../../../../scripts/build-server.mjs";
-import { freePort } from "../../test/free-port.ts";
+import { freePortBelowEphemeralRange } from "../../test/free-port.ts";
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
@@ -35,7 +35,7 @@ test("the API builds when stale, then runs as JavaScript with no TypeScript load
   assert.ok(existsSync(`${outfile}.map`), "with a source map");
 
   const dataDir = await mkdtemp(join(tmpdir(), "rye-compiled-"));
-  const port = await freePort();
+  const port = await freePortBelowEphemeralRange();
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", RYE_DATA_DIR: dataDir, RYE_LOG_LEVEL: "warn" };
   delete env.DATABASE_URL;
   delete env.NODE_OPTIONS; // the test runner's tsx loader must not reach the server

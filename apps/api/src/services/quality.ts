@@ -80,6 +80,15 @@ interface StaleRow {
   file_extension: string | null;
 }
 
+/** Versions whose signals refreshStaleSignals would compute (`$1`: the rules version), over `item_versions v JOIN items i`. */
+const STALE_SIGNALS_WHERE = `i.type <> 'skill' AND (v.quality IS NULL OR (i.type = 'tool' AND v.safety_rules_version IS DISTINCT FROM $1::text))`;
+
+/** True when refreshStaleSignals with `rules` has versions to look at (the start-up check). */
+export async function hasStaleSignals(db: Database, rules: SafetyRules): Promise<boolean> {
+  const { rows } = await db.raw.query<{ stale: boolean }>(`SELECT EXISTS (SELECT 1 FROM item_versions v JOIN items i ON i.id = v.item_id WHERE ${STALE_SIGNALS_WHERE}) AS stale`, [rules.version]);
+  return rows[0]!.stale;
+}
+
 /**
  * Computes what is missing or out of date: the quality of versions that have none (published before quality
  * existed) and the safety report of every tool version whose report was made under other rules than `rules`.
@@ -94,9 +103,9 @@ export async function refreshStaleSignals(db: Database, rules: SafetyRules, opti
     const { rows } = await db.raw.query<StaleRow>(
       `SELECT v.id, v.item_id, v.content, v.author_verified, v.author_fingerprint, v.log_index, v.attestation_signature, i.type::text AS type, i.name, i.category, i.file_extension
        FROM item_versions v JOIN items i ON i.id = v.item_id
-       WHERE v.id > $1::uuid AND i.type <> 'skill' AND (v.quality IS NULL OR (i.type = 'tool' AND v.safety_rules_version IS DISTINCT FROM $2::text))
+       WHERE ${STALE_SIGNALS_WHERE} AND v.id > $2::uuid
        ORDER BY v.id LIMIT $3::int`,
-      [after, rules.version, batch],
+      [rules.version, after, batch],
     );
     if (rows.length === 0) break;
     for (const row of rows) {

@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createScratchPostgresDatabase } from "@rye/db/testing";
-import { freePort } from "../free-port.ts";
+import { freePort, freePortBelowEphemeralRange } from "../free-port.ts";
 
 export const HAPROXY = process.env.RYE_HAPROXY ?? "/usr/sbin/haproxy";
 const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
@@ -112,7 +112,7 @@ export async function startTopology(options: TopologyOptions = {}): Promise<Topo
   const scratch = await createScratchPostgresDatabase();
   const balancerPort = await freePort();
   const url = `http://127.0.0.1:${balancerPort}`;
-  const slots = await Promise.all(Array.from({ length: count }, async (_, i) => ({ name: String.fromCharCode(97 + i), port: await freePort() })));
+  const slots = await Promise.all(Array.from({ length: count }, async (_, i) => ({ name: String.fromCharCode(97 + i), port: await freePortBelowEphemeralRange() })));
 
   function launch(slot: { name: string; port: number }): ApiProcess {
     const dataDir = join(work, `data-${slot.name}`);
