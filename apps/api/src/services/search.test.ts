@@ -17,9 +17,9 @@ const knowledge = (name: string, category: string, description: string, body: st
   `---\nid: ${name}\ntitle: ${name}\nversion: 1.0.0\nentry_type: reference\ncategory: ${category}\ndescription: ${description}\n---\n\n${body}\n`;
 
 /** Forces the broad paths with a handful of items. */
-const BROAD: SearchTuning = { exactCountMax: 3, facetSampleRows: 4, candidatesPerTerm: 1000, candidateMatchesPerTerm: 1000, fuzzyExactCountMax: 0, fuzzySampleRows: 4, oneStatement: true };
+const BROAD: SearchTuning = { exactCountMax: 3, facetSampleRows: 4, candidatesPerTerm: 1000, candidateMatchesPerTerm: 1000, fuzzyExactCountMax: 0, fuzzySampleRows: 4, oneStatement: true, jsonRows: "auto" };
 /** The default thresholds, with the page, count and facets of an exact relevance page as separate queries. */
-const SEPARATE: SearchTuning = { exactCountMax: 5_000, facetSampleRows: 2_000, candidatesPerTerm: 1_000, candidateMatchesPerTerm: 100, fuzzyExactCountMax: 1_000, fuzzySampleRows: 100, oneStatement: false };
+const SEPARATE: SearchTuning = { exactCountMax: 5_000, facetSampleRows: 2_000, candidatesPerTerm: 1_000, candidateMatchesPerTerm: 100, fuzzyExactCountMax: 1_000, fuzzySampleRows: 100, oneStatement: false, jsonRows: "auto" };
 const ONE_STATEMENT: SearchTuning = { ...SEPARATE, oneStatement: true };
 
 for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["pglite"] as const)) {
@@ -200,6 +200,33 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
         assert.equal(last.next_cursor, null);
       }
       assert.deepEqual(await walk({ query: "herron" }, ONE_STATEMENT), await walk({ query: "herron" }, SEPARATE));
+    });
+
+    test("rows fetched as one JSON value (PGlite's shape) answer exactly as rows fetched one by one", async () => {
+      const inputs: Partial<SearchInput>[] = [
+        { query: "heron", facets: true },
+        { query: "heron", offset: 3 },
+        { query: "heron pond", facets: true },
+        { query: "herron", facets: true },
+        { query: "heron_wacth_3", limit: 3 },
+        { query: "", facets: true },
+        { query: "", sort: "downloads" },
+        { query: "heron", sort: "quality" },
+        { query: "heron", category: "ponds", facets: true },
+        { query: "heron", itemType: "knowledge", facets: true },
+      ];
+      for (const base of [SEPARATE, ONE_STATEMENT, BROAD]) {
+        for (const input of inputs) {
+          const json = await run(input, { ...base, jsonRows: true });
+          assert.deepEqual(json, await run(input, { ...base, jsonRows: false }), `${JSON.stringify(input)} ${JSON.stringify(base)}`);
+        }
+        for (const input of [{ query: "heron" }, { query: "herons" }, { query: "", sort: "recent" as const }]) {
+          assert.deepEqual(await walk(input, { ...base, jsonRows: true }), await walk(input, { ...base, jsonRows: false }), JSON.stringify(input));
+        }
+      }
+      // The timestamps survive the JSON form to the millisecond, as Date values read from rows do.
+      const [json, plain] = [await run({ query: "heron", limit: 20 }, { ...SEPARATE, jsonRows: true }), await run({ query: "heron", limit: 20 }, { ...SEPARATE, jsonRows: false })];
+      assert.deepEqual(json.results.map((h) => [h.created_at, h.updated_at]), plain.results.map((h) => [h.created_at, h.updated_at]));
     });
 
     test("item_search_terms follows publishes and deletions", async () => {
