@@ -174,6 +174,22 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       assert.deepEqual(whole.facets, exact3.facets);
     });
 
+    test("a typo's first page with facets shares one nearest-names walk between page and facet sample: the same page and facets as separate walks", async () => {
+      for (const query of ["herron", "heron_wacth_3", "ponnd_7", "herons"]) {
+        const shared = await run({ query, limit: 3, facets: true }, BROAD);
+        // Without facets the page comes from its own walk; with a cursor the facets come from their own sample.
+        assert.deepEqual(rows(shared), rows(await run({ query, limit: 3 }, BROAD)), query);
+        if (!shared.next_cursor) continue;
+        const second = await run({ query, limit: 3, facets: true, cursor: shared.next_cursor }, BROAD);
+        assert.deepEqual([second.facets, second.total, second.total_estimated], [shared.facets, shared.total, shared.total_estimated], query);
+      }
+      assert.equal((await run({ query: "herron", limit: 3, facets: true }, BROAD)).total_estimated, true, "more nearest names than the sample: scaled");
+      // Fewer nearest names than the sample: facets and total are counted exactly, as the separate sample does.
+      const whole = await run({ query: "herron", facets: true, limit: 3 }, { ...BROAD, fuzzySampleRows: 1000 });
+      const exact = await run({ query: "herron", facets: true, limit: 3 });
+      assert.deepEqual([whole.facets, whole.total, whole.total_estimated], [exact.facets, exact.total, undefined]);
+    });
+
     test("an exact relevance page with its total and facets in one statement answers as the separate queries do", async () => {
       const inputs: Partial<SearchInput>[] = [
         { query: "heron", facets: true },

@@ -257,9 +257,20 @@ export async function searchItems(database: Database, principal: Principal | nul
   /** A match set too large to count: estimated total and facets, and a walk of precomputed ranks for one word. */
   const broad = async (match: Match, estimate: number, lexemes: string[] | null): Promise<Found> => {
     const exactPage = () => pageOf(db, filters, userId, match, order, cursor, input.limit + 1, offset);
+    // A typo's first page with facets: one walk of the nearest names gives the page's candidates and the facet
+    // sample (the walk's first rows reach the page; its start, about the whole cost, is paid once).
+    if (match === "fuzzy" && order === "score" && input.facets && !cursor && sharedFacetFields(filters).length === FACET_FIELDS.length) {
+      const near = await rankedNearest(db, filters, userId, null, input.limit + 1, offset, tuning.fuzzySampleRows);
+      const [rows, counted] = await Promise.all([
+        near.rows ?? exactPage(),
+        // Fewer names than the sample leave out text and similarity-only matches: counted exactly instead.
+        near.sample!.size < tuning.fuzzySampleRows ? facetCounts(db, filters, userId, match) : Promise.resolve(scaledFacets(filters, near.sample!.groups, estimate)),
+      ]);
+      return { match, rows, ...counted };
+    }
     const page =
       match === "fuzzy" && order === "score"
-        ? rankedNearest(db, filters, userId, cursor, input.limit + 1, offset).then((rows) => rows ?? exactPage())
+        ? rankedNearest(db, filters, userId, cursor, input.limit + 1, offset).then(({ rows }) => rows ?? exactPage())
         : lexemes?.length === 1
           ? rankedByTerm(db, filters, userId, lexemes[0]!, cursor, input.limit + 1, offset)
           : lexemes && lexemes.length > 1
@@ -437,7 +448,15 @@ async function rankedAmongCandidates(db: SearchDb, f: Filters, userId: string | 
  * is the index's choice, so the page can miss the one the exact ranking puts first among them (measured at
  * 100 000 items: "kubernets", 3 720 names of word similarity 0.8).
  */
-async function rankedNearest(db: SearchDb, f: Filters, userId: string | null, cursor: Cursor | null, limit: number, offset: number): Promise<Row[] | null> {
+async function rankedNearest(
+  db: SearchDb,
+  f: Filters,
+  userId: string | null,
+  cursor: Cursor | null,
+  limit: number,
+  offset: number,
+  sampleRows?: number,
+): Promise<{ rows: Row[] | null; sample?: { groups: FacetRow[]; size: number } }> {
   const p = new Params();
   const m = matchExpressions(p, f.query);
   const q = `${p.add(f.query)}::text`;
@@ -445,30 +464,44 @@ async function rankedNearest(db: SearchDb, f: Filters, userId: string | null, cu
   const after = afterCursor(p, cursor, score, "i.id");
   const want = p.add(offset + limit);
   const visible = whereClause(p, f, userId, "all");
+  // With a sample, the walk goes on to its size; the page takes the walk's first `want` names either way (a
+  // materialized CTE is read back in the order it was written).
+  const walk = sampleRows === undefined ? want : `GREATEST(${want}::int, ${p.add(sampleRows)}::int)`;
   // Word similarity first (a word of the name close to the query); names close as a whole (similarity,
   // `%`) only when those are too few to fill the page: a full name with a typo is often below the word
   // similarity threshold.
-  const sql = `
+  const ctes = `
     WITH near_word AS MATERIALIZED (
-      SELECT i.id ${FROM} WHERE ${visible} AND ${q} <% i.name AND ${after}
-      ORDER BY ${q} <<-> i.name, i.name <-> ${q} LIMIT ${want}::int
+      SELECT i.id, i.type, n.name AS namespace, i.category, i.tool_type ${FROM} WHERE ${visible} AND ${q} <% i.name AND ${after}
+      ORDER BY ${q} <<-> i.name, i.name <-> ${q} LIMIT ${walk}::int
     ), near_whole AS (
       SELECT i.id ${FROM} WHERE ${visible} AND i.name % ${q} AND ${after}
       ORDER BY i.name <-> ${q} LIMIT ${want}::int
     ), textual AS (
       SELECT i.id ${FROM} WHERE ${whereClause(p, f, userId, "text")} AND ${after} LIMIT ${want}::int
     ), candidates AS (
-      SELECT id FROM near_word
+      SELECT id FROM (SELECT id FROM near_word LIMIT ${want}::int) w
       UNION SELECT id FROM near_whole WHERE (SELECT count(*) FROM near_word) < ${want}::int
       UNION SELECT id FROM textual
-    )
+    )`;
+  const page = `
     SELECT i.id, i.type, n.name AS namespace, i.category, i.name, i.description, i.latest_version, i.download_count,
            i.created_at, i.updated_at, i.tool_type, i.deprecated, i.visibility, ${QUALITY_SCORE_SQL} AS quality, ${score} AS score
     FROM candidates k JOIN items i ON i.id = k.id JOIN namespaces n ON n.id = i.namespace_id
     ORDER BY score DESC, i.id ASC
     LIMIT ${p.add(limit)}::int OFFSET ${p.add(offset)}::int`;
-  const rows = await selectRows<Row>(db, sql, p.values, "x.score DESC, x.id");
-  return rows.length >= limit ? rows : null;
+  if (sampleRows === undefined) {
+    const rows = await selectRows<Row>(db, `${ctes} ${page}`, p.values, "x.score DESC, x.id");
+    return { rows: rows.length >= limit ? rows : null };
+  }
+  const { columns, sets } = facetGrouping(f, FACET_FIELDS, true);
+  const sql = `${ctes}
+    SELECT (SELECT json_agg(x ORDER BY x.score DESC, x.id) FROM (${page}) x) AS rows,
+           (SELECT json_agg(g) FROM (SELECT ${columns} FROM (SELECT * FROM near_word LIMIT ${p.add(sampleRows)}::int) m GROUP BY GROUPING SETS (${sets})) g) AS groups`;
+  const result = (await db.raw.query<{ rows: Row[] | string | null; groups: FacetRow[] | string | null }>(sql, p.values)).rows[0];
+  const rows = parseJson<Row>(result?.rows);
+  const groups = parseJson<FacetRow>(result?.groups);
+  return { rows: rows.length >= limit ? rows : null, sample: { groups, size: Number(groups.find(isTotalRow)?.count ?? 0) } };
 }
 
 /**
@@ -704,10 +737,11 @@ async function facetCounts(
     const p = new Params();
     let source: string;
     if (sample?.nearest) {
-      // The names nearest the query by word similarity (all of them pass `<%`, so all are matches).
+      // The names nearest the query by word similarity, then similarity (all of them pass `<%`, so all are
+      // matches): `rankedNearest`'s walk, which gives the same sample to a first page with facets.
       const q = `${p.add(filters.query)}::text`;
       source = `(SELECT i.type, n.name AS namespace, i.category, i.tool_type ${FROM} WHERE ${whereClause(p, filters, userId, "all")} AND ${q} <% i.name
-                 ORDER BY ${q} <<-> i.name LIMIT ${p.add(sample.rows)}::int) m`;
+                 ORDER BY ${q} <<-> i.name, i.name <-> ${q} LIMIT ${p.add(sample.rows)}::int) m`;
     } else {
       const where = whereClause(p, filters, userId, match);
       const limit = sample ? ` LIMIT ${p.add(sample.rows)}::int` : "";
@@ -722,8 +756,7 @@ async function facetCounts(
     // which leave out text and similarity-only matches: a set that small is counted exactly instead.
     if (sampled < sample.rows) return sample.nearest ? grouped(filters, fields, total, undefined) : { rows, exact: true, size: sampled };
     const estimate = filters === f ? sample.estimate : await estimateMatches(db, filters, userId, match);
-    const scale = Math.max(estimate, sampled) / sampled;
-    return { rows: rows.map((r) => ({ ...r, count: Math.round(Number(r.count) * scale) })), exact: false, size: Math.max(estimate, sampled) };
+    return { rows: scaleCounts(rows, Math.max(estimate, sampled) / sampled), exact: false, size: Math.max(estimate, sampled) };
   };
   const shared = sharedFacetFields(f);
   const separate = FACET_FIELDS.filter((field) => !shared.includes(field));
@@ -735,6 +768,15 @@ async function facetCounts(
     ...(estimated ? { estimated: true } : {}),
     facets: facetsOf(f, results.flatMap((r) => r.rows)),
   };
+}
+
+const scaleCounts = (rows: FacetRow[], scale: number): FacetRow[] => rows.map((r) => ({ ...r, count: Math.round(Number(r.count) * scale) }));
+
+/** A sample's facet groups (every field and the sample's size) scaled to the match set's estimated size. */
+function scaledFacets(f: Filters, groups: FacetRow[], estimate: number): { total: number; facets: SearchFacets; estimated: true } {
+  const sampled = Number(groups.find(isTotalRow)?.count ?? 0);
+  const size = Math.max(estimate, sampled);
+  return { total: size, estimated: true, facets: facetsOf(f, scaleCounts(groups, size / sampled)) };
 }
 
 function toResult(row: Row): SearchResult {
