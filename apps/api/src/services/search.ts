@@ -374,10 +374,16 @@ function matchExpressions(p: Params, query: string) {
 
 const FROM = "FROM items i JOIN namespaces n ON n.id = i.namespace_id";
 
-/** The planner's estimate of the match set's size (EXPLAIN, no execution: about a millisecond). */
+/**
+ * The planner's estimate of the match set's size (EXPLAIN, no execution: about a millisecond). Without the
+ * namespaces join when no condition reads the namespace (anonymous, no namespace filter): every item has
+ * its namespace (foreign key), so the estimate is the same, and a join less to plan is a quarter of the
+ * statement's time on PGlite.
+ */
 async function estimateMatches(db: SearchDb, f: Filters, userId: string | null, match: Match): Promise<number> {
   const p = new Params();
-  const { rows } = await db.raw.query<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) SELECT 1 ${FROM} WHERE ${whereClause(p, f, userId, match)}`, p.values);
+  const from = userId === null && !f.namespace ? "FROM items i" : FROM;
+  const { rows } = await db.raw.query<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) SELECT 1 ${from} WHERE ${whereClause(p, f, userId, match)}`, p.values);
   const raw = Object.values(rows[0] ?? {})[0];
   const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as [{ Plan?: { "Plan Rows"?: unknown } }] | undefined;
   const estimate = Number(plan?.[0]?.Plan?.["Plan Rows"]);
