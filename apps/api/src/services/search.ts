@@ -47,8 +47,13 @@
  * Typo queries (the trigram fallback) with more than `fuzzyExactCountMax` (1 000) estimated matches page
  * the names nearest the query from a GiST trigram index (KNN by word similarity, then similarity; see
  * `rankedNearest`), answer with the planner's estimated total and count facets on the `fuzzySampleRows`
- * (100) nearest names, scaled. Below that every match is ranked and counted; on PGlite the page, the total
- * and the facets then come from one statement that finds the matches once (`rankedWithCounts`).
+ * (100) nearest names, scaled; a first page with facets takes its candidates and the facet sample from one
+ * walk. Below that every match is ranked and counted.
+ *
+ * PGlite answers one query at a time, in this thread, and converts every value of every row it returns
+ * to JavaScript one by one: there, an exact relevance page, its total and its facets are one statement
+ * that finds the matches once (`rankedWithCounts`), and pages and facet groups come back as one JSON value
+ * (`selectRows`). Each way is tested to answer as the other.
  *
  * Anonymous listings without a query and without a namespace, category or tool_type filter (the browse
  * page, the home page, a type's listing) are the same for every visitor and count nearly every public
@@ -91,10 +96,9 @@ export interface SearchTuning {
   fuzzyExactCountMax: number;
   fuzzySampleRows: number;
   /**
-   * An exact relevance page with its count and facets in one statement (`rankedWithCounts`). "auto": for
-   * trigram matches on PGlite, where finding the matches (a similarity test per candidate) is the cost and
-   * PGlite answers one query at a time; PostgreSQL answers the separate queries at once and full-text
-   * matches are cheap to find again (both measured faster without). Tests choose each way to compare them.
+   * An exact relevance page with its count and facets in one statement (`rankedWithCounts`). "auto": on
+   * PGlite, which answers one query at a time (the statement finds and scores the matches once); PostgreSQL
+   * answers the separate queries at once, on its own cores. Tests choose each way to compare them.
    */
   oneStatement: boolean | "auto";
   /** Rows of a page or of facet groups as one JSON value (`selectRows`). "auto": on PGlite. */
