@@ -368,11 +368,18 @@ function matchExpressions(p: Params, query: string) {
   const exact = `lower(i.name) = lower(${q})`;
   const textScore = `(CASE WHEN ${exact} THEN 2 ELSE 1 END + ts_rank_cd('{0.1, 0.2, 0.4, 1.0}', i.search_document, ${tsq}, 32)::float8)`;
   // Ties of the first term (names holding the same word, say) go to the name closest as a whole.
-  const similarity = `(0.999 * GREATEST(similarity(i.name, ${q}), word_similarity(${q}, i.name)) + 0.001 * similarity(i.name, ${q}))::float8`;
+  const similarityOf = (sim: string, wordSim: string) => `(0.999 * GREATEST(${sim}, ${wordSim}) + 0.001 * ${sim})::float8`;
+  const trigramScore = (similarity: string) => `CASE WHEN ${text} THEN ${textScore} WHEN ${exact} THEN 2 ELSE ${similarity} END`;
   return {
     text,
     fuzzy: `(i.name % ${q} OR ${q} <% i.name)`,
-    score: (match: Match) => (match === "text" ? textScore : `CASE WHEN ${text} THEN ${textScore} WHEN ${exact} THEN 2 ELSE ${similarity} END`),
+    score: (match: Match) => (match === "text" ? textScore : trigramScore(similarityOf(`similarity(i.name, ${q})`, `word_similarity(${q}, i.name)`))),
+    /**
+     * The trigram score from `similarities`' columns (s.sim, s.word_sim), each function computed once a row
+     * instead of three times: a lateral join for queries that score every match (the same values).
+     */
+    similarities: `CROSS JOIN LATERAL (SELECT similarity(i.name, ${q}) AS sim, word_similarity(${q}, i.name) AS word_sim OFFSET 0) s`,
+    lateralScore: () => trigramScore(similarityOf("s.sim", "s.word_sim")),
   };
 }
 
@@ -610,12 +617,14 @@ async function rankedWithCounts(
 ): Promise<{ rows: Row[]; total: number; facets?: SearchFacets }> {
   const p = new Params();
   const where = whereClause(p, f, userId, match);
-  const score = matchExpressions(p, f.query).score(match);
+  const m = matchExpressions(p, f.query);
+  // Trigram matches: each similarity computed once a row (the score uses them up to three times).
+  const [score, similarities] = match === "fuzzy" ? [m.lateralScore(), m.similarities] : [m.score(match), ""];
   const after = afterCursor(p, cursor, "m.score", "m.id");
   const groupsSql = facetGroupsSql(f, facets ? FACET_FIELDS : [], true, "m");
   const sql = `
     WITH m AS MATERIALIZED (
-      SELECT i.id, i.type, i.namespace_id, i.category, i.tool_type, ${score} AS score ${fromItems(f, userId)} WHERE ${where}
+      SELECT i.id, i.type, i.namespace_id, i.category, i.tool_type, ${score} AS score ${fromItems(f, userId)} ${similarities} WHERE ${where}
     ), top AS (
       SELECT m.id, m.score FROM m WHERE ${after} ORDER BY m.score DESC, m.id ASC LIMIT ${p.add(limit)}::int OFFSET ${p.add(offset)}::int
     ), counts AS (
