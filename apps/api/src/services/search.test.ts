@@ -17,9 +17,9 @@ const knowledge = (name: string, category: string, description: string, body: st
   `---\nid: ${name}\ntitle: ${name}\nversion: 1.0.0\nentry_type: reference\ncategory: ${category}\ndescription: ${description}\n---\n\n${body}\n`;
 
 /** Forces the broad paths with a handful of items. */
-const BROAD: SearchTuning = { exactCountMax: 3, facetSampleRows: 4, candidatesPerTerm: 1000, candidateMatchesPerTerm: 1000, fuzzyExactCountMax: 0, fuzzySampleRows: 4, oneStatement: true };
+const BROAD: SearchTuning = { exactCountMax: 3, facetSampleRows: 4, candidatesPerTerm: 1000, candidateMatchesPerTerm: 1000, fuzzyExactCountMax: 0, fuzzySampleRows: 4, oneStatement: true, jsonRows: "auto" };
 /** The default thresholds, with the page, count and facets of an exact relevance page as separate queries. */
-const SEPARATE: SearchTuning = { exactCountMax: 5_000, facetSampleRows: 2_000, candidatesPerTerm: 1_000, candidateMatchesPerTerm: 100, fuzzyExactCountMax: 1_000, fuzzySampleRows: 100, oneStatement: false };
+const SEPARATE: SearchTuning = { exactCountMax: 5_000, facetSampleRows: 2_000, candidatesPerTerm: 1_000, candidateMatchesPerTerm: 100, fuzzyExactCountMax: 1_000, fuzzySampleRows: 100, oneStatement: false, jsonRows: "auto" };
 const ONE_STATEMENT: SearchTuning = { ...SEPARATE, oneStatement: true };
 
 for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["pglite"] as const)) {
@@ -174,6 +174,22 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       assert.deepEqual(whole.facets, exact3.facets);
     });
 
+    test("a typo's first page with facets shares one nearest-names walk between page and facet sample: the same page and facets as separate walks", async () => {
+      for (const query of ["herron", "heron_wacth_3", "ponnd_7", "herons"]) {
+        const shared = await run({ query, limit: 3, facets: true }, BROAD);
+        // Without facets the page comes from its own walk; with a cursor the facets come from their own sample.
+        assert.deepEqual(rows(shared), rows(await run({ query, limit: 3 }, BROAD)), query);
+        if (!shared.next_cursor) continue;
+        const second = await run({ query, limit: 3, facets: true, cursor: shared.next_cursor }, BROAD);
+        assert.deepEqual([second.facets, second.total, second.total_estimated], [shared.facets, shared.total, shared.total_estimated], query);
+      }
+      assert.equal((await run({ query: "herron", limit: 3, facets: true }, BROAD)).total_estimated, true, "more nearest names than the sample: scaled");
+      // Fewer nearest names than the sample: facets and total are counted exactly, as the separate sample does.
+      const whole = await run({ query: "herron", facets: true, limit: 3 }, { ...BROAD, fuzzySampleRows: 1000 });
+      const exact = await run({ query: "herron", facets: true, limit: 3 });
+      assert.deepEqual([whole.facets, whole.total, whole.total_estimated], [exact.facets, exact.total, undefined]);
+    });
+
     test("an exact relevance page with its total and facets in one statement answers as the separate queries do", async () => {
       const inputs: Partial<SearchInput>[] = [
         { query: "heron", facets: true },
@@ -200,6 +216,33 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
         assert.equal(last.next_cursor, null);
       }
       assert.deepEqual(await walk({ query: "herron" }, ONE_STATEMENT), await walk({ query: "herron" }, SEPARATE));
+    });
+
+    test("rows fetched as one JSON value (PGlite's shape) answer exactly as rows fetched one by one", async () => {
+      const inputs: Partial<SearchInput>[] = [
+        { query: "heron", facets: true },
+        { query: "heron", offset: 3 },
+        { query: "heron pond", facets: true },
+        { query: "herron", facets: true },
+        { query: "heron_wacth_3", limit: 3 },
+        { query: "", facets: true },
+        { query: "", sort: "downloads" },
+        { query: "heron", sort: "quality" },
+        { query: "heron", category: "ponds", facets: true },
+        { query: "heron", itemType: "knowledge", facets: true },
+      ];
+      for (const base of [SEPARATE, ONE_STATEMENT, BROAD]) {
+        for (const input of inputs) {
+          const json = await run(input, { ...base, jsonRows: true });
+          assert.deepEqual(json, await run(input, { ...base, jsonRows: false }), `${JSON.stringify(input)} ${JSON.stringify(base)}`);
+        }
+        for (const input of [{ query: "heron" }, { query: "herons" }, { query: "", sort: "recent" as const }]) {
+          assert.deepEqual(await walk(input, { ...base, jsonRows: true }), await walk(input, { ...base, jsonRows: false }), JSON.stringify(input));
+        }
+      }
+      // The timestamps survive the JSON form to the millisecond, as Date values read from rows do.
+      const [json, plain] = [await run({ query: "heron", limit: 20 }, { ...SEPARATE, jsonRows: true }), await run({ query: "heron", limit: 20 }, { ...SEPARATE, jsonRows: false })];
+      assert.deepEqual(json.results.map((h) => [h.created_at, h.updated_at]), plain.results.map((h) => [h.created_at, h.updated_at]));
     });
 
     test("item_search_terms follows publishes and deletions", async () => {
