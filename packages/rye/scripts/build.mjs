@@ -8,7 +8,7 @@
 //   THIRD_PARTY_LICENSES.md                 the licence text of every bundled third-party package
 // Usage: node scripts/build.mjs   (npm run build -w ryeos; `prepublishOnly` runs it)
 import { copyFile, cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { dirname, join, relative, sep } from "node:path";
+import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "tsdown";
 
@@ -104,13 +104,9 @@ await writeFile(join(root, "THIRD_PARTY_LICENSES.md"), notices.join("\n"));
 
 const files = await readdir(join(root, "dist"), { recursive: true });
 
-// Chunks that import each other in a cycle can read a binding before its chunk has run: refuse such a build.
-const chunkImports = new Map();
-for (const file of files.filter((f) => f.endsWith(".js"))) {
-  const text = await readFile(join(root, "dist", file), "utf8");
-  const dir = dirname(file);
-  chunkImports.set(file.split(sep).join("/"), [...text.matchAll(/^import (?:[^"']*? from )?["'](\.\.?\/[^"']+)["']/gm)].map((m) => join(dir, m[1]).split(sep).join("/")));
-}
+// Chunks that import each other in a cycle can read a binding before its chunk has run: refuse such a build. The
+// static imports between chunks come from the bundler's own record of each chunk (`chunks`, collected above).
+const chunkImports = new Map([...chunks].map(([file, chunk]) => [file, chunk.imports.filter((next) => chunks.has(next))]));
 const visiting = new Set();
 const done = new Set();
 const findCycle = (file, path) => {
@@ -137,9 +133,9 @@ for (const file of chunkImports.keys()) {
 const chunkWith = (module) => [...chunks].find(([, c]) => c.moduleIds.some((id) => id.endsWith(module)))?.[0];
 const searchPath = new Set();
 const addWithImports = (file) => {
-  if (!file || searchPath.has(file) || !chunks.has(file)) return;
+  if (!file || searchPath.has(file)) return;
   searchPath.add(file);
-  for (const next of chunks.get(file)?.imports ?? []) addWithImports(next);
+  for (const next of chunkImports.get(file) ?? []) addWithImports(next);
 };
 for (const module of ["/src/cli/main.ts", "/src/cli/commands/search.ts", "/src/engine/engine.ts", "/src/search/search.ts"]) {
   const file = chunkWith(module);
@@ -156,5 +152,3 @@ if (heavy.length > 0) {
 }
 
 console.log(`ryeos: built ${files.length} files in dist/, system bundle in system/.ai, ${bundled.size} bundled packages (${Date.now() - started} ms)`);
-void dirname;
-void relative;
