@@ -205,13 +205,22 @@ test("a damaged, truncated or foreign index file is rebuilt, never used", async 
   }
 });
 
+/** Where a stored index's sections start (byte offsets in the file; persist.ts has the layout). */
+function layoutOf(bytes: Buffer) {
+  const headerEnd = 40 + bytes.readUInt32LE(8);
+  const numbersStart = headerEnd + Math.ceil(bytes.readUInt32LE(32) / 8) * 8;
+  const coreStart = numbersStart + bytes.readUInt32LE(12) * 8 + bytes.readUInt32LE(16);
+  const coreWords = bytes.readUInt32LE(20);
+  return { headerEnd, numbersStart, documents: bytes.readUInt32LE(12) / 8, coreStart, coreWords, headEnd: coreStart + coreWords * 4, fieldWords: bytes.readUInt32LE(28) };
+}
+
 /** `bytes` (a stored index) with its header and core section rewritten by `change`, and a valid head checksum again. */
 function rewritten(bytes: Buffer, change: (header: { segments: Record<string, { fieldLengths: [number, number] }> }, core: Int32Array) => void): Buffer {
-  const headerBytes = bytes.readUInt32LE(8);
-  const header = JSON.parse(bytes.toString("utf8", 40, 40 + headerBytes));
-  const rest = Buffer.from(bytes.subarray(40 + headerBytes));
-  const coreStart = Math.ceil(bytes.readUInt32LE(32) / 8) * 8 + bytes.readUInt32LE(12) * 8 + bytes.readUInt32LE(16);
-  const coreWords = bytes.readUInt32LE(20);
+  const { headerEnd, coreStart: coreAt, coreWords } = layoutOf(bytes);
+  const header = JSON.parse(bytes.toString("utf8", 40, headerEnd));
+  const rest = Buffer.from(bytes.subarray(headerEnd));
+  // The core's offset after the header, which is rewritten with a length of its own.
+  const coreStart = coreAt - headerEnd;
   change(header, new Int32Array(rest.buffer, rest.byteOffset + coreStart, coreWords));
   let json = Buffer.from(JSON.stringify(header), "utf8");
   if (json.length % 8 !== 0) json = Buffer.concat([json, Buffer.alloc(8 - (json.length % 8), " ")]);
@@ -246,8 +255,7 @@ test("field data found malformed (with a valid checksum), or replaced under a ru
 
   // The first document's first field block says it runs past the document's data; the checksum is recomputed.
   const malformed = Buffer.from(good);
-  const headEnd = 40 + good.readUInt32LE(8) + Math.ceil(good.readUInt32LE(32) / 8) * 8 + good.readUInt32LE(12) * 8 + good.readUInt32LE(16) + good.readUInt32LE(20) * 4;
-  const fieldWords = good.readUInt32LE(28);
+  const { headEnd, fieldWords, numbersStart, documents } = layoutOf(good);
   const fieldData = new Int32Array(malformed.buffer, malformed.byteOffset + headEnd, fieldWords);
   fieldData[0] = 2 ** 30;
   malformed.writeUInt32LE(crc32(malformed.subarray(headEnd, headEnd + fieldWords * 4)), headEnd + fieldWords * 4);
@@ -260,8 +268,7 @@ test("field data found malformed (with a valid checksum), or replaced under a ru
 
   // A document's display said to run past the display section; the head's checksum is recomputed.
   const outOfRange = Buffer.from(good);
-  const numbersStart = 40 + good.readUInt32LE(8) + Math.ceil(good.readUInt32LE(32) / 8) * 8;
-  for (let d = 0; d < good.readUInt32LE(12) / 8; d++) outOfRange.writeDoubleLE(2 ** 40, numbersStart + (d * 8 + 5) * 8);
+  for (let d = 0; d < documents; d++) outOfRange.writeDoubleLE(2 ** 40, numbersStart + (d * 8 + 5) * 8);
   outOfRange.writeUInt32LE(crc32(outOfRange.subarray(40, headEnd)), 24);
   await writeFile(file, outOfRange);
   clearSearchIndexCache();
