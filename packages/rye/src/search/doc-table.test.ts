@@ -15,7 +15,7 @@ function stored(count: number): StoredDocs & { builds: number } {
     category: (n: number) => `c${n}`,
     data: (n: number) => Int32Array.of(n),
     fieldLength: (n: number, field: number) => 10 * n + field,
-    describes: (n: number, file: { path: string }) => file.path === `/s/${n}`,
+    describes: (n: number, path: string) => path === `/s/${n}`,
     build(n: number) {
       docs.builds++;
       return fakeDoc(n, `/s/${n}`);

@@ -7,15 +7,6 @@ import type { IndexedDocument } from "./document.ts";
 import type { FieldData } from "./field-data.ts";
 import { fieldLength } from "./field-data.ts";
 
-/** What a file needs to match to be the document indexed from it. */
-export interface FileIdentity {
-  path: string;
-  mtimeMs: number;
-  size: number;
-  ctimeMs: number;
-  ino: number;
-}
-
 /** Documents 1…count of a stored segment. */
 export interface StoredDocs {
   readonly count: number;
@@ -29,8 +20,11 @@ export interface StoredDocs {
   data(n: number): FieldData | null;
   /** The length (word count) of field `field` of document `n`. */
   fieldLength(n: number, field: number): number;
-  /** Whether document `n` was indexed from `file`: same path, mtime, size, ctime and inode. */
-  describes(n: number, file: FileIdentity): boolean;
+  /**
+   * Whether document `n` was indexed from the file at `path` whose mtimeMs, size, ctimeMs and inode are
+   * identities[at…at+3] (a scan's ScanTable): same path, mtime, size, ctime and inode.
+   */
+  describes(n: number, path: string, identities: Float64Array, at: number): boolean;
   /** Document `n` as an object (its docId is `n`). */
   build(n: number): IndexedDocument;
 }

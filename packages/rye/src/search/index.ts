@@ -17,8 +17,9 @@ import type { SegmentToStore, StoredFile, StoredSegment, StoredSpace } from "./p
 import type { PostingList } from "./postings.ts";
 import { appendPosting, postingEntry, Postings } from "./postings.ts";
 import { encodeSpace, readStoredSpace, storedForWriting, writeStoredSpace } from "./persist.ts";
+import type { StoredDocs } from "./doc-table.ts";
 import { DocTable } from "./doc-table.ts";
-import type { ScanCounters, ScannedFile } from "./scan.ts";
+import type { ScanCounters, ScannedFile, ScanTable } from "./scan.ts";
 import { isRacy, TypeDirScanner } from "./scan.ts";
 import { TreeWatcher } from "./watch.ts";
 
@@ -239,16 +240,17 @@ export class SegmentIndex {
       }
       this.watcher?.beginScan();
     }
-    const files = this.scanner.scan();
+    const scanned = this.scanner.scanTable();
     if (this.scanner.takeRelisted()) this.dirty = true;
     if (watch) this.watcher?.track(this.scanner.directories());
     // The common case after a start from the stored index: the scan lists exactly the stored files, in the
-    // stored order, all unchanged. Then no document is built and no path is hashed.
+    // stored order, all unchanged. Then no document is built, no path is hashed and no file object is made.
     const stored = this.docs.pristineStored;
-    if (stored && this.racyPaths.size === 0 && files.length === stored.count && files.every((file, i) => stored.describes(i + 1, file))) {
+    if (stored && this.racyPaths.size === 0 && scanned.length === stored.count && describesAll(stored, scanned)) {
       this.saveIfDirty();
       return;
     }
+    const files = Array.from({ length: scanned.length }, (_, i) => scanned.file(i));
     const byPath = this.paths();
     this.scanOrder = files.map((file) => file.path);
     const stale: ScannedFile[] = [];
@@ -397,6 +399,12 @@ export class SegmentIndex {
       return { signed: doc.display.signed, verified: false, code: err instanceof RyeError ? err.code : "VERIFY_FAILED" };
     }
   }
+}
+
+/** Whether stored document i + 1 was indexed from scanned file i, for every i. */
+function describesAll(stored: StoredDocs, scanned: ScanTable): boolean {
+  for (let i = 0; i < scanned.length; i++) if (!stored.describes(i + 1, scanned.paths[i]!, scanned.identities, 4 * i)) return false;
+  return true;
 }
 
 /** Whether a document still describes the file: same path and the same (mtime, size, ctime, inode). */

@@ -468,11 +468,11 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
       category: (n) => strings[docStrings + 3 * (n - 1) + 2]!,
       data: (n) => (identity ? storedData(n) : null),
       fieldLength: (n, field) => lengths[(n - 1) * INDEX_FIELDS.length + field]!,
-      describes(n, file) {
+      describes(n, path, identities, from) {
         const at = numbersOf(n);
         const relative = relativePath(n);
-        const samePath = isAbsolute(relative) ? file.path === relative : file.path.length === prefix.length + relative.length && file.path.endsWith(relative) && file.path.startsWith(prefix);
-        return samePath && numbers[at] === file.mtimeMs && numbers[at + 1] === file.size && numbers[at + 2] === file.ctimeMs && numbers[at + 3] === file.ino;
+        const samePath = isAbsolute(relative) ? path === relative : path.length === prefix.length + relative.length && path.endsWith(relative) && path.startsWith(prefix);
+        return samePath && numbers[at] === identities[from] && numbers[at + 1] === identities[from + 1] && numbers[at + 2] === identities[from + 2] && numbers[at + 3] === identities[from + 3];
       },
       build(n) {
         checkNumbers(n);

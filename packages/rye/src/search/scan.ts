@@ -37,8 +37,6 @@ export interface ScanCounters {
 interface FileCandidate {
   name: string;
   itemId: string;
-  path: string;
-  extension: string;
   rank: number;
 }
 
@@ -50,8 +48,8 @@ interface DirListing {
   /** Listed so soon after its last change that a further change could carry the same mtime. */
   racy: boolean;
   subdirs: string[];
-  /** Item files, one per item id (the best extension already chosen). */
-  files: FileCandidate[];
+  /** Names of the item files, one per item id (the best extension already chosen). */
+  files: string[];
   /** Symlink names: re-resolved on every scan, since their targets can change without touching this directory. */
   links: string[];
 }
@@ -127,7 +125,7 @@ export class TypeDirScanner {
 
   /** The current listings, for the stored index. */
   storedListings(): StoredListing[] {
-    return [...this.listings.values()].map((l) => [l.prefix, l.mtimeMs, l.ino, l.racy, l.subdirs, l.files.map((f) => f.name), l.links]);
+    return [...this.listings.values()].map((l) => [l.prefix, l.mtimeMs, l.ino, l.racy, l.subdirs, l.files, l.links]);
   }
 
   /**
@@ -139,13 +137,22 @@ export class TypeDirScanner {
     const base = typeDir(this.space, this.type);
     for (const [prefix, mtimeMs, ino, racy, subdirs, names, links] of stored) {
       const dir = prefix === "" ? base : join(base, ...prefix.slice(0, -1).split("/"));
-      const files = names.flatMap((name) => this.fileCandidate(dir, prefix, name) ?? []);
+      const files = names.every((name) => this.isItemFileName(name)) ? names : names.filter((name) => this.isItemFileName(name));
       this.listings.set(dir, { prefix, mtimeMs, ino, racy, subdirs, files, links });
     }
   }
 
   /** The item files, in no particular order. */
   scan(): ScannedFile[] {
+    const table = this.scanTable();
+    return Array.from({ length: table.length }, (_, i) => table.file(i));
+  }
+
+  /**
+   * The item files, in no particular order, as a table: a fresh start compares them with the stored
+   * documents without making an object per file (ScanTable.file makes one when it is needed).
+   */
+  scanTable(): ScanTable {
     const base = typeDir(this.space, this.type);
     let realRoot: string;
     let realBase: string;
@@ -154,17 +161,19 @@ export class TypeDirScanner {
       realBase = realpathSync.native(base);
     } catch {
       this.listings.clear();
-      return [];
+      return new ScanTable(this.space, this.type, [], [], [], new Float64Array(0), 0);
     }
     const visited = new Set<string>();
-    const files: ScannedFile[] = [];
+    // The candidates: path, name and item id prefix of each.
+    const paths: string[] = [];
+    const names: string[] = [];
+    const prefixes: string[] = [];
     let unwatchable = false;
-    const addFile = (candidate: FileCandidate): void => {
-      this.counters.filesStatted++;
-      const info = statOrNull(candidate.path);
-      if (!info?.isFile()) return;
-      const { itemId, path, extension } = candidate;
-      files.push({ space: this.space, type: this.type, itemId, path, extension, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino });
+    const add = (dir: string, prefix: string, name: string): void => {
+      // `dir` is already normalised and `name` is one path segment: no join (a measurable cost per file).
+      paths.push(dir + sep + name);
+      names.push(name);
+      prefixes.push(prefix);
     };
 
     const walk = (dir: string, realDir: string, prefix: string, depth: number): void => {
@@ -175,11 +184,15 @@ export class TypeDirScanner {
       if (listing.racy || listing.links.length > 0) unwatchable = true;
       for (const name of listing.subdirs) walk(join(dir, name), join(realDir, name), `${prefix}${name}/`, depth + 1);
       if (listing.links.length === 0) {
-        listing.files.forEach(addFile);
+        for (const name of listing.files) add(dir, prefix, name);
         return;
       }
       // Rare: symlinked files compete with regular files of the same stem for the item id.
-      const best = new Map(listing.files.map((c) => [c.itemId, c]));
+      const best = new Map<string, FileCandidate>();
+      for (const name of listing.files) {
+        const candidate = this.fileCandidate(prefix, name);
+        if (candidate) best.set(candidate.itemId, candidate);
+      }
       for (const name of listing.links) {
         const path = join(dir, name);
         let real: string;
@@ -193,25 +206,49 @@ export class TypeDirScanner {
         if (info?.isDirectory()) {
           if (!SKIP_DIRS.has(name) && !isInside(real, realDir)) walk(path, real, `${prefix}${name}/`, depth + 1);
         } else if (info?.isFile()) {
-          const candidate = this.fileCandidate(dir, prefix, name);
+          const candidate = this.fileCandidate(prefix, name);
           const existing = candidate && best.get(candidate.itemId);
           if (candidate && (!existing || candidate.rank < existing.rank)) best.set(candidate.itemId, candidate);
         }
       }
-      best.forEach(addFile);
+      for (const { name } of best.values()) add(dir, prefix, name);
     };
     walk(base, realBase, "", 0);
     for (const dir of this.listings.keys()) if (!visited.has(dir)) this.listings.delete(dir);
     this.unwatchable = unwatchable;
-    return files;
+
+    // Stat every candidate; the table keeps the regular files (through symlinks), in listing order.
+    this.counters.filesStatted += paths.length;
+    const identities = new Float64Array(4 * paths.length);
+    let kept = 0;
+    for (let i = 0; i < paths.length; i++) {
+      const info = statOrNull(paths[i]!);
+      if (!info?.isFile()) continue;
+      if (kept !== i) {
+        paths[kept] = paths[i]!;
+        names[kept] = names[i]!;
+        prefixes[kept] = prefixes[i]!;
+      }
+      identities[4 * kept] = info.mtimeMs;
+      identities[4 * kept + 1] = info.size;
+      identities[4 * kept + 2] = info.ctimeMs;
+      identities[4 * kept + 3] = info.ino;
+      kept++;
+    }
+    return new ScanTable(this.space, this.type, paths, names, prefixes, identities, kept);
   }
 
-  private fileCandidate(dir: string, prefix: string, name: string): FileCandidate | null {
+  /** Whether `name` has one of the type's extensions (the case-insensitive test only for unusual names). */
+  private isItemFileName(name: string): boolean {
+    for (const extension of this.extensions) if (name.length > extension.length && name.endsWith(extension)) return true;
+    return this.extensions.includes(extensionOf(name));
+  }
+
+  private fileCandidate(prefix: string, name: string): FileCandidate | null {
     const extension = extensionOf(name);
     const rank = this.extensions.indexOf(extension);
     if (rank < 0) return null;
-    // `dir` is already normalised and `name` is one path segment: no join (a measurable cost per file).
-    return { name, itemId: prefix + name.slice(0, -extension.length), path: dir + sep + name, extension, rank };
+    return { name, itemId: prefix + name.slice(0, -extension.length), rank };
   }
 
   /** The directory's entries: from the cache when its mtime is unchanged, else read again. */
@@ -242,13 +279,48 @@ export class TypeDirScanner {
       else if (entry.isDirectory()) {
         if (!SKIP_DIRS.has(entry.name)) listing.subdirs.push(entry.name);
       } else if (entry.isFile()) {
-        const candidate = this.fileCandidate(dir, prefix, entry.name);
+        const candidate = this.fileCandidate(prefix, entry.name);
         const existing = candidate && best.get(candidate.itemId);
         if (candidate && (!existing || candidate.rank < existing.rank)) best.set(candidate.itemId, candidate);
       }
     }
-    listing.files = [...best.values()];
+    listing.files = Array.from(best.values(), (c) => c.name);
     this.listings.set(dir, listing);
     return listing;
+  }
+}
+
+/**
+ * The files of one scan: for file i, its absolute path, name and item id prefix, and at identities[4i…4i+3]
+ * its mtimeMs, size, ctimeMs and inode (the order of the stored index's numbers).
+ */
+export class ScanTable {
+  constructor(
+    readonly space: Space,
+    readonly type: ItemType,
+    readonly paths: readonly string[],
+    private readonly names: readonly string[],
+    private readonly prefixes: readonly string[],
+    readonly identities: Float64Array,
+    readonly length: number,
+  ) {}
+
+  /** File i as an object. */
+  file(i: number): ScannedFile {
+    const name = this.names[i]!;
+    const extension = extensionOf(name);
+    const at = 4 * i;
+    const { identities } = this;
+    return {
+      space: this.space,
+      type: this.type,
+      itemId: this.prefixes[i]! + name.slice(0, -extension.length),
+      path: this.paths[i]!,
+      extension,
+      size: identities[at + 1]!,
+      mtimeMs: identities[at]!,
+      ctimeMs: identities[at + 2]!,
+      ino: identities[at + 3]!,
+    };
   }
 }
