@@ -8,7 +8,7 @@ import { ITEM_TYPES, TYPE_FOLDERS } from "@rye/core";
 import type { Space } from "../spaces/spaces.ts";
 import { listItemFiles } from "../spaces/spaces.ts";
 import { searchIndexCounters, setSearchFileReader } from "./index.ts";
-import { TypeDirScanner } from "./scan.ts";
+import { isStoredListing, TypeDirScanner } from "./scan.ts";
 import { searchItems } from "./search.ts";
 import { backdate, directiveFile, knowledgeFile, makeSpaces, pythonToolFile, removeTestSpaces, writeItem, yamlToolFile } from "./test-fixtures.ts";
 
@@ -205,6 +205,43 @@ test("the scanner lists exactly what listItemFiles lists", async () => {
   assert.ok(toolIds.includes("a.py") && !toolIds.includes("a.yaml"), "extension order decides");
   assert.ok(toolIds.includes("alias/sibling.yaml"), "links inside the space are followed");
   assert.ok(!toolIds.some((id) => id.startsWith("escape")), "links leading outside are not");
+});
+
+test("a scanner seeded with stored listings finds what a cold one finds; stored names are checked", async () => {
+  const { project } = await makeSpaces();
+  const tools = join(project.root, "tools");
+  await mkdir(join(tools, "sub"), { recursive: true });
+  await writeFile(join(tools, "a.py"), pythonToolFile("a", "A"));
+  await writeFile(join(tools, "a.yaml"), yamlToolFile("a", "A"));
+  await writeFile(join(tools, "Upper.PY"), pythonToolFile("Upper", "U"));
+  await writeFile(join(tools, "sub", "b.sh"), "echo b\n");
+  await writeFile(join(tools, "notes.txt"), "not a tool\n");
+  // Listed long after their last change: not racy, so a seeded scanner has no reason to list them again.
+  await backdate(join(tools, "sub"));
+  await backdate(tools);
+  const counters = { dirsListed: 0, dirsStatted: 0, filesStatted: 0 };
+  const cold = new TypeDirScanner(project, "tool", counters);
+  const lines = (scanner: TypeDirScanner) => scanner.scan().map((f) => `${f.itemId} ${f.extension} ${f.path} ${f.size}`).sort();
+  const expected = lines(cold);
+  assert.deepEqual(expected.map((l) => l.split(" ").slice(0, 2).join(" ")), ["Upper .py", "a .py", "sub/b .sh"]);
+  const stored = cold.storedListings();
+
+  const seeded = new TypeDirScanner(project, "tool", counters);
+  seeded.seedListings(stored);
+  const listedBefore = counters.dirsListed;
+  assert.deepEqual(lines(seeded), expected, "same files, ids and extensions");
+  assert.equal(counters.dirsListed, listedBefore, "no directory listed again");
+
+  // A stored name without one of the type's extensions is dropped; a listing with a path in a name is refused.
+  const top = stored.find((l) => l[0] === "")!;
+  const tampered = new TypeDirScanner(project, "tool", counters);
+  tampered.seedListings(stored.map((l) => (l === top ? [l[0], l[1], l[2], l[3], l[4], [...l[5], "notes.txt"], l[6]] : l)));
+  assert.deepEqual(lines(tampered), expected, "notes.txt is not a tool");
+  assert.ok(isStoredListing(top));
+  assert.ok(!isStoredListing([top[0], top[1], top[2], top[3], top[4], ["sub/b.sh"], top[6]]), "a slash in a name");
+  assert.ok(!isStoredListing([top[0], top[1], top[2], top[3], top[4], ["a\\b.py"], top[6]]), "a backslash in a name");
+  assert.ok(!isStoredListing([top[0], top[1], top[2], top[3], top[4], ["a\0.py"], top[6]]), "a NUL in a name");
+  assert.ok(!isStoredListing([top[0], top[1], top[2], top[3], [".."], top[5], top[6]]), "a parent directory");
 });
 
 test("each type and space keeps its own index; types do not leak into each other", async () => {

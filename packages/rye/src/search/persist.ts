@@ -411,8 +411,8 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
       : new Type(new Uint8Array(head.subarray(start, start + length * Type.BYTES_PER_ELEMENT)).buffer, 0, length);
   const numbers = view(Float64Array, numbersStart, numberCount);
   const core = view(Int32Array, coreStart, coreWords);
-  let globalOf: Int32Array | null = null;
-  let identity = false;
+  // Local term id → this process's, or null when they are the same (set by the first segment decoded).
+  let globalOf: Int32Array | null | undefined;
   const prefix = key.root + sep;
   const absolute = (path: string): string => (isAbsolute(path) ? path : prefix + path);
   const decoded = new Map<ItemType, StoredSegment | null>();
@@ -420,23 +420,21 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
   const decode = (type: ItemType): StoredSegment | null => {
     const segment = stored.segments[type];
     if (!segment) return null;
-    if (!globalOf) {
-      globalOf = new Int32Array(stored.termCount);
+    if (globalOf === undefined) {
       // The first index a process loads lends the dictionary its sorted table: no term is looked up.
-      if (adoptSortedTerms(strings.slice(0, stored.termCount))) {
-        for (let t = 0; t < stored.termCount; t++) globalOf[t] = t;
-        identity = true;
-      } else {
-        for (let t = 0; t < stored.termCount; t++) globalOf[t] = termId(strings[t]!);
-        identity = globalOf.every((g, local) => g === local);
+      if (adoptSortedTerms(strings.slice(0, stored.termCount))) globalOf = null;
+      else {
+        const map = new Int32Array(stored.termCount);
+        for (let t = 0; t < stored.termCount; t++) map[t] = termId(strings[t]!);
+        globalOf = map.every((g, local) => g === local) ? null : map;
       }
     }
     const map = globalOf;
+    const identity = map === null;
     const { docCount: count, firstDoc } = segment;
     // Document n's path, item id and category: strings at docStrings + 3(n − 1).
     const docStrings = stored.termCount + 3 * firstDoc;
     const lengths = core.subarray(segment.fieldLengths[0], segment.fieldLengths[0] + segment.fieldLengths[1]);
-    for (let i = 0; i < lengths.length; i++) if (lengths[i]! < 0) return null;
     // Document n (1-based): its numbers at numbersOf(n) in `numbers`.
     const numbersOf = (n: number) => (firstDoc + n - 1) * NUMBERS_PER_DOC;
     const relativePath = (n: number) => strings[docStrings + 3 * (n - 1)]!;
@@ -456,7 +454,7 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
       const from = numbers[numbersOf(n) + 6]!;
       const to = from + numbers[numbersOf(n) + 7]!;
       if (!checked[n]) {
-        if (!wellFormedFieldData(all, map.length, from, to)) throw new StoredIndexUnusable(file, `document ${n} has malformed field data`);
+        if (!wellFormedFieldData(all, stored.termCount, from, to)) throw new StoredIndexUnusable(file, `document ${n} has malformed field data`);
         checked[n] = 1;
       }
       return all.subarray(from, to);
@@ -467,7 +465,12 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
       id: (n) => strings[docStrings + 3 * (n - 1) + 1]!,
       category: (n) => strings[docStrings + 3 * (n - 1) + 2]!,
       data: (n) => (identity ? storedData(n) : null),
-      fieldLength: (n, field) => lengths[(n - 1) * INDEX_FIELDS.length + field]!,
+      // Checked when read (only a scored candidate's are): a loop over every document's at load costs ~1 ms.
+      fieldLength(n, field) {
+        const length = lengths[(n - 1) * INDEX_FIELDS.length + field]!;
+        if (length < 0) throw new StoredIndexUnusable(file, `document ${n} has a negative field length`);
+        return length;
+      },
       describes(n, path, identities, from) {
         const at = numbersOf(n);
         const relative = relativePath(n);
@@ -477,14 +480,14 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
       build(n) {
         checkNumbers(n);
         const at = numbersOf(n);
-        const data = () => (identity ? storedData(n) : mapFieldTerms(storedData(n), (t) => map[t]!));
+        const data = () => (map === null ? storedData(n) : mapFieldTerms(storedData(n), (t) => map[t]!));
         const displayOffset = displayStart + numbers[at + 4]!;
         const doc = new StoredDocument(type, key.space, docs.id(n), docs.path(n), numbers[at]!, numbers[at + 1]!, numbers[at + 2]!, numbers[at + 3]!, docs.category(n), data, head, displayOffset, displayOffset + numbers[at + 5]!);
         doc.docId = n;
         return doc;
       },
     };
-    const postings = Postings.fromBlock(core.subarray(segment.postings[0], segment.postings[0] + segment.postings[1]), map, count);
+    const postings = Postings.fromBlock(core.subarray(segment.postings[0], segment.postings[0] + segment.postings[1]), stored.termCount, map, count);
     if (!postings) return null;
     return { docs, racy: segment.racy.map(absolute), dirs: segment.dirs, postings, fieldLengthTotals: segment.lengths };
   };

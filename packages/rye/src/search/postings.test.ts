@@ -5,12 +5,11 @@ import { appendPosting, countInField, FIELD_BITS, postingEntry, Postings } from 
 
 /** A stored block in local term numbering: [term, n, ids…, masks…]…; every mask here is the id × 10. */
 const block = (...entries: [number, number[]][]) => Int32Array.from(entries.flatMap(([term, ids]) => [term, ids.length, ...ids, ...ids.map((id) => id * 10)]));
-const identity = (n: number) => Int32Array.from({ length: n }, (_, i) => i);
 const plain = (list: PostingList | undefined) => list && { ids: [...list.ids], masks: [...list.masks] };
 
 test("stored lists are read on demand in this process's term numbering, and changes shadow them", () => {
   const globalOf = Int32Array.from([7, 3, 5]); // local term → global term
-  const postings = Postings.fromBlock(block([0, [1, 2]], [1, [2]], [2, [1, 3]]), globalOf, 3)!;
+  const postings = Postings.fromBlock(block([0, [1, 2]], [1, [2]], [2, [1, 3]]), 3, globalOf, 3)!;
   assert.equal(postings.storedEntries, 5);
   assert.deepEqual(plain(postings.get(7)), { ids: [1, 2], masks: [10, 20] });
   assert.deepEqual(plain(postings.get(3)), { ids: [2], masks: [20] });
@@ -38,15 +37,16 @@ test("appending to a growable list works in place; a stored list is copied first
 });
 
 test("a block with a term out of range, a list past its end or a term twice is refused whole", () => {
-  assert.equal(Postings.fromBlock(block([3, [1]]), identity(3), 5), null);
-  assert.equal(Postings.fromBlock(Int32Array.from([0, 2, 1, 2, 10]), identity(3), 5), null);
-  assert.equal(Postings.fromBlock(block([0, [1]], [0, [2]]), identity(3), 5), null);
-  assert.equal(Postings.fromBlock(Int32Array.from([0, 0]), identity(3), 5), null);
-  assert.ok(Postings.fromBlock(new Int32Array(0), identity(3), 5));
+  assert.equal(Postings.fromBlock(block([0, [1]], [1, [2]]), 2, Int32Array.from([4, 4]), 5), null, "two local terms, one process term");
+  assert.equal(Postings.fromBlock(block([3, [1]]), 3, null, 5), null);
+  assert.equal(Postings.fromBlock(Int32Array.from([0, 2, 1, 2, 10]), 3, null, 5), null);
+  assert.equal(Postings.fromBlock(block([0, [1]], [0, [2]]), 3, null, 5), null);
+  assert.equal(Postings.fromBlock(Int32Array.from([0, 0]), 3, null, 5), null);
+  assert.ok(Postings.fromBlock(new Int32Array(0), 3, null, 5));
 });
 
 test("a stored list out of order or naming a document past the segment is dropped, not merged", () => {
-  const postings = Postings.fromBlock(block([0, [2, 1]], [1, [1, 9]], [2, [1, 2]]), identity(3), 3)!;
+  const postings = Postings.fromBlock(block([0, [2, 1]], [1, [1, 9]], [2, [1, 2]]), 3, null, 3)!;
   assert.equal(postings.get(0), undefined);
   assert.equal(postings.get(1), undefined);
   assert.deepEqual(plain(postings.get(2)), { ids: [1, 2], masks: [10, 20] });

