@@ -137,9 +137,10 @@ export class TypeDirScanner {
   seedListings(stored: readonly StoredListing[]): void {
     if (this.listings.size > 0) return;
     const base = typeDir(this.space, this.type);
-    for (const [prefix, mtimeMs, ino, racy, subdirs, names, links] of stored) {
-      const dir = prefix === "" ? base : join(base, ...prefix.slice(0, -1).split("/"));
-      const files = names.every((name) => this.isItemFileName(name)) ? names : names.filter((name) => this.isItemFileName(name));
+    for (let l = 0; l < stored.length; l++) {
+      const [prefix, mtimeMs, ino, racy, subdirs, names, links] = stored[l]!;
+      const dir = prefix === "" ? base : base + sep + (sep === "/" ? prefix.slice(0, -1) : prefix.slice(0, -1).replaceAll("/", sep));
+      const files = this.allItemFileNames(names) ? names : names.filter((name) => this.isItemFileName(name));
       this.listings.set(dir, { prefix, mtimeMs, ino, racy, subdirs, files, links });
     }
   }
@@ -184,9 +185,11 @@ export class TypeDirScanner {
       if (!listing) return;
       visited.add(dir);
       if (listing.racy || listing.links.length > 0) unwatchable = true;
-      for (const name of listing.subdirs) walk(join(dir, name), join(realDir, name), `${prefix}${name}/`, depth + 1);
+      // Indexed loops and concatenation rather than for…of and join: this runs cold, once per stored name.
+      const { subdirs, files } = listing;
+      for (let i = 0; i < subdirs.length; i++) walk(dir + sep + subdirs[i]!, realDir + sep + subdirs[i]!, `${prefix}${subdirs[i]!}/`, depth + 1);
       if (listing.links.length === 0) {
-        for (const name of listing.files) add(dir, prefix, name);
+        for (let i = 0; i < files.length; i++) add(dir, prefix, files[i]!);
         return;
       }
       // Rare: symlinked files compete with regular files of the same stem for the item id.
@@ -242,8 +245,14 @@ export class TypeDirScanner {
 
   /** Whether `name` has one of the type's extensions (the case-insensitive test only for unusual names). */
   private isItemFileName(name: string): boolean {
-    for (const extension of this.extensions) if (name.length > extension.length && name.endsWith(extension)) return true;
-    return this.extensions.includes(extensionOf(name));
+    const { extensions } = this;
+    for (let e = 0; e < extensions.length; e++) if (name.length > extensions[e]!.length && name.endsWith(extensions[e]!)) return true;
+    return extensions.includes(extensionOf(name));
+  }
+
+  private allItemFileNames(names: readonly string[]): boolean {
+    for (let i = 0; i < names.length; i++) if (!this.isItemFileName(names[i]!)) return false;
+    return true;
   }
 
   private fileCandidate(prefix: string, name: string): FileCandidate | null {
