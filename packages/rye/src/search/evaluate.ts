@@ -35,10 +35,14 @@ export interface DocScores {
 
 const SEGMENT_STRIDE = 2 ** 32;
 
-/** The segment position and document id of a key. */
-export function splitKey(key: number): [segment: number, docId: number] {
-  const segment = Math.floor(key / SEGMENT_STRIDE);
-  return [segment, key - segment * SEGMENT_STRIDE];
+/** The segment (position in the corpus) of a score key. Two functions rather than a pair: no array per key. */
+export function segmentOfKey(key: number): number {
+  return Math.floor(key / SEGMENT_STRIDE);
+}
+
+/** The document id (in its segment) of a score key. */
+export function docIdOfKey(key: number): number {
+  return key % SEGMENT_STRIDE;
 }
 
 class ScoresBuilder {

@@ -8,7 +8,7 @@ import { assertItemType, ITEM_TYPES, RyeError } from "@rye/core";
 import type { Space, SpaceName } from "../spaces/spaces.ts";
 import { SPACE_PRECEDENCE } from "../spaces/spaces.ts";
 import type { IndexedDocument } from "./document.ts";
-import { evaluateQuery, splitKey } from "./evaluate.ts";
+import { docIdOfKey, evaluateQuery, segmentOfKey } from "./evaluate.ts";
 import type { SegmentIndex, VerifyFunction } from "./index.ts";
 import { distrustStoredIndex, segmentIndex } from "./index.ts";
 import { StoredIndexUnusable } from "./persist.ts";
@@ -170,9 +170,10 @@ async function searchOnce(options: SearchOptions): Promise<SearchResult> {
   const inPrefix = new Uint8Array(scores.length);
   let count = 0;
   let top = 0;
+  const prefix = checked.categoryPrefix;
   for (let i = 0; i < scores.length; i++) {
-    const [s, docId] = splitKey(scores.keys[i]!);
-    if (!inCategory(searched[s]!.docs.categoryOf(docId)!, checked.categoryPrefix)) continue;
+    const key = scores.keys[i]!;
+    if (prefix !== "" && !inCategory(searched[segmentOfKey(key)]!.docs.categoryOf(docIdOfKey(key))!, prefix)) continue;
     inPrefix[i] = 1;
     count++;
     if (scores.scores[i]! > top) top = scores.scores[i]!;
@@ -188,8 +189,8 @@ async function searchOnce(options: SearchOptions): Promise<SearchResult> {
     if (!inPrefix[i]) continue;
     const score = normalised[j++]!;
     if (score < threshold) continue;
-    const [s, docId] = splitKey(scores.keys[i]!);
-    const segment = searched[s]!;
+    const segment = searched[segmentOfKey(scores.keys[i]!)]!;
+    const docId = docIdOfKey(scores.keys[i]!);
     matches.push({ segment, docId, score, space: segment.space.name, id: segment.docs.itemIdOf(docId)!, type: segment.type });
   }
   const page = firstK(matches, wanted, compareRanked).slice(checked.offset);
