@@ -67,10 +67,25 @@ function timeProcess(args: string[], env: NodeJS.ProcessEnv, cwd: string): { wal
   return { wall, cpu: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : Number.NaN };
 }
 
-function series(label: string, runs: number, args: string[], env: NodeJS.ProcessEnv, cwd: string): { label: string; p50: number; p90: number; cpu: number } {
-  const times = Array.from({ length: runs }, () => timeProcess(args, env, cwd));
-  const wall = times.map((t) => t.wall);
-  return { label, p50: pct(wall, 50), p90: pct(wall, 90), cpu: pct(times.map((t) => t.cpu), 50) };
+interface Series {
+  label: string;
+  runs: number;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * Runs the series interleaved (one run of each in turn, `runs` rounds), so that a machine that slows down or
+ * speeds up during the bench shifts every series alike and the ratios to the baseline stay comparable.
+ */
+function interleaved(all: Series[], cwd: string): { label: string; p50: number; p90: number; cpu: number }[] {
+  const times = all.map(() => [] as { wall: number; cpu: number }[]);
+  const rounds = Math.max(...all.map((s) => s.runs));
+  for (let round = 0; round < rounds; round++) all.forEach((s, i) => round < s.runs && times[i]!.push(timeProcess(s.args, s.env, cwd)));
+  return all.map((s, i) => {
+    const wall = times[i]!.map((t) => t.wall);
+    return { label: s.label, p50: pct(wall, 50), p90: pct(wall, 90), cpu: pct(times[i]!.map((t) => t.cpu), 50) };
+  });
 }
 
 const rssOf = (pid: number | undefined) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
@@ -145,17 +160,26 @@ try {
   const env = { ...process.env, HOME: home, USER_SPACE: home, XDG_CACHE_HOME: join(home, ".cache"), RYE_FROM_DIST: "1", RYE_OFFLINE: "1", RYE_SEARCH_INDEX_DIR: join(base, "index") };
   const query = ["search", "--local", "--type", "knowledge", "registry", "AND", "signature"];
   timeProcess([bin, ...query], env, project); // builds the stored index
+  // The tree and the index were just written: let the kernel write them back before timing anything.
+  spawnSync("sync");
+  await new Promise((r) => setTimeout(r, 2000));
   const load = loadavg()[0]!.toFixed(2);
 
   const rows = [
-    series("node -e '' (baseline)", RUNS, ["-e", ""], env, project),
-    series("rye --help", RUNS, [bin, "--help"], env, project),
-    series("rye search (stored index)", RUNS, [bin, ...query], env, project),
-    series("rye search (RYE_SEARCH_INDEX=0)", Math.min(RUNS, 3), [bin, ...query], { ...env, RYE_SEARCH_INDEX: "0" }, project),
+    ...interleaved(
+      [
+        { label: "node -e '' (baseline)", runs: RUNS, args: ["-e", ""], env },
+        { label: "rye --help", runs: RUNS, args: [bin, "--help"], env },
+        { label: "rye search (stored index)", runs: RUNS, args: [bin, ...query], env },
+      ],
+      project,
+    ),
+    // Seconds of reading every file: after the others, so that it disturbs none of them.
+    ...interleaved([{ label: "rye search (RYE_SEARCH_INDEX=0)", runs: Math.min(RUNS, 3), args: [bin, ...query], env: { ...env, RYE_SEARCH_INDEX: "0" } }], project),
   ];
   const mcp = await measureMcp(env, project, 51);
   const baseline = rows[0]!.p50;
-  console.log(`\n${ITEMS} items, built package (dist/), ${RUNS} runs each, load average ${load} at start, ${loadavg()[0]!.toFixed(2)} at end`);
+  console.log(`\n${ITEMS} items, built package (dist/), ${RUNS} runs each (interleaved), load average ${load} at start, ${loadavg()[0]!.toFixed(2)} at end`);
   console.log(`${"".padEnd(36)} ${"p50 ms".padStart(8)} ${"p90 ms".padStart(8)} ${"÷ node -e".padStart(10)} ${"CPU p50 ms".padStart(11)} ${"÷ node -e".padStart(10)}`);
   const cpuBaseline = rows[0]!.cpu;
   for (const r of rows) console.log(`${r.label.padEnd(36)} ${r.p50.toFixed(1).padStart(8)} ${r.p90.toFixed(1).padStart(8)} ${(r.p50 / baseline).toFixed(1).padStart(9)}× ${r.cpu.toFixed(0).padStart(11)} ${(r.cpu / cpuBaseline).toFixed(1).padStart(9)}×`);

@@ -75,4 +75,8 @@ test("plural twins", () => {
   assert.equal(pluralTwin("is"), null);
   assert.equal(pluralTwin("gas"), null);
   assert.equal(pluralTwin("v2"), null);
+  assert.equal(pluralTwin("tool_kit"), null, "a non-letter");
+  assert.equal(pluralTwin("cafés"), "café", "letters beyond ASCII");
+  assert.equal(pluralTwin("ключ"), "ключs");
+  assert.equal(pluralTwin("naïve1"), null);
 });
