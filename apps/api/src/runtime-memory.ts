@@ -5,7 +5,7 @@
  * the heap, which happens after they are set: the first WebAssembly compile comes with the database.
  */
 import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { collectGarbage } from "@rye/core/node-gc";
 
 /**
  * V8 flags for a server, set before the database opens.
@@ -25,16 +25,13 @@ export function applyV8MemoryFlags(options: { optimizeForSize: boolean }): void 
 }
 
 /**
- * Once start-up is done: one full garbage collection of the memory-reducing kind (V8's "last resort" flavour,
- * what it does near the heap limit). Start-up leaves garbage that an idle process would keep for a long time
- * because nothing allocates to trigger a collection (on a database prepared in process, initdb's own WebAssembly
- * instance and memory, up to ~200 MB; the migration and seed texts), and a young generation grown to its maximum
- * (2 × 16 MB, touched, so resident) by the start-up's allocations. This collection also shrinks the young
- * generation to its minimum (V8's heap 70 → 40 MB on PostgreSQL) and returns V8's pooled pages: 15–25 MB less
- * idle RSS than a plain full collection. Under load the young generation grows back within the first requests.
- * `gc` is exposed to a throwaway context only, never to the registry's own global scope.
+ * Once start-up is done: one memory-reducing full collection (`collectGarbage`). Start-up leaves garbage that an
+ * idle process would keep for a long time (on a database prepared in process, initdb's own WebAssembly instance and
+ * memory, up to ~200 MB; the migration and seed texts), and a young generation grown to its maximum (2 × 16 MB,
+ * touched, so resident) by the start-up's allocations. This collection also shrinks the young generation to its
+ * minimum (V8's heap 70 → 40 MB on PostgreSQL) and returns V8's pooled pages: 15–25 MB less idle RSS than a plain
+ * full collection. Under load the young generation grows back within the first requests.
  */
 export function collectStartupGarbage(): void {
-  setFlagsFromString("--expose-gc");
-  (runInNewContext("gc") as (options: object) => void)({ type: "major", execution: "sync", flavor: "last-resort" });
+  collectGarbage();
 }

@@ -17,6 +17,7 @@ import { registerDirectivePrompts } from "./prompts.ts";
 import { toolMetadata } from "./tool-metadata.ts";
 import { logCallEnd, mcpLogger, routeConsoleTo } from "./logging.ts";
 import { withMcpProgress } from "./progress.ts";
+import { IdleCollector } from "./idle-memory.ts";
 
 export const SERVER_INFO = { name: "rye", version: "0.1.0" };
 
@@ -69,6 +70,8 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
     Engine.open({ projectPath: projectPath ?? cwd, env, longLived: true, ...(options.systemRoot ? { systemRoot: options.systemRoot } : {}) });
   const server = new McpServer(SERVER_INFO, { capabilities: { tools: {}, logging: {} } });
   const logger = mcpLogger(server.server);
+  // Memory left behind by a burst of calls (a first index build) is given back once the burst is over.
+  const idle = new IdleCollector();
   const guard = async (tool: string, body: () => Promise<unknown>): Promise<CallToolResult> => {
     const started = performance.now();
     logger.log("debug", `${tool}: started`);
@@ -79,6 +82,8 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
     } catch (err) {
       logCallEnd(logger, tool, err, performance.now() - started);
       return failure(err);
+    } finally {
+      idle.activity();
     }
   };
   server.registerTool(
@@ -147,6 +152,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
   const itemWatch = registerItemWatch(server.server, { engine: offline, onChange: (change) => items.changed(change) });
   const previous = server.server.onclose;
   server.server.onclose = () => {
+    idle.stop();
     skillLocks.close();
     itemWatch.close();
     previous?.();
