@@ -61,7 +61,8 @@ const common = {
     codeSplitting: {
       groups: [
         { name: "core-base", test: CORE_BASE, priority: 2 },
-        { name: "core", test: /[\\/]packages[\\/]core[\\/]src[\\/]/, priority: 1 },
+        // node-gc.ts (node:v8, node:vm) goes with its one importer, the MCP server, not into every command's start-up.
+        { name: "core", test: /[\\/]packages[\\/]core[\\/]src[\\/](?!node-gc\.ts)/, priority: 1 },
       ],
     },
   },
