@@ -16,7 +16,7 @@ import { INDEX_FIELDS } from "./fields.ts";
 import type { SegmentToStore, StoredFile, StoredSegment, StoredSpace } from "./persist.ts";
 import type { PostingList } from "./postings.ts";
 import { appendPosting, postingEntry, Postings } from "./postings.ts";
-import { encodeSpace, readStoredSpace, storedForWriting, writeStoredSpace } from "./persist.ts";
+import { encodeSpace, readStoredSpace, StoredIndexUnusable, storedForWriting, writeStoredSpace } from "./persist.ts";
 import type { StoredDocs } from "./doc-table.ts";
 import { DocTable } from "./doc-table.ts";
 import type { ScanCounters, ScannedFile, ScanTable } from "./scan.ts";
@@ -228,7 +228,7 @@ export class SegmentIndex {
   }
 
   private async update(watch: boolean): Promise<void> {
-    if (!this.storeRead) this.loadStored();
+    if (!this.storeRead) this.loadStored(watch);
     if (watch) {
       if (!this.watcher?.alive) this.watcher = new TreeWatcher();
       // One turn of the event loop first: a change made before this search was asked for has its event
@@ -285,10 +285,10 @@ export class SegmentIndex {
     }
   }
 
-  /** Starts from the stored index when there is a usable one. */
-  private loadStored(): void {
+  /** Starts from the stored index when there is a usable one (`longLived`: a process that will search every type). */
+  private loadStored(longLived: boolean): void {
     this.storeRead = true;
-    const stored = this.store?.take(this.type);
+    const stored = this.store?.take(this.type, longLived);
     if (!stored || this.docs.size > 0) {
       this.dirty = true;
       return;
@@ -440,10 +440,14 @@ class SpaceStore {
     this.members.set(segment.type, segment);
   }
 
-  /** The stored segment of `type`, once; null when there is none or it is unusable (then counted). */
-  take(type: ItemType): StoredSegment | null {
+  /**
+   * The stored segment of `type`, once; null when there is none or it is unusable (then counted). The first call
+   * reads the file's common head, and every segment's block too when `allBlocks` (a long-lived process); otherwise
+   * each segment's block is read when it is taken.
+   */
+  take(type: ItemType, allBlocks = false): StoredSegment | null {
     if (this.stored === undefined) {
-      const read = readStoredSpace(this.file, { space: this.space.name, root: this.space.root });
+      const read = readStoredSpace(this.file, { space: this.space.name, root: this.space.root }, { allBlocks });
       if (read === "invalid") counters.storedIndexesRejected++;
       this.stored = read === "invalid" ? null : read;
     }
@@ -455,12 +459,27 @@ class SpaceStore {
     return segment;
   }
 
+  /**
+   * The stored segment of a type this process did not load, as it is to be written again; null when there is
+   * none, or when it cannot be read now (the file was replaced or damaged since): it is then left out, and the
+   * next process indexes that type from its files.
+   */
+  private untouched(type: ItemType): SegmentToStore | null {
+    if (this.taken.has(type) || !this.stored?.types.includes(type)) return null;
+    try {
+      const segment = this.stored.segment(type);
+      return segment ? storedForWriting(segment) : null;
+    } catch (err) {
+      if (err instanceof StoredIndexUnusable) return null;
+      throw err;
+    }
+  }
+
   save(): void {
     const segments: StoredSpace = {};
     for (const type of ITEM_TYPES) {
       const member = this.members.get(type);
-      const untouched = !member?.loaded && !this.taken.has(type) && this.stored?.types.includes(type) ? this.stored.segment(type) : null;
-      const segment = member?.loaded ? member.snapshot() : untouched ? storedForWriting(untouched) : null;
+      const segment = member?.loaded ? member.snapshot() : this.untouched(type);
       if (segment) segments[type] = segment;
     }
     const bytes = encodeSpace({ space: this.space.name, root: this.space.root }, segments);

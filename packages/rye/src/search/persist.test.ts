@@ -14,7 +14,7 @@ import { promisify } from "node:util";
 import { crc32 } from "node:zlib";
 import type { Space } from "../spaces/spaces.ts";
 import { clearSearchIndexCache, searchIndexCounters, storedSpaceFile } from "./index.ts";
-import { decodeSpace, encodeSpace, StoredIndexUnusable } from "./persist.ts";
+import { decodeSpace, encodeSpace, readStoredSpace, StoredIndexUnusable } from "./persist.ts";
 import { INDEX_FIELDS } from "./fields.ts";
 import type { StoredListing } from "./scan.ts";
 import type { SearchOptions } from "./search.ts";
@@ -136,13 +136,13 @@ test("a later process lists no unchanged directory: the listings are stored with
   assert.equal(added.delta.storedIndexesWritten, 1, "the new listing is stored");
 });
 
-test("a stored listing naming anything outside its directory makes the whole file unusable", () => {
+test("a stored listing naming anything outside its directory makes its segment unusable", () => {
   const key = { space: "project" as const, root: "/p/.ai" };
   const listing = (prefix: string, files: string[], subdirs: string[] = []) => [prefix, 1, 2, false, subdirs, files, []] as StoredListing;
   const file = (dirs: StoredListing[]) => encodeSpace(key, { tool: { docs: [], racy: [], dirs, postings: new Map(), fieldLengthTotals: new Array(INDEX_FIELDS.length).fill(0) } })!;
   assert.ok(decodeSpace(file([listing("", ["a.py"], ["t"]), listing("t/", ["b.py"])]), key)?.segment("tool"), "a sound listing decodes");
   for (const bad of [listing("", ["../x.py"]), listing("", [".."]), listing("../", ["x.py"]), listing("t", ["x.py"]), listing("", [], ["a/b"]), listing("/etc/", ["passwd"]), listing("", ["x\0.py"])]) {
-    assert.equal(decodeSpace(file([bad]), key), null, JSON.stringify(bad));
+    assert.equal(decodeSpace(file([bad]), key)?.segment("tool") ?? null, null, JSON.stringify(bad));
   }
 });
 
@@ -205,28 +205,48 @@ test("a damaged, truncated or foreign index file is rebuilt, never used", async 
   }
 });
 
-/** Where a stored index's sections start (byte offsets in the file; persist.ts has the layout). */
+interface SegmentShape {
+  docCount: number;
+  block: [offset: number, length: number, crc: number];
+  stringBytes: number;
+  displayBytes: number;
+  coreWords: number;
+  fieldLengths: [number, number];
+}
+type HeaderShape = { segments: Record<string, SegmentShape> };
+
+/** Where a stored index's sections start (byte offsets in the file; persist.ts has the layout), and its header. */
 function layoutOf(bytes: Buffer) {
   const headerEnd = 40 + bytes.readUInt32LE(8);
-  const numbersStart = headerEnd + Math.ceil(bytes.readUInt32LE(32) / 8) * 8;
-  const coreStart = numbersStart + bytes.readUInt32LE(12) * 8 + bytes.readUInt32LE(16);
-  const coreWords = bytes.readUInt32LE(20);
-  return { headerEnd, numbersStart, documents: bytes.readUInt32LE(12) / 8, coreStart, coreWords, headEnd: coreStart + coreWords * 4, fieldWords: bytes.readUInt32LE(28) };
+  const header = JSON.parse(bytes.toString("utf8", 40, headerEnd)) as HeaderShape;
+  const commonEnd = headerEnd + Math.ceil(bytes.readUInt32LE(12) / 8) * 8;
+  const blockStart = (type: string) => commonEnd + header.segments[type]!.block[0];
+  return { header, headerEnd, commonEnd, blockStart, headEnd: commonEnd + bytes.readUInt32LE(20), fieldWords: bytes.readUInt32LE(24) };
 }
 
-/** `bytes` (a stored index) with its header and core section rewritten by `change`, and a valid head checksum again. */
-function rewritten(bytes: Buffer, change: (header: { segments: Record<string, { fieldLengths: [number, number] }> }, core: Int32Array) => void): Buffer {
-  const { headerEnd, coreStart: coreAt, coreWords } = layoutOf(bytes);
-  const header = JSON.parse(bytes.toString("utf8", 40, headerEnd));
-  const rest = Buffer.from(bytes.subarray(headerEnd));
-  // The core's offset after the header, which is rewritten with a length of its own.
-  const coreStart = coreAt - headerEnd;
-  change(header, new Int32Array(rest.buffer, rest.byteOffset + coreStart, coreWords));
+/**
+ * `bytes` (a stored index) with its header and blocks changed by `change` (each block's numbers and core given as
+ * views), and every checksum valid again: each block's, and the common head's.
+ */
+function rewritten(bytes: Buffer, change: (header: HeaderShape, blocks: Record<string, { numbers: Float64Array; core: Int32Array }>) => void): Buffer {
+  const { header, headerEnd, commonEnd } = layoutOf(bytes);
+  const copy = Buffer.from(bytes);
+  const blocks: Record<string, { numbers: Float64Array; core: Int32Array }> = {};
+  for (const [type, segment] of Object.entries(header.segments)) {
+    const numbersStart = commonEnd + segment.block[0] + Math.ceil(segment.stringBytes / 8) * 8;
+    const coreStart = numbersStart + segment.docCount * 64 + segment.displayBytes;
+    blocks[type] = { numbers: new Float64Array(copy.buffer, copy.byteOffset + numbersStart, segment.docCount * 8), core: new Int32Array(copy.buffer, copy.byteOffset + coreStart, segment.coreWords) };
+  }
+  change(header, blocks);
+  for (const segment of Object.values(header.segments)) {
+    const start = commonEnd + segment.block[0];
+    segment.block[2] = crc32(copy.subarray(start, start + segment.block[1]));
+  }
   let json = Buffer.from(JSON.stringify(header), "utf8");
   if (json.length % 8 !== 0) json = Buffer.concat([json, Buffer.alloc(8 - (json.length % 8), " ")]);
-  const out = Buffer.concat([bytes.subarray(0, 40), json, rest]);
+  const out = Buffer.concat([copy.subarray(0, 40), json, copy.subarray(headerEnd)]);
   out.writeUInt32LE(json.length, 8);
-  out.writeUInt32LE(crc32(out.subarray(40, 40 + json.length + coreStart + coreWords * 4)), 24);
+  out.writeUInt32LE(crc32(out.subarray(40, 40 + json.length + (commonEnd - headerEnd))), 16);
   return out;
 }
 
@@ -242,7 +262,7 @@ test("stored field lengths that do not cover every document once make the file u
   const outside = rewritten(good, (header) => (header.segments.tool!.fieldLengths[0] = 2 ** 30));
   assert.equal(decodeSpace(outside, key)?.segment("tool") ?? null, null, "outside the data");
   // Checked when read (a scored candidate's): document 1's fourth field. The search then goes back to the files.
-  const negative = decodeSpace(rewritten(good, (header, data) => (data[header.segments.tool!.fieldLengths[0] + 3] = -1)), key)!.segment("tool")!;
+  const negative = decodeSpace(rewritten(good, (header, blocks) => (blocks.tool!.core[header.segments.tool!.fieldLengths[0] + 3] = -1)), key)!.segment("tool")!;
   assert.throws(() => negative.docs.fieldLength(1, 3), StoredIndexUnusable, "a negative length");
   assert.equal(negative.docs.fieldLength(1, 2), decodeSpace(good, key)!.segment("tool")!.docs.fieldLength(1, 2), "its other lengths read as stored");
 });
@@ -257,7 +277,7 @@ test("field data found malformed (with a valid checksum), or replaced under a ru
 
   // The first document's first field block says it runs past the document's data; the checksum is recomputed.
   const malformed = Buffer.from(good);
-  const { headEnd, fieldWords, numbersStart, documents } = layoutOf(good);
+  const { headEnd, fieldWords } = layoutOf(good);
   const fieldData = new Int32Array(malformed.buffer, malformed.byteOffset + headEnd, fieldWords);
   fieldData[0] = 2 ** 30;
   malformed.writeUInt32LE(crc32(malformed.subarray(headEnd, headEnd + fieldWords * 4)), headEnd + fieldWords * 4);
@@ -268,10 +288,10 @@ test("field data found malformed (with a valid checksum), or replaced under a ru
   assert.equal(first.delta.storedIndexesRejected, 1, "malformed: rejected once");
   assert.ok(first.delta.filesRead >= 13, "malformed: the project space is read from its files");
 
-  // A document's display said to run past the display section; the head's checksum is recomputed.
-  const outOfRange = Buffer.from(good);
-  for (let d = 0; d < documents; d++) outOfRange.writeDoubleLE(2 ** 40, numbersStart + (d * 8 + 5) * 8);
-  outOfRange.writeUInt32LE(crc32(outOfRange.subarray(40, headEnd)), 24);
+  // Every document's display said to run past the display section; the checksums are recomputed.
+  const outOfRange = rewritten(good, (_, blocks) => {
+    for (const { numbers } of Object.values(blocks)) for (let d = 0; d < numbers.length / 8; d++) numbers[d * 8 + 5] = 2 ** 40;
+  });
   await writeFile(file, outOfRange);
   clearSearchIndexCache();
   const second = await measure(() => answers(spaces, dir));
@@ -290,6 +310,79 @@ test("field data found malformed (with a valid checksum), or replaced under a ru
   assert.deepEqual(result, await searchItems({ query: '"feed the pelican"', spaces, limit: 50 }), "replaced: the phrase is answered as without an index");
   assert.equal(delta.storedIndexesRejected, 1, "replaced: the head read before is not used with the new file's data");
   assert.ok(watch.total > 0);
+});
+
+/** Every file and folder under `root` dated a minute back: nothing a search lists or reads is racy, so it writes no index. */
+async function backdateTree(root: string): Promise<void> {
+  for (const entry of await readdir(root, { withFileTypes: true, recursive: true })) await backdate(join(entry.parentPath, entry.name));
+  await backdate(root);
+}
+
+test("a search of one item type reads that type's block only; a damaged block is noticed when its type is searched", async () => {
+  const { spaces, project, user } = await corpus();
+  await backdateTree(project.root);
+  await backdateTree(user.root);
+  const dir = await indexDir();
+  await answers(spaces, dir);
+  const file = storedSpaceFile(dir, project);
+  const good = await readFile(file);
+  const { blockStart } = layoutOf(good);
+  const damaged = Buffer.from(good);
+  damaged[blockStart("tool") + 3] = damaged[blockStart("tool") + 3]! ^ 0xff; // in the tool block's strings
+  await writeFile(file, damaged);
+  clearSearchIndexCache();
+
+  const directiveSearch = { query: "pelican", spaces, itemTypes: ["directive" as const], limit: 50 };
+  const directives = await measure(() => searchItems({ ...directiveSearch, indexDir: dir }));
+  assert.deepEqual(directives.result, await searchItems(directiveSearch));
+  assert.equal(directives.result.total, 1);
+  assert.equal(directives.delta.storedIndexesRejected, 0, "the tool block was not read");
+  assert.equal(directives.delta.filesRead, 0, "the directive came from the stored index");
+
+  const toolSearch = { query: "heron", spaces, itemTypes: ["tool" as const], limit: 50 };
+  const tools = await measure(() => searchItems({ ...toolSearch, indexDir: dir }));
+  assert.deepEqual(tools.result, await searchItems(toolSearch), "results as without an index");
+  assert.equal(tools.delta.storedIndexesRejected, 1, "the damaged block is rejected");
+  assert.ok(tools.delta.filesRead >= 12, "the project's tools are read from their files");
+  const rewrittenFile = decodeSpace(await readFile(file), { space: "project", root: project.root });
+  assert.ok(rewrittenFile?.segment("tool") && rewrittenFile.segment("directive"), "the file is written again whole");
+});
+
+test("a block read after its file was replaced throws, unless every block was read with the head (a long-lived process)", async () => {
+  const { spaces, project, user } = await corpus();
+  await backdateTree(project.root);
+  await backdateTree(user.root);
+  const dir = await indexDir();
+  await answers(spaces, dir);
+  const file = storedSpaceFile(dir, project);
+  const good = await readFile(file);
+  const key = { space: "project" as const, root: project.root };
+  const replace = async () => {
+    await writeFile(`${file}.new`, good);
+    await rename(`${file}.new`, file);
+  };
+
+  const lazy = readStoredSpace(file, key);
+  assert.ok(lazy && lazy !== "invalid");
+  assert.ok(lazy.segment("directive"), "read before the replacement");
+  await replace();
+  assert.throws(() => lazy.segment("tool"), StoredIndexUnusable);
+
+  const eager = readStoredSpace(file, key, { allBlocks: true });
+  assert.ok(eager && eager !== "invalid");
+  await replace();
+  assert.equal(eager.segment("tool")?.docs.count, 12, "the tool block came with the head");
+
+  // Through the search: one type searched, the file replaced, then the other type in the same process.
+  clearSearchIndexCache();
+  const before = await stat(file);
+  await searchItems({ query: "pelican", spaces, itemTypes: ["directive"], indexDir: dir });
+  assert.equal((await stat(file)).ino, before.ino, "the directive search wrote no index (it would read the tool block to do so)");
+  await replace();
+  const toolSearch = { query: "heron", spaces, itemTypes: ["tool" as const], limit: 50 };
+  const { result, delta } = await measure(() => searchItems({ ...toolSearch, indexDir: dir }));
+  assert.deepEqual(result, await searchItems(toolSearch), "results as without an index");
+  assert.equal(delta.storedIndexesRejected, 1);
 });
 
 test("non-ASCII paths, ids and categories come back from the stored index as written; a NUL in a category keeps that space out of it", async () => {

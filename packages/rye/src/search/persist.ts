@@ -2,31 +2,38 @@
  * The on-disk form of a space's search index (its three segments, one per item type), so a new process
  * starts from the last process's index instead of reading every item file again.
  *
- *   bytes 0–7     magic "RYESIX09"
+ *   bytes 0–7     magic "RYESIX10"
  *   8–11          header length in bytes (a multiple of 8)
- *   12–15         numbers section length in float64 values
- *   16–19         display section length in bytes (a multiple of 4)
- *   20–23         core section length in int32 words
- *   24–27         CRC-32 of bytes 40 to the end of the core section (the head)
- *   28–31         field data length in int32 words
- *   32–35         strings section length in bytes (before its padding to a multiple of 8)
- *   36–39         zero
- *   header        JSON (StoredHeader): per segment its document count, racy paths and directory listings,
- *                 padded with spaces
- *   strings       UTF-8, NUL-separated: the term table, then per segment each document's path (relative to
- *                 the space root when under it), item id and category; padded with NULs to a multiple of 8.
- *                 One split instead of a JSON parse: ~4 ms instead of ~19 for 10 000 documents, cold.
- *   numbers       float64 × 8 per document (NUMBERS_PER_DOC), so loading parses no JSON numbers
- *   displays      each document's DocumentDisplay as JSON, back to back (parsed only for the hits shown)
- *   core          per segment its postings (term, n, n ascending document numbers, n entries: fields and
- *                 counts, postings.ts)… and its documents' field lengths (one per field and document,
- *                 INDEX_FIELDS order); term ids are positions in the term table
- *   field data    each document's field data (field-data.ts) back to back, then the CRC-32 of the field data
+ *   12–15         term strings length in bytes (before their padding to a multiple of 8)
+ *   16–19         CRC-32 of bytes 40 to the end of the terms' padding (the common head)
+ *   20–23         segment blocks' length in bytes (a multiple of 8)
+ *   24–27         field data length in int32 words
+ *   28–39         zero
+ *   header        JSON (StoredHeader): per segment its document count, racy paths, field length totals, and where
+ *                 its block is (offset after the terms, length and CRC-32) and how long its sections are
+ *   terms         the term table: UTF-8, NUL-separated, sorted; padded with NULs to a multiple of 8
+ *   blocks        one per segment (item type), each a multiple of 8 bytes long:
+ *                   strings   each document's path (relative to the space root when under it), item id and
+ *                             category, UTF-8, NUL-separated, padded with NULs to a multiple of 8: one split
+ *                             instead of a JSON parse (~4 ms instead of ~19 for 10 000 documents, cold)
+ *                   numbers   float64 × 8 per document (NUMBERS_PER_DOC), so loading parses no JSON numbers
+ *                   displays  each document's DocumentDisplay as JSON, back to back (parsed only for the hits
+ *                             shown), padded with spaces to a multiple of 4
+ *                   core      the segment's postings (term, n, n ascending document numbers, n entries: fields
+ *                             and counts, postings.ts), then its documents' field lengths (one per field and
+ *                             document, INDEX_FIELDS order); term ids are positions in the term table; padded
+ *                             with zeros to a multiple of 8
+ *                   listings  the type folder's directory listings (scan.ts StoredListing[]) as JSON, padded with
+ *                             spaces to a multiple of 8
+ *   field data    each document's field data (field-data.ts), every segment's, back to back, then the CRC-32 of
+ *                 the field data
  *
- * A process reads the head (everything but the field data): with the postings' counts and the field
- * lengths, terms are scored without field data, which is read (and checked) only when something needs it
- * — a phrase, a wildcard, a rewrite of the file — from the file it was opened as. A field data section
- * found damaged then, or replaced since, throws StoredIndexUnusable: the search runs again from the files.
+ * A process reads the common head, and the block of each item type it searches, each block checked against its
+ * CRC-32 (a search of one type does not read the others': in a space holding directives and knowledge, half the
+ * bytes). A long-lived process reads every block at once. With the postings' counts and the field lengths, terms
+ * are scored without field data, which is read (and checked) only when something needs it — a phrase, a
+ * wildcard, a rewrite of the file. A block or field data read later from a file that was replaced since its head
+ * was read, or found damaged, throws StoredIndexUnusable: the search runs again from the files.
  *
  * One term table per space, sorted, so the first space a process loads lends it to the dictionary as is
  * (dictionary.ts: no renumbering, no map of its terms) and its field data is used in place.
@@ -58,7 +65,7 @@ import type { StoredDocs } from "./doc-table.ts";
 import { isStoredListing } from "./scan.ts";
 import { fieldLength, forEachFieldTerm, mapFieldTerms, wellFormedFieldData } from "./field-data.ts";
 
-const MAGIC = "RYESIX09";
+const MAGIC = "RYESIX10";
 const PREFIX_BYTES = 40;
 /** Per document in the numbers section: mtimeMs, size, ctimeMs, ino, display offset and length, data offset and length. */
 const NUMBERS_PER_DOC = 8;
@@ -73,13 +80,18 @@ export interface SpaceKey {
 interface StoredSegmentHeader {
   /** How many documents the segment has. */
   docCount: number;
-  /** Where the segment's documents start in the numbers section and in the strings (after the terms, 3 each), in documents. */
-  firstDoc: number;
   racy: string[];
-  dirs: StoredListing[];
   lengths: number[];
+  /** The segment's block: bytes after the terms' padding, its length in bytes, and its CRC-32. */
+  block: [offset: number, length: number, crc: number];
+  /** Lengths of the block's sections: strings in bytes (before padding), displays in bytes, core in int32 words, listings in bytes. */
+  stringBytes: number;
+  displayBytes: number;
+  coreWords: number;
+  listingBytes: number;
+  /** Where the postings are in the block's core (int32 words). */
   postings: [offset: number, length: number];
-  /** Where the documents' field lengths are in the core section (INDEX_FIELDS.length per document). */
+  /** Where the documents' field lengths are in the block's core (INDEX_FIELDS.length per document). */
   fieldLengths: [offset: number, length: number];
 }
 
@@ -116,6 +128,7 @@ export function storedForWriting(segment: StoredSegment): SegmentToStore {
 
 export type StoredSpace = Partial<Record<ItemType, SegmentToStore>>;
 
+const paddedTo8 = (n: number): number => Math.ceil(n / 8) * 8;
 const padded = (bytes: Buffer, to: number, fill: string | number = " "): Buffer => (bytes.length % to === 0 ? bytes : Buffer.concat([bytes, Buffer.alloc(to - (bytes.length % to), fill)]));
 
 /**
@@ -135,22 +148,22 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer | null
   }
   const globals = [...used].map((global) => ({ global, term: termOf(global) })).sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
   const terms = globals.map(({ term }) => term);
+  if (terms.some((term) => term.includes("\0"))) return null;
   const localOf = new Map<number, number>();
   globals.forEach(({ global }, local) => localOf.set(global, local));
   const toLocal = (global: number): number => localOf.get(global)!;
   const fieldData: FieldData[] = [];
-  const core: Int32Array[] = [];
-  const displays: Buffer[] = [];
-  const numbers: number[] = [];
+  const blocks: Buffer[] = [];
   let fieldWords = 0;
-  let coreWords = 0;
-  let displayBytes = 0;
-  const header: StoredHeader = { space: key.space, root: key.root, termCount: 0, segments: {} };
-  const strings: string[] = [];
+  let blockBytes = 0;
+  const header: StoredHeader = { space: key.space, root: key.root, termCount: terms.length, segments: {} };
   for (const type of ITEM_TYPES) {
     const segment = segments[type];
     if (!segment) continue;
-    const firstDoc = numbers.length / NUMBERS_PER_DOC;
+    const strings: string[] = [];
+    const numbers: number[] = [];
+    const displays: Buffer[] = [];
+    let displayBytes = 0;
     for (const doc of segment.docs) {
       const local = mapFieldTerms(doc.data, toLocal);
       const display = Buffer.from(JSON.stringify(doc.display), "utf8");
@@ -161,57 +174,57 @@ export function encodeSpace(key: SpaceKey, segments: StoredSpace): Buffer | null
       fieldWords += local.length;
       displayBytes += display.length;
     }
-    header.segments[type] = { docCount: segment.docs.length, firstDoc, racy: segment.racy.map(relative), dirs: segment.dirs, lengths: Array.from(segment.fieldLengthTotals), postings: [0, 0], fieldLengths: [0, 0] };
-  }
-  // Postings after all field data, so every term of every segment already has its local id.
-  for (const type of ITEM_TYPES) {
-    const segment = segments[type];
-    if (!segment) continue;
+    if (strings.some((text) => text.includes("\0"))) return null;
     const lists = [...segment.postings];
-    let length = 0;
-    for (const [, list] of lists) length += 2 + 2 * list.ids.length;
-    const block = new Int32Array(length);
+    let postingWords = 0;
+    for (const [, list] of lists) postingWords += 2 + 2 * list.ids.length;
+    const core = new Int32Array(postingWords + segment.docs.length * INDEX_FIELDS.length);
     let at = 0;
     for (const [term, { ids, masks }] of lists) {
-      block[at] = toLocal(term);
-      block[at + 1] = ids.length;
-      block.set(ids, at + 2);
-      block.set(masks, at + 2 + ids.length);
+      core[at] = toLocal(term);
+      core[at + 1] = ids.length;
+      core.set(ids, at + 2);
+      core.set(masks, at + 2 + ids.length);
       at += 2 + 2 * ids.length;
     }
-    header.segments[type]!.postings = [coreWords, length];
-    core.push(block);
-    coreWords += length;
-    const lengths = new Int32Array(segment.docs.length * INDEX_FIELDS.length);
-    segment.docs.forEach((doc, d) => INDEX_FIELDS.forEach((_, f) => (lengths[d * INDEX_FIELDS.length + f] = fieldLength(doc.data, f))));
-    header.segments[type]!.fieldLengths = [coreWords, lengths.length];
-    core.push(lengths);
-    coreWords += lengths.length;
+    segment.docs.forEach((doc, d) => INDEX_FIELDS.forEach((_, f) => (core[postingWords + d * INDEX_FIELDS.length + f] = fieldLength(doc.data, f))));
+    const stringBytes = Buffer.from(strings.join("\0"), "utf8");
+    const display = padded(Buffer.concat(displays), 4);
+    const listings = padded(Buffer.from(JSON.stringify(segment.dirs), "utf8"), 8);
+    const sections = padded(Buffer.concat([padded(stringBytes, 8, 0), Buffer.from(Float64Array.from(numbers).buffer), display, Buffer.from(core.buffer, core.byteOffset, core.byteLength)]), 8, 0);
+    const block = Buffer.concat([sections, listings]);
+    header.segments[type] = {
+      docCount: segment.docs.length,
+      racy: segment.racy.map(relative),
+      lengths: Array.from(segment.fieldLengthTotals),
+      block: [blockBytes, block.length, crc32(block)],
+      stringBytes: stringBytes.length,
+      displayBytes: display.length,
+      coreWords: core.length,
+      listingBytes: listings.length,
+      postings: [0, postingWords],
+      fieldLengths: [postingWords, segment.docs.length * INDEX_FIELDS.length],
+    };
+    blocks.push(block);
+    blockBytes += block.length;
   }
-  header.termCount = terms.length;
-  const allStrings = [...terms, ...strings];
-  if (allStrings.some((text) => text.includes("\0"))) return null;
   const json = padded(Buffer.from(JSON.stringify(header), "utf8"), 8);
-  const stringBytes = Buffer.from(allStrings.join("\0"), "utf8");
-  const stringSection = padded(stringBytes, 8, 0);
-  const numberBytes = Buffer.from(Float64Array.from(numbers).buffer);
-  const display = padded(Buffer.concat(displays), 4);
-  const headEnd = PREFIX_BYTES + json.length + stringSection.length + numberBytes.length + display.length + coreWords * 4;
+  const termBytes = Buffer.from(terms.join("\0"), "utf8");
+  const commonEnd = PREFIX_BYTES + json.length + paddedTo8(termBytes.length);
+  const headEnd = commonEnd + blockBytes;
   const out = Buffer.alloc(headEnd + fieldWords * 4 + 4);
   out.write(MAGIC, 0, "latin1");
   out.writeUInt32LE(json.length, 8);
-  out.writeUInt32LE(numbers.length, 12);
-  out.writeUInt32LE(display.length, 16);
-  out.writeUInt32LE(coreWords, 20);
-  out.writeUInt32LE(fieldWords, 28);
-  out.writeUInt32LE(stringBytes.length, 32);
+  out.writeUInt32LE(termBytes.length, 12);
+  out.writeUInt32LE(blockBytes, 20);
+  out.writeUInt32LE(fieldWords, 24);
   let at = PREFIX_BYTES;
-  for (const part of [json, stringSection, numberBytes, display, ...core, ...fieldData]) {
+  for (const part of [json, padded(termBytes, 8, 0), ...blocks, ...fieldData]) {
     const bytes = Buffer.isBuffer(part) ? part : Buffer.from(part.buffer, part.byteOffset, part.byteLength);
     bytes.copy(out, at);
     at += bytes.length;
   }
-  out.writeUInt32LE(crc32(out.subarray(PREFIX_BYTES, headEnd)), 24);
+  out.writeUInt32LE(crc32(out.subarray(PREFIX_BYTES, commonEnd)), 16);
   out.writeUInt32LE(crc32(out.subarray(headEnd, at)), at);
   return out;
 }
@@ -220,25 +233,31 @@ const isString = (v: unknown): v is string => typeof v === "string";
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 const isTime = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 
-function validSegment(v: unknown, docCount: number, words: number): v is StoredSegmentHeader {
+/** Where a segment's listings start in its block. */
+const listingsAt = (segment: StoredSegmentHeader): number => paddedTo8(paddedTo8(segment.stringBytes) + segment.docCount * NUMBERS_PER_DOC * 8 + segment.displayBytes + segment.coreWords * 4);
+
+function validSegment(v: unknown, blockBytes: number): v is StoredSegmentHeader {
   if (typeof v !== "object" || v === null) return false;
-  const { docCount: count, firstDoc, racy, dirs, lengths, postings, fieldLengths } = v as Record<string, unknown>;
+  const { docCount: count, racy, lengths, block, stringBytes, displayBytes, coreWords, listingBytes, postings, fieldLengths } = v as Record<string, unknown>;
   if (!Array.isArray(lengths) || lengths.length !== INDEX_FIELDS.length || !lengths.every(isCount)) return false;
-  if (!isCount(count) || !isCount(firstDoc) || firstDoc + count > docCount) return false;
+  if (!isCount(count) || !isCount(stringBytes) || !isCount(displayBytes) || displayBytes % 4 !== 0 || !isCount(coreWords) || !isCount(listingBytes) || listingBytes % 8 !== 0) return false;
   if (!Array.isArray(racy) || !racy.every(isString)) return false;
-  if (!Array.isArray(dirs) || !dirs.every(isStoredListing)) return false;
-  const withinData = (range: unknown): range is [number, number] => Array.isArray(range) && range.length === 2 && isCount(range[0]) && isCount(range[1]) && range[0] + range[1] <= words;
-  return withinData(postings) && withinData(fieldLengths) && fieldLengths[1] === count * INDEX_FIELDS.length;
+  if (!Array.isArray(block) || block.length !== 3 || !block.every(isCount)) return false;
+  const [offset, length] = block as [number, number, number];
+  if (offset % 8 !== 0 || offset + length > blockBytes) return false;
+  if (length !== listingsAt(v as StoredSegmentHeader) + listingBytes) return false;
+  const withinCore = (range: unknown): range is [number, number] => Array.isArray(range) && range.length === 2 && isCount(range[0]) && isCount(range[1]) && range[0] + range[1] <= coreWords;
+  return withinCore(postings) && withinCore(fieldLengths) && fieldLengths[1] === count * INDEX_FIELDS.length;
 }
 
-function validHeader(h: unknown, key: SpaceKey, docCount: number, words: number): h is StoredHeader {
+function validHeader(h: unknown, key: SpaceKey, blockBytes: number): h is StoredHeader {
   if (typeof h !== "object" || h === null) return false;
   const v = h as Record<string, unknown>;
   if (v.space !== key.space || v.root !== key.root) return false;
   if (!isCount(v.termCount)) return false;
   if (typeof v.segments !== "object" || v.segments === null) return false;
   for (const [type, segment] of Object.entries(v.segments as Record<string, unknown>)) {
-    if (!(ITEM_TYPES as readonly string[]).includes(type) || !validSegment(segment, docCount, words)) return false;
+    if (!(ITEM_TYPES as readonly string[]).includes(type) || !validSegment(segment, blockBytes)) return false;
   }
   return true;
 }
@@ -315,9 +334,9 @@ export interface StoredFile {
 }
 
 /**
- * The field data section of a stored index turned out unusable when it was first needed (damaged, or the
- * file was replaced since its head was read). The index built from the head must be dropped and the search
- * run again (index.ts `distrustStoredIndex`).
+ * A part of a stored index read after its common head (a segment's block, the field data) turned out unusable
+ * when it was first needed (damaged, or the file was replaced since its head was read). The index built from the
+ * file must be dropped and the search run again (index.ts `distrustStoredIndex`).
  */
 export class StoredIndexUnusable extends Error {
   constructor(
@@ -331,35 +350,32 @@ export class StoredIndexUnusable extends Error {
 
 interface Sections {
   headerBytes: number;
-  /** The strings section without its padding. */
-  stringBytes: number;
-  numberCount: number;
-  displayBytes: number;
-  coreWords: number;
+  /** The term strings without their padding. */
+  termBytes: number;
+  /** Where the blocks start (the end of the common head: prefix, header, terms). */
+  commonEnd: number;
+  blockBytes: number;
   fieldWords: number;
-  /** Where the field data starts (the head's length). */
+  /** Where the field data starts. */
   headEnd: number;
   /** The whole file's length. */
   total: number;
 }
 
-const paddedTo8 = (n: number): number => Math.ceil(n / 8) * 8;
-
 /** The section lengths of the 40-byte prefix, or null when it is not one of this layout. */
 function sectionsOf(prefix: Buffer): Sections | null {
   if (prefix.length < PREFIX_BYTES || prefix.toString("latin1", 0, 8) !== MAGIC) return null;
   const headerBytes = prefix.readUInt32LE(8);
-  const numberCount = prefix.readUInt32LE(12);
-  const displayBytes = prefix.readUInt32LE(16);
-  const coreWords = prefix.readUInt32LE(20);
-  const fieldWords = prefix.readUInt32LE(28);
-  const stringBytes = prefix.readUInt32LE(32);
-  if (headerBytes % 8 !== 0 || displayBytes % 4 !== 0 || numberCount % NUMBERS_PER_DOC !== 0 || prefix.readUInt32LE(36) !== 0) return null;
-  const headEnd = PREFIX_BYTES + headerBytes + paddedTo8(stringBytes) + numberCount * 8 + displayBytes + coreWords * 4;
-  return { headerBytes, stringBytes, numberCount, displayBytes, coreWords, fieldWords, headEnd, total: headEnd + fieldWords * 4 + 4 };
+  const termBytes = prefix.readUInt32LE(12);
+  const blockBytes = prefix.readUInt32LE(20);
+  const fieldWords = prefix.readUInt32LE(24);
+  if (headerBytes % 8 !== 0 || blockBytes % 8 !== 0 || prefix.readUInt32LE(28) !== 0 || prefix.readUInt32LE(32) !== 0 || prefix.readUInt32LE(36) !== 0) return null;
+  const commonEnd = PREFIX_BYTES + headerBytes + paddedTo8(termBytes);
+  const headEnd = commonEnd + blockBytes;
+  return { headerBytes, termBytes, commonEnd, blockBytes, fieldWords, headEnd, total: headEnd + fieldWords * 4 + 4 };
 }
 
-/** The strings of the strings section (ASCII, the common case, decodes as Latin-1: no UTF-8 validation). */
+/** The strings of a NUL-separated section (ASCII, the common case, decodes as Latin-1: no UTF-8 validation). */
 function splitStrings(bytes: Buffer): string[] {
   if (bytes.length === 0) return [];
   return bytes.toString(isAscii(bytes) ? "latin1" : "utf8").split("\0");
@@ -371,46 +387,49 @@ function checkedFieldData(bytes: Buffer, words: number): Int32Array | null {
   return (bytes.byteOffset & 3) === 0 ? new Int32Array(bytes.buffer, bytes.byteOffset, words) : new Int32Array(new Uint8Array(bytes.subarray(0, words * 4)).buffer);
 }
 
+/** Bytes [position, position + length) of the stored file; throws StoredIndexUnusable when they cannot be had. */
+type ReadStored = (position: number, length: number) => Buffer;
+
 /**
  * The stored space in `bytes` (a whole file); null when the bytes are not a whole index of `key` with an
- * intact head (the caller then rebuilds from the files). The field data is checked when first used.
+ * intact common head (the caller then rebuilds from the files). Blocks and field data are checked when first used.
  */
 export function decodeSpace(bytes: Buffer, key: SpaceKey, file = "(in memory)"): StoredFile | null {
   const sections = sectionsOf(bytes);
   if (!sections || sections.total !== bytes.length) return null;
-  let fieldData: Int32Array | null = null;
-  return decodeHead(file, bytes.subarray(0, sections.headEnd), sections, key, () => {
-    fieldData ??= checkedFieldData(bytes.subarray(sections.headEnd), sections.fieldWords);
-    if (!fieldData) throw new StoredIndexUnusable(file, "its field data fails its checksum");
-    return fieldData;
-  });
+  return decodeFile(file, bytes.subarray(0, sections.commonEnd), sections, key, (position, length) => bytes.subarray(position, position + length));
 }
 
-/** The space in a file's head (`head`: bytes 0 to `sections.headEnd`); `fieldData` reads the rest when first called. */
-function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKey, fieldData: () => Int32Array): StoredFile | null {
-  const { headerBytes, stringBytes, numberCount, displayBytes, coreWords, fieldWords } = sections;
-  if (crc32(head.subarray(PREFIX_BYTES)) !== head.readUInt32LE(24)) return null;
+/** Typed views in place when aligned (a whole-file read is); else copied once. */
+function view<T>(Type: { new (buffer: ArrayBufferLike, offset: number, length: number): T; BYTES_PER_ELEMENT: number }, bytes: Buffer, start: number, length: number): T {
+  return (bytes.byteOffset + start) % Type.BYTES_PER_ELEMENT === 0
+    ? new Type(bytes.buffer, bytes.byteOffset + start, length)
+    : new Type(new Uint8Array(bytes.subarray(start, start + length * Type.BYTES_PER_ELEMENT)).buffer, 0, length);
+}
+
+/**
+ * The space whose common head is `common` (bytes 0 to `sections.commonEnd`, checked here); `read` gives the
+ * blocks (each checked against its CRC when its segment is first decoded) and the field data (when first used).
+ */
+function decodeFile(file: string, common: Buffer, sections: Sections, key: SpaceKey, read: ReadStored): StoredFile | null {
+  const { headerBytes, termBytes, commonEnd, blockBytes, fieldWords, headEnd } = sections;
+  if (crc32(common.subarray(PREFIX_BYTES, commonEnd)) !== common.readUInt32LE(16)) return null;
   let header: unknown;
   try {
-    header = JSON.parse(head.toString("utf8", PREFIX_BYTES, PREFIX_BYTES + headerBytes));
+    header = JSON.parse(common.toString("utf8", PREFIX_BYTES, PREFIX_BYTES + headerBytes));
   } catch {
     return null;
   }
-  if (!validHeader(header, key, numberCount / NUMBERS_PER_DOC, coreWords)) return null;
+  if (!validHeader(header, key, blockBytes)) return null;
   const stored = header;
-  const stringsStart = PREFIX_BYTES + headerBytes;
-  const strings = splitStrings(head.subarray(stringsStart, stringsStart + stringBytes));
-  if (strings.length !== stored.termCount + (3 * numberCount) / NUMBERS_PER_DOC) return null;
-  const numbersStart = stringsStart + paddedTo8(stringBytes);
-  const displayStart = numbersStart + numberCount * 8;
-  const coreStart = displayStart + displayBytes;
-  // Typed views in place when aligned (a whole-file read is); else copied once.
-  const view = <T>(Type: { new (buffer: ArrayBufferLike, offset: number, length: number): T; BYTES_PER_ELEMENT: number }, start: number, length: number): T =>
-    (head.byteOffset + start) % Type.BYTES_PER_ELEMENT === 0
-      ? new Type(head.buffer, head.byteOffset + start, length)
-      : new Type(new Uint8Array(head.subarray(start, start + length * Type.BYTES_PER_ELEMENT)).buffer, 0, length);
-  const numbers = view(Float64Array, numbersStart, numberCount);
-  const core = view(Int32Array, coreStart, coreWords);
+  const terms = splitStrings(common.subarray(PREFIX_BYTES + headerBytes, PREFIX_BYTES + headerBytes + termBytes));
+  if (terms.length !== stored.termCount) return null;
+  let fieldData: Int32Array | null = null;
+  const allFieldData = (): Int32Array => {
+    fieldData ??= checkedFieldData(read(headEnd, fieldWords * 4 + 4), fieldWords);
+    if (!fieldData) throw new StoredIndexUnusable(file, "its field data fails its checksum");
+    return fieldData;
+  };
   // Local term id → this process's, or null when they are the same (set by the first segment decoded).
   let globalOf: Int32Array | null | undefined;
   const prefix = key.root + sep;
@@ -420,37 +439,52 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
   const decode = (type: ItemType): StoredSegment | null => {
     const segment = stored.segments[type];
     if (!segment) return null;
+    const { docCount: count, stringBytes, displayBytes, coreWords } = segment;
+    const [offset, length, crc] = segment.block;
+    const block = read(commonEnd + offset, length);
+    if (block.length !== length || crc32(block) !== crc) return null;
+    // Document n's path, item id and category: strings 3(n − 1) to 3(n − 1) + 2.
+    const strings = splitStrings(block.subarray(0, stringBytes));
+    if (strings.length !== 3 * count) return null;
+    const numbersStart = paddedTo8(stringBytes);
+    const displayStart = numbersStart + count * NUMBERS_PER_DOC * 8;
+    const numbers = view(Float64Array, block, numbersStart, count * NUMBERS_PER_DOC);
+    const core = view(Int32Array, block, displayStart + displayBytes, coreWords);
+    let dirs: unknown;
+    try {
+      dirs = JSON.parse(block.toString("utf8", listingsAt(segment), length));
+    } catch {
+      return null;
+    }
+    if (!Array.isArray(dirs) || !dirs.every(isStoredListing)) return null;
     if (globalOf === undefined) {
       // The first index a process loads lends the dictionary its sorted table: no term is looked up.
-      if (adoptSortedTerms(strings.slice(0, stored.termCount))) globalOf = null;
+      if (adoptSortedTerms(terms)) globalOf = null;
       else {
         const map = new Int32Array(stored.termCount);
-        for (let t = 0; t < stored.termCount; t++) map[t] = termId(strings[t]!);
+        for (let t = 0; t < stored.termCount; t++) map[t] = termId(terms[t]!);
         globalOf = map.every((g, local) => g === local) ? null : map;
       }
     }
     const map = globalOf;
     const identity = map === null;
-    const { docCount: count, firstDoc } = segment;
-    // Document n's path, item id and category: strings at docStrings + 3(n − 1).
-    const docStrings = stored.termCount + 3 * firstDoc;
     const lengths = core.subarray(segment.fieldLengths[0], segment.fieldLengths[0] + segment.fieldLengths[1]);
     // Document n (1-based): its numbers at numbersOf(n) in `numbers`.
-    const numbersOf = (n: number) => (firstDoc + n - 1) * NUMBERS_PER_DOC;
-    const relativePath = (n: number) => strings[docStrings + 3 * (n - 1)]!;
+    const numbersOf = (n: number) => (n - 1) * NUMBERS_PER_DOC;
+    const relativePath = (n: number) => strings[3 * (n - 1)]!;
     // A document's numbers are checked when it is built or its field data read (comparing them with a file's
     // in `describes` needs no check), its field data the first time it is read (the section's checksum when the
     // section is loaded): loading checks no document.
     const numbersChecked = new Uint8Array(count + 1);
     const checkNumbers = (n: number): void => {
       if (numbersChecked[n]) return;
-      if (!validNumbers(numbers, firstDoc + n - 1, displayBytes, fieldWords)) throw new StoredIndexUnusable(file, `document ${n} has numbers out of range`);
+      if (!validNumbers(numbers, n - 1, displayBytes, fieldWords)) throw new StoredIndexUnusable(file, `document ${n} has numbers out of range`);
       numbersChecked[n] = 1;
     };
     const checked = new Uint8Array(count + 1);
     const storedData = (n: number): FieldData => {
       checkNumbers(n);
-      const all = fieldData();
+      const all = allFieldData();
       const from = numbers[numbersOf(n) + 6]!;
       const to = from + numbers[numbersOf(n) + 7]!;
       if (!checked[n]) {
@@ -462,8 +496,8 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
     const docs: StoredDocs = {
       count,
       path: (n) => absolute(relativePath(n)),
-      id: (n) => strings[docStrings + 3 * (n - 1) + 1]!,
-      category: (n) => strings[docStrings + 3 * (n - 1) + 2]!,
+      id: (n) => strings[3 * (n - 1) + 1]!,
+      category: (n) => strings[3 * (n - 1) + 2]!,
       data: (n) => (identity ? storedData(n) : null),
       // Checked when read (only a scored candidate's are): a loop over every document's at load costs ~1 ms.
       fieldLength(n, field) {
@@ -482,14 +516,14 @@ function decodeHead(file: string, head: Buffer, sections: Sections, key: SpaceKe
         const at = numbersOf(n);
         const data = () => (map === null ? storedData(n) : mapFieldTerms(storedData(n), (t) => map[t]!));
         const displayOffset = displayStart + numbers[at + 4]!;
-        const doc = new StoredDocument(type, key.space, docs.id(n), docs.path(n), numbers[at]!, numbers[at + 1]!, numbers[at + 2]!, numbers[at + 3]!, docs.category(n), data, head, displayOffset, displayOffset + numbers[at + 5]!);
+        const doc = new StoredDocument(type, key.space, docs.id(n), docs.path(n), numbers[at]!, numbers[at + 1]!, numbers[at + 2]!, numbers[at + 3]!, docs.category(n), data, block, displayOffset, displayOffset + numbers[at + 5]!);
         doc.docId = n;
         return doc;
       },
     };
     const postings = Postings.fromBlock(core.subarray(segment.postings[0], segment.postings[0] + segment.postings[1]), stored.termCount, map, count);
     if (!postings) return null;
-    return { docs, racy: segment.racy.map(absolute), dirs: segment.dirs, postings, fieldLengthTotals: segment.lengths };
+    return { docs, racy: segment.racy.map(absolute), dirs: dirs as StoredListing[], postings, fieldLengthTotals: segment.lengths };
   };
   return {
     types: ITEM_TYPES.filter((type) => stored.segments[type] !== undefined),
@@ -513,10 +547,12 @@ function readAt(fd: number, position: number, length: number): Buffer {
 }
 
 /**
- * Reads a stored space's head: null when there is none, "invalid" when there is one that cannot be used.
- * Its field data is read from the same file when first needed (StoredIndexUnusable if the file changed).
+ * Reads a stored space's common head, and with `allBlocks` every block in the same read (a long-lived process,
+ * which will search every type): null when there is none, "invalid" when there is one that cannot be used. The
+ * other blocks and the field data are read from the same file when first needed (StoredIndexUnusable if it was
+ * replaced since, which writers do by rename).
  */
-export function readStoredSpace(file: string, key: SpaceKey): StoredFile | "invalid" | null {
+export function readStoredSpace(file: string, key: SpaceKey, options: { allBlocks?: boolean } = {}): StoredFile | "invalid" | null {
   let fd: number;
   try {
     fd = openSync(file, "r");
@@ -531,36 +567,30 @@ export function readStoredSpace(file: string, key: SpaceKey): StoredFile | "inva
     if (identity.size > MAX_STORED_INDEX_BYTES) return "invalid";
     sections = sectionsOf(readAt(fd, 0, PREFIX_BYTES));
     if (!sections || sections.total !== identity.size) return "invalid";
-    head = readAt(fd, 0, sections.headEnd);
+    head = readAt(fd, 0, options.allBlocks ? sections.headEnd : sections.commonEnd);
   } catch {
     return "invalid";
   } finally {
     closeSync(fd);
   }
-  const { headEnd, fieldWords } = sections;
-  let fieldData: Int32Array | null = null;
-  const decoded = decodeHead(file, head, sections, key, () => {
-    if (fieldData) return fieldData;
-    let bytes: Buffer;
+  const read: ReadStored = (position, length) => {
+    if (position + length <= head.length) return head.subarray(position, position + length);
     try {
       const again = openSync(file, "r");
       try {
         const now = fstatSync(again);
-        // Replaced since the head was read (writers rename a new file into place): that head is not this data's.
+        // Replaced since the head was read (writers rename a new file into place): that head is not these bytes'.
         if (now.ino !== identity.ino || now.dev !== identity.dev || now.size !== identity.size || now.mtimeMs !== identity.mtimeMs) throw new StoredIndexUnusable(file, "it was replaced while in use");
-        bytes = readAt(again, headEnd, fieldWords * 4 + 4);
+        return readAt(again, position, length);
       } finally {
         closeSync(again);
       }
     } catch (err) {
       if (err instanceof StoredIndexUnusable) throw err;
-      throw new StoredIndexUnusable(file, `its field data cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      throw new StoredIndexUnusable(file, `it cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
     }
-    fieldData = checkedFieldData(bytes, fieldWords);
-    if (!fieldData) throw new StoredIndexUnusable(file, "its field data fails its checksum");
-    return fieldData;
-  });
-  return decoded ?? "invalid";
+  };
+  return decodeFile(file, head.subarray(0, sections.commonEnd), sections, key, read) ?? "invalid";
 }
 
 /**
