@@ -15,7 +15,7 @@ function stored(count: number): StoredDocs & { builds: number } {
     category: (n: number) => `c${n}`,
     data: (n: number) => Int32Array.of(n),
     fieldLength: (n: number, field: number) => 10 * n + field,
-    describes: (n: number, path: string) => path === `/s/${n}`,
+    describesAll: (paths: readonly string[]) => paths.every((path, i) => path === `/s/${i + 1}`),
     build(n: number) {
       docs.builds++;
       return fakeDoc(n, `/s/${n}`);

@@ -21,10 +21,11 @@ export interface StoredDocs {
   /** The length (word count) of field `field` of document `n`. */
   fieldLength(n: number, field: number): number;
   /**
-   * Whether document `n` was indexed from the file at `path` whose mtimeMs, size, ctimeMs and inode are
-   * identities[at…at+3] (a scan's ScanTable): same path, mtime, size, ctime and inode.
+   * Whether documents 1…count were indexed, in that order, from the files at `paths` whose mtimeMs, size, ctimeMs
+   * and inode are identities[4i…4i+3] (a scan's ScanTable, as long as `count`): same path, mtime, size, ctime and
+   * inode, every one. One call for all (a cold start makes it once, over every stored document).
    */
-  describes(n: number, path: string, identities: Float64Array, at: number): boolean;
+  describesAll(paths: readonly string[], identities: Float64Array): boolean;
   /** Document `n` as an object (its docId is `n`). */
   build(n: number): IndexedDocument;
 }

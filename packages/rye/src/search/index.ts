@@ -246,7 +246,7 @@ export class SegmentIndex {
     // The common case after a start from the stored index: the scan lists exactly the stored files, in the
     // stored order, all unchanged. Then no document is built, no path is hashed and no file object is made.
     const stored = this.docs.pristineStored;
-    if (stored && this.racyPaths.size === 0 && scanned.length === stored.count && describesAll(stored, scanned)) {
+    if (stored && this.racyPaths.size === 0 && scanned.length === stored.count && stored.describesAll(scanned.paths, scanned.identities)) {
       this.saveIfDirty();
       return;
     }
@@ -399,12 +399,6 @@ export class SegmentIndex {
       return { signed: doc.display.signed, verified: false, code: err instanceof RyeError ? err.code : "VERIFY_FAILED" };
     }
   }
-}
-
-/** Whether stored document i + 1 was indexed from scanned file i, for every i. */
-function describesAll(stored: StoredDocs, scanned: ScanTable): boolean {
-  for (let i = 0; i < scanned.length; i++) if (!stored.describes(i + 1, scanned.paths[i]!, scanned.identities, 4 * i)) return false;
-  return true;
 }
 
 /** Whether a document still describes the file: same path and the same (mtime, size, ctime, inode). */

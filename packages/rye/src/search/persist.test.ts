@@ -318,6 +318,26 @@ async function backdateTree(root: string): Promise<void> {
   await backdate(root);
 }
 
+test("a renamed folder is seen by the next process even though its files keep their inode, times and size", async () => {
+  const { project, spaces } = await makeSpaces();
+  const knowledge = join(project.root, "knowledge");
+  for (let i = 0; i < 3; i++) await writeItem(project, "knowledge", `old/note_${i}`, knowledgeFile(`old/note_${i}`, `Note ${i}`, "A grebe on the lake."));
+  await backdateTree(project.root);
+  const dir = await indexDir();
+  const search = () => searchItems({ query: "grebe", spaces, limit: 50, indexDir: dir });
+  assert.deepEqual((await search()).results.map((h) => h.id).sort(), ["old/note_0", "old/note_1", "old/note_2"]);
+
+  // The only folder of the type folder, renamed: same place in the walk, and every file's (mtime, size, ctime,
+  // inode) unchanged, since renaming a folder does not touch the files in it. Only their paths tell.
+  const before = await stat(join(knowledge, "old", "note_0.md"));
+  await rename(join(knowledge, "old"), join(knowledge, "new"));
+  const after = await stat(join(knowledge, "new", "note_0.md"));
+  assert.deepEqual([after.ino, after.mtimeMs, after.ctimeMs, after.size], [before.ino, before.mtimeMs, before.ctimeMs, before.size]);
+  clearSearchIndexCache();
+  const { result } = await measure(search);
+  assert.deepEqual(result.results.map((h) => h.id).sort(), ["new/note_0", "new/note_1", "new/note_2"]);
+});
+
 test("a search of one item type reads that type's block only; a damaged block is noticed when its type is searched", async () => {
   const { spaces, project, user } = await corpus();
   await backdateTree(project.root);

@@ -505,11 +505,17 @@ function decodeFile(file: string, common: Buffer, sections: Sections, key: Space
         if (length < 0) throw new StoredIndexUnusable(file, `document ${n} has a negative field length`);
         return length;
       },
-      describes(n, path, identities, from) {
-        const at = numbersOf(n);
-        const relative = relativePath(n);
-        const samePath = isAbsolute(relative) ? path === relative : path.length === prefix.length + relative.length && path.endsWith(relative) && path.startsWith(prefix);
-        return samePath && numbers[at] === identities[from] && numbers[at + 1] === identities[from + 1] && numbers[at + 2] === identities[from + 2] && numbers[at + 3] === identities[from + 3];
+      describesAll(paths, identities) {
+        for (let i = 0; i < count; i++) {
+          // Stored relative to the root when under it: then the path is the root's prefix and that; else equal.
+          const relative = strings[3 * i]!;
+          const path = paths[i]!;
+          if (path.length === prefix.length + relative.length ? !path.endsWith(relative) || !path.startsWith(prefix) : path !== relative) return false;
+          const at = i * NUMBERS_PER_DOC;
+          const from = 4 * i;
+          if (numbers[at] !== identities[from] || numbers[at + 1] !== identities[from + 1] || numbers[at + 2] !== identities[from + 2] || numbers[at + 3] !== identities[from + 3]) return false;
+        }
+        return true;
       },
       build(n) {
         checkNumbers(n);
