@@ -81,6 +81,22 @@ async function corpus() {
   return made;
 }
 
+/**
+ * The corpus, searched through a new index directory (with `backdated`, every file and folder dated back first:
+ * nothing is racy, so later searches write no index), and the project space's stored file as written.
+ */
+async function storedCorpus(options: { backdated?: boolean } = {}) {
+  const made = await corpus();
+  if (options.backdated) {
+    await backdateTree(made.project.root);
+    await backdateTree(made.user.root);
+  }
+  const dir = await indexDir();
+  await answers(made.spaces, dir);
+  const file = storedSpaceFile(dir, made.project);
+  return { ...made, dir, file, good: await readFile(file) };
+}
+
 test("a later process starts from the stored index, reads no file, and answers exactly as without it", async () => {
   const { spaces, project } = await corpus();
   const dir = await indexDir();
@@ -177,12 +193,8 @@ test("edit, add, delete, rename and a same-size rewrite with the old mtime are a
 });
 
 test("a damaged, truncated or foreign index file is rebuilt, never used", async () => {
-  const { spaces, project, user } = await corpus();
-  const dir = await indexDir();
+  const { spaces, project, user, dir, file, good } = await storedCorpus();
   const expected = await answers(spaces, null);
-  await answers(spaces, dir);
-  const file = storedSpaceFile(dir, project);
-  const good = await readFile(file);
 
   const damaged = Buffer.from(good);
   damaged[damaged.length - 5] = damaged[damaged.length - 5]! ^ 0xff; // inside the field data: found when a query first needs it
@@ -251,10 +263,7 @@ function rewritten(bytes: Buffer, change: (header: HeaderShape, blocks: Record<s
 }
 
 test("stored field lengths that do not cover every document once make the file unusable; a negative one, its reader", async () => {
-  const { spaces, project } = await corpus();
-  const dir = await indexDir();
-  await answers(spaces, dir);
-  const good = await readFile(storedSpaceFile(dir, project));
+  const { project, good } = await storedCorpus();
   const key = { space: "project" as const, root: project.root };
   assert.ok(decodeSpace(rewritten(good, () => undefined), key)?.segment("tool"), "rewritten unchanged, it decodes");
   const shorter = rewritten(good, (header) => (header.segments.tool!.fieldLengths[1] -= INDEX_FIELDS.length));
@@ -268,12 +277,8 @@ test("stored field lengths that do not cover every document once make the file u
 });
 
 test("field data found malformed (with a valid checksum), or replaced under a running process, sends the search back to the files", async () => {
-  const { spaces, project } = await corpus();
-  const dir = await indexDir();
+  const { spaces, dir, file, good } = await storedCorpus();
   const expected = await answers(spaces, null);
-  await answers(spaces, dir);
-  const file = storedSpaceFile(dir, project);
-  const good = await readFile(file);
 
   // The first document's first field block says it runs past the document's data; the checksum is recomputed.
   const malformed = Buffer.from(good);
@@ -334,18 +339,11 @@ test("a renamed folder is seen by the next process even though its files keep th
   const after = await stat(join(knowledge, "new", "note_0.md"));
   assert.deepEqual([after.ino, after.mtimeMs, after.ctimeMs, after.size], [before.ino, before.mtimeMs, before.ctimeMs, before.size]);
   clearSearchIndexCache();
-  const { result } = await measure(search);
-  assert.deepEqual(result.results.map((h) => h.id).sort(), ["new/note_0", "new/note_1", "new/note_2"]);
+  assert.deepEqual((await search()).results.map((h) => h.id).sort(), ["new/note_0", "new/note_1", "new/note_2"]);
 });
 
 test("a search of one item type reads that type's block only; a damaged block is noticed when its type is searched", async () => {
-  const { spaces, project, user } = await corpus();
-  await backdateTree(project.root);
-  await backdateTree(user.root);
-  const dir = await indexDir();
-  await answers(spaces, dir);
-  const file = storedSpaceFile(dir, project);
-  const good = await readFile(file);
+  const { spaces, project, dir, file, good } = await storedCorpus({ backdated: true });
   const { blockStart } = layoutOf(good);
   const damaged = Buffer.from(good);
   damaged[blockStart("tool") + 3] = damaged[blockStart("tool") + 3]! ^ 0xff; // in the tool block's strings
@@ -369,13 +367,7 @@ test("a search of one item type reads that type's block only; a damaged block is
 });
 
 test("a block read after its file was replaced throws, unless every block was read with the head (a long-lived process)", async () => {
-  const { spaces, project, user } = await corpus();
-  await backdateTree(project.root);
-  await backdateTree(user.root);
-  const dir = await indexDir();
-  await answers(spaces, dir);
-  const file = storedSpaceFile(dir, project);
-  const good = await readFile(file);
+  const { spaces, project, dir, file, good } = await storedCorpus({ backdated: true });
   const key = { space: "project" as const, root: project.root };
   const replace = async () => {
     await writeFile(`${file}.new`, good);
