@@ -250,7 +250,7 @@ export class SegmentIndex {
       this.saveIfDirty();
       return;
     }
-    const files = Array.from({ length: scanned.length }, (_, i) => scanned.file(i));
+    const files = scanned.files();
     const byPath = this.paths();
     this.scanOrder = files.map((file) => file.path);
     const stale: ScannedFile[] = [];
@@ -530,8 +530,8 @@ export function segmentIndex(space: Space, type: ItemType, storeDir: string | nu
 }
 
 /**
- * Drops every cached segment built from the stored index `file` (its field data turned out damaged or
- * replaced: StoredIndexUnusable); the next search indexes that space from its files and rewrites the file.
+ * Drops every cached segment built from the stored index `file` (a block or its field data turned out damaged
+ * or replaced: StoredIndexUnusable); the next search indexes that space from its files and rewrites the file.
  */
 export function distrustStoredIndex(file: string): void {
   counters.storedIndexesRejected++;

@@ -96,7 +96,7 @@ interface StoredSegmentHeader {
 }
 
 interface StoredHeader extends SpaceKey {
-  /** How many terms the strings section starts with (term id i is the i-th). */
+  /** How many terms the term table holds (term id i is the i-th). */
   termCount: number;
   segments: Partial<Record<ItemType, StoredSegmentHeader>>;
 }
@@ -300,7 +300,8 @@ class StoredDocument implements IndexedDocument {
     readonly ino: number,
     readonly category: string,
     private readonly fieldData: () => FieldData,
-    private readonly file: Buffer,
+    /** The segment's block, which holds the display at displayStart…displayEnd. */
+    private readonly block: Buffer,
     private readonly displayStart: number,
     private readonly displayEnd: number,
   ) {}
@@ -316,7 +317,7 @@ class StoredDocument implements IndexedDocument {
     if (!this.parsed) {
       let value: unknown = null;
       try {
-        value = JSON.parse(this.file.toString("utf8", this.displayStart, this.displayEnd));
+        value = JSON.parse(this.block.toString("utf8", this.displayStart, this.displayEnd));
       } catch {
         // Covered by the checksum; a bad entry still shows as an unreadable item rather than failing the search.
       }
@@ -473,8 +474,8 @@ function decodeFile(file: string, common: Buffer, sections: Sections, key: Space
     const numbersOf = (n: number) => (n - 1) * NUMBERS_PER_DOC;
     const relativePath = (n: number) => strings[3 * (n - 1)]!;
     // A document's numbers are checked when it is built or its field data read (comparing them with a file's
-    // in `describes` needs no check), its field data the first time it is read (the section's checksum when the
-    // section is loaded): loading checks no document.
+    // in `describesAll` needs no check), its field data the first time it is read (the section's checksum when
+    // the section is loaded): loading checks no document.
     const numbersChecked = new Uint8Array(count + 1);
     const checkNumbers = (n: number): void => {
       if (numbersChecked[n]) return;

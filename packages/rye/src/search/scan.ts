@@ -147,8 +147,7 @@ export class TypeDirScanner {
 
   /** The item files, in no particular order. */
   scan(): ScannedFile[] {
-    const table = this.scanTable();
-    return Array.from({ length: table.length }, (_, i) => table.file(i));
+    return this.scanTable().files();
   }
 
   /**
@@ -164,7 +163,7 @@ export class TypeDirScanner {
       realBase = realpathSync.native(base);
     } catch {
       this.listings.clear();
-      return new ScanTable(this.space, this.type, [], [], [], new Float64Array(0), 0);
+      return new ScanTable(this.space, this.type, [], [], [], new Float64Array(0));
     }
     const visited = new Set<string>();
     // The candidates: path, name and item id prefix of each.
@@ -240,7 +239,8 @@ export class TypeDirScanner {
       identities[4 * kept + 3] = info.ino;
       kept++;
     }
-    return new ScanTable(this.space, this.type, paths, names, prefixes, identities, kept);
+    paths.length = names.length = prefixes.length = kept;
+    return new ScanTable(this.space, this.type, paths, names, prefixes, identities);
   }
 
   /** Whether `name` has one of the type's extensions (the case-insensitive test only for unusual names). */
@@ -313,8 +313,16 @@ export class ScanTable {
     private readonly names: readonly string[],
     private readonly prefixes: readonly string[],
     readonly identities: Float64Array,
-    readonly length: number,
   ) {}
+
+  get length(): number {
+    return this.paths.length;
+  }
+
+  /** Every file as an object. */
+  files(): ScannedFile[] {
+    return this.paths.map((_, i) => this.file(i));
+  }
 
   /** File i as an object. */
   file(i: number): ScannedFile {

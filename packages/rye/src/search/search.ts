@@ -146,7 +146,7 @@ export async function searchItems(options: SearchOptions): Promise<SearchResult>
     try {
       return await searchOnce(options);
     } catch (err) {
-      // A stored index whose field data is damaged or was replaced: searched again without it (from the files).
+      // A stored index whose block or field data is damaged or was replaced: searched again without it (from the files).
       if (!(err instanceof StoredIndexUnusable) || attempt >= MAX_STORED_INDEX_RETRIES) throw err;
       distrustStoredIndex(err.file);
     }
@@ -189,8 +189,9 @@ async function searchOnce(options: SearchOptions): Promise<SearchResult> {
     if (!inPrefix[i]) continue;
     const score = normalised[j++]!;
     if (score < threshold) continue;
-    const segment = searched[segmentOfKey(scores.keys[i]!)]!;
-    const docId = docIdOfKey(scores.keys[i]!);
+    const key = scores.keys[i]!;
+    const segment = searched[segmentOfKey(key)]!;
+    const docId = docIdOfKey(key);
     matches.push({ segment, docId, score, space: segment.space.name, id: segment.docs.itemIdOf(docId)!, type: segment.type });
   }
   const page = firstK(matches, wanted, compareRanked).slice(checked.offset);
