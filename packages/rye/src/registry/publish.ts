@@ -6,8 +6,10 @@
 import { readFile, stat } from "node:fs/promises";
 import { hostname } from "node:os";
 import { basename, isAbsolute, join, resolve } from "node:path";
+import type { z } from "zod";
 import type { ItemType, RegistryItemType } from "@rye/core";
 import {
+  documentDigest,
   extensionOf,
   extractSignature,
   inferItemType,
@@ -15,6 +17,7 @@ import {
   locateInAiTree,
   parseItem,
   RyeError,
+  sha256Hex,
   signItem,
   stemOf,
   TOOL_EXTENSIONS,
@@ -31,6 +34,9 @@ import type { FetchKeys } from "./key-pinning.ts";
 import { assertSignedByPinned, registryKeyFor } from "./key-pinning.ts";
 import { whoAmI } from "./login.ts";
 import { resolveRegistryFor } from "./registries.ts";
+import type { LockEntry } from "./project-lock.ts";
+import { upsertLockEntry } from "./project-lock.ts";
+import { attestationShape, verifyAttestation, verifyRegistrySignature } from "./registry-signed.ts";
 import { normalizeRegistryUrl } from "./registry-url.ts";
 import { accessTokenFor } from "./session.ts";
 
@@ -169,6 +175,42 @@ export async function verifyWithPinnedKey(content: string, type: ItemType, regis
   return key.fingerprint;
 }
 
+/**
+ * Verifies a push answer: the registry-signed copy with the pinned registry key (and its provenance) and, when the
+ * registry sent one, the publish attestation about exactly this item, version and file. Returns the lock entry that
+ * pins the signed copy (undefined without an attestation, which older registries do not send).
+ */
+async function verifyPushAnswer(pushed: PushResponse, type: ItemType, registryUrl: string, ctx: PublishContext): Promise<{ fingerprint: string; pin?: LockEntry }> {
+  if (!pushed.attestation) {
+    return { fingerprint: await verifyWithPinnedKey(pushed.signed_content, type, registryUrl, ctx, `The signed ${type} ${pushed.item_id}`) };
+  }
+  const pinned = await registryKeyFor(registryUrl, { env: ctx.env, ...(ctx.fetchKeys ? { fetchKeys: ctx.fetchKeys } : {}) });
+  if (pinned.notice) ctx.info?.(pinned.notice);
+  for (const w of pinned.warnings) ctx.info?.(`warning: ${w}`);
+  const label = `The signed ${type} ${pushed.item_id}@${pushed.version}`;
+  const signature = await verifyRegistrySignature(pushed.signed_content, type, pinned, label);
+  const attestation = await verifyAttestation(attestationShape.parse(pushed.attestation), pinned, {
+    subject: { kind: "item", item_type: type, id: pushed.item_id, version: pushed.version },
+    served: pushed.signed_content,
+    signature,
+    label,
+  });
+  return {
+    fingerprint: signature.key.fingerprint,
+    pin: {
+      id: pushed.item_id,
+      type,
+      version: pushed.version,
+      content_hash: signature.hash,
+      file_sha256: sha256Hex(pushed.signed_content),
+      registry: pinned.url,
+      key_fingerprint: signature.key.fingerprint,
+      attestation_digest: documentDigest(attestation),
+      pinned_at: new Date().toISOString(),
+    },
+  };
+}
+
 /* ------------------------------------------------------------------ push */
 
 export interface PushOptions {
@@ -214,6 +256,7 @@ interface PushResponse {
   item_id: string;
   version: string;
   signed_content: string;
+  attestation?: z.infer<typeof attestationShape>;
   log_index?: number | null;
   status?: string;
   approval?: PushApproval | null;
@@ -277,8 +320,11 @@ export async function pushItem(options: PushOptions, ctx: PublishContext): Promi
   });
   const pushed = answer<PushResponse>(res, registryUrl);
   let registryFingerprint: string;
+  let pin: LockEntry | undefined;
   try {
-    registryFingerprint = await verifyWithPinnedKey(pushed.signed_content, type, registryUrl, ctx, `The signed ${type} ${itemId}`);
+    const verified = await verifyPushAnswer(pushed, type, registryUrl, ctx);
+    registryFingerprint = verified.fingerprint;
+    pin = verified.pin && { ...verified.pin, file_extension: ext };
   } catch (err) {
     // The registry has already stored the (immutable) version: say so, or a retry meets VERSION_EXISTS unexplained.
     if (!(err instanceof RyeError)) throw err;
@@ -294,6 +340,10 @@ export async function pushItem(options: PushOptions, ctx: PublishContext): Promi
     });
   }
   await writeFileAtomic(path, pushed.signed_content);
+  // The written-back file is signed by the registry key, which the trust store does not hold: the project's lock
+  // pins exactly these bytes (as a pull would), so the file keeps verifying here (docs/trust.md).
+  if (pin) await upsertLockEntry(ctx.projectPath, pin);
+  else ctx.info?.(`warning: ${registryUrl} sent no publish attestation, so ${path} is not pinned in .ai/rye.lock and will not verify here until you run: rye pull ${pushed.item_id}@${pushed.version} --type ${type}`);
   return {
     status: "pushed",
     registry: registryUrl,

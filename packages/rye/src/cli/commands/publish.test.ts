@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
-import { extractSignature } from "@rye/core";
+import { extractSignature, sha256Hex } from "@rye/core";
 import type { Database } from "@rye/db";
 import { openTestDatabase } from "@rye/db/testing";
 import { createApp } from "../../../../../apps/api/src/app.ts";
@@ -21,6 +21,7 @@ import { silentLogger } from "../../../../../apps/api/src/logger.ts";
 import { openRegistry } from "../../../../../apps/api/src/registry.ts";
 import { userKeyRoutes } from "../../../../../apps/api/src/routes/user-keys.ts";
 import { startProxy } from "../../../test/registry-server.ts";
+import { createEngineContext } from "../../engine/context.ts";
 import { registerPublish } from "./publish.ts";
 import { runCommands } from "../test-fixtures.ts";
 
@@ -112,6 +113,28 @@ test("push: refused without confirmation, registers with --yes, file re-signed; 
   assert.equal(json.item_id, "alice/notes/cli");
   assert.equal(json.version, "1.0.1");
   assert.equal(json.key_registration, "already_registered");
+});
+
+test("push: the written-back file is pinned in .ai/rye.lock, so it keeps verifying in the project; an edit does not", async () => {
+  const w = await setup("alice");
+  const file = await put(w, ".ai/knowledge/notes/pinned.md", knowledge("pinned"));
+  const r = await rye(["push", ".ai/knowledge/notes/pinned.md", "--yes"], w);
+  assert.equal(r.code, 0, r.stderr);
+  const written = await readFile(file, "utf8");
+  const lock = JSON.parse(await readFile(join(w.cwd, ".ai", "rye.lock"), "utf8")) as { items: Array<Record<string, unknown>> };
+  const entry = lock.items.find((e) => e.id === "alice/notes/pinned");
+  assert.ok(entry, JSON.stringify(lock));
+  assert.equal(entry.version, "1.0.0");
+  assert.equal(entry.registry, url);
+  assert.equal(entry.file_sha256, sha256Hex(written));
+  assert.equal(entry.file_extension, ".md");
+
+  const engine = await createEngineContext({ projectPath: w.cwd, env: w.env });
+  const verified = await engine.verifier.verify(written, "knowledge", "project");
+  assert.equal(verified.ok, true, verified.message);
+  assert.match(verified.message, /pinned key of http/);
+  const edited = await engine.verifier.verify(written.replace("Body of pinned.", "Body of pinned, edited."), "knowledge", "project");
+  assert.equal(edited.ok, false);
 });
 
 test("push: an interactive yes registers the key; usage errors", async () => {
