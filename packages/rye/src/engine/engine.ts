@@ -3,7 +3,7 @@ import type { ItemType } from "@rye/core";
 import { ITEM_TYPES, RyeError } from "@rye/core";
 import type { SearchResult } from "../search/search.ts";
 import { searchItems } from "../search/search.ts";
-import type { RegistryHit } from "../registry/remote-search.ts";
+import type { SearchResponse } from "./results.ts";
 import { searchIndexDir } from "../spaces/paths.ts";
 import type { SpaceName } from "../spaces/spaces.ts";
 import type { EngineContext, EngineOptions } from "./context.ts";
@@ -31,16 +31,8 @@ export interface SearchParams {
   sort?: "relevance" | "quality";
 }
 
-export type SearchResponse = Omit<SearchResult, "results"> & {
-  results: (SearchResult["results"][number] | RegistryHit)[];
-  item_type: ItemType | "all";
-  source: SpaceName | "all";
-  search_type: "keyword";
-  registry?: { url: string; total: number };
-  /** Every registry searched (default first), when scoped registries were searched too. */
-  registries?: { url: string; total: number; warning?: string }[];
-  warnings?: string[];
-};
+/** What `search` answers; its type comes from the result schemas (engine/results.ts), as the MCP outputSchema does. */
+export type { SearchResponse };
 
 export class Engine {
   private constructor(readonly ctx: EngineContext) {}

@@ -2,7 +2,7 @@
 import type { ItemType } from "@rye/core";
 import { assertItemId, RyeError } from "@rye/core";
 import { DIRECTIVE_INSTRUCTIONS, interpolateDirective, resolveDirectiveInputs } from "../execute/directive.ts";
-import type { ToolExecuteResult } from "../execute/tool.ts";
+import type { ExecuteResult } from "./results.ts";
 import { executeTool } from "../execute/tool.ts";
 import { collectRegistryNotices, locateItem, looksLikeRegistryId, parseRemoteRef, relaxRegistryCategory } from "../registry/resolve-remote.ts";
 import type { EngineContext } from "./context.ts";
@@ -26,12 +26,12 @@ export interface ExecuteParams {
 
 export const KNOWLEDGE_INSTRUCTIONS = "Use this knowledge to inform your decisions.";
 
-export async function executeItem(ctx: EngineContext, params: ExecuteParams): Promise<Record<string, unknown> | ToolExecuteResult> {
+export async function executeItem(ctx: EngineContext, params: ExecuteParams): Promise<ExecuteResult> {
   const { result, notices } = await collectRegistryNotices(() => executeItemInner(ctx, params));
   return notices.length ? { ...result, registry_notice: notices.join("\n") } : result;
 }
 
-async function executeItemInner(ctx: EngineContext, params: ExecuteParams): Promise<Record<string, unknown> | ToolExecuteResult> {
+async function executeItemInner(ctx: EngineContext, params: ExecuteParams): Promise<ExecuteResult> {
   const ref = parseRemoteRef(params.item_id);
   assertItemId(ref.id);
   const parameters = params.parameters ?? {};
@@ -64,7 +64,8 @@ async function executeItemInner(ctx: EngineContext, params: ExecuteParams): Prom
       throw new RyeError("VALIDATION_FAILED", `directive ${file.itemId} has invalid metadata`, { details: item.parsed.issues });
     }
     const inputs = resolveDirectiveInputs(item.parsed.metadata, parameters);
-    const data = interpolateDirective(item.parsed.metadata, inputs);
+    // The parsed directive as the open JSON object the result schema declares it to be.
+    const data: Record<string, unknown> = { ...interpolateDirective(item.parsed.metadata, inputs) };
     meta.duration_ms = Math.round(performance.now() - started);
     if (params.dry_run) {
       return { status: "validation_passed", type: "directive", item_id: file.itemId, inputs, message: "Directive is valid and its inputs are satisfied", metadata: meta };

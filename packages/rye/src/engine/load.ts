@@ -8,6 +8,7 @@ import type { SpaceName } from "../spaces/spaces.ts";
 import { assertInside } from "../spaces/spaces.ts";
 import { collectRegistryNotices, locateItem, parseRemoteRef, relaxRegistryCategory } from "../registry/resolve-remote.ts";
 import type { EngineContext } from "./context.ts";
+import type { LoadResult } from "./results.ts";
 import { assertVerified, loadItemFile, readItemText } from "./read.ts";
 
 export interface LoadParams {
@@ -21,22 +22,7 @@ export interface LoadParams {
   overwrite?: boolean;
 }
 
-export interface LoadResult {
-  status: "success";
-  item_type: ItemType;
-  item_id: string;
-  source: SpaceName;
-  path: string;
-  content: string;
-  metadata: Record<string, unknown>;
-  verification: { ok: boolean; code: string; contentHash: string | null; fingerprint: string | null };
-  issues: { field: string; message: string }[];
-  copied_to?: SpaceName;
-  destination_path?: string;
-  note?: string;
-  /** Registry key notices (first use, rotation) raised while pulling the item. */
-  registry_notice?: string;
-}
+export type { LoadResult };
 
 export async function loadItem(ctx: EngineContext, params: LoadParams): Promise<LoadResult> {
   const { result, notices } = await collectRegistryNotices(() => loadItemInner(ctx, params));

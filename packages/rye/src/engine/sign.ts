@@ -6,6 +6,7 @@ import { KeyStore } from "../keys/keystore.ts";
 import type { ItemFile } from "../spaces/spaces.ts";
 import { findItemFile, listItemFiles } from "../spaces/spaces.ts";
 import type { EngineContext } from "./context.ts";
+import type { SignedBatch, SignedOne } from "./results.ts";
 import { globToRegExp, isGlob } from "./glob.ts";
 import { readItemText } from "./read.ts";
 
@@ -16,24 +17,7 @@ export interface SignParams {
   source?: "project" | "user";
 }
 
-export interface SignedOne {
-  status: "signed";
-  item_id: string;
-  path: string;
-  location: "project" | "user";
-  signature: { timestamp: string; hash: string; ed25519_sig: string; pubkey_fp: string };
-  warnings: string[];
-  message: string;
-  key_created?: boolean;
-}
-
-export interface SignedBatch {
-  status: "completed";
-  signed: string[];
-  failed: { item: string; error: { code: string; message: string }; details?: unknown }[];
-  total: number;
-  summary: string;
-}
+export type { SignedBatch, SignedOne };
 
 export const MAX_BATCH_SIGN = 5000;
 

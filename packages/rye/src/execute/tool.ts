@@ -4,6 +4,7 @@ import { policySandbox, RyeError, sandboxSpecSchema } from "@rye/core";
 import type { SandboxSpec } from "@rye/core";
 import { LAYOUT } from "../package-layout.ts";
 import type { EngineContext } from "../engine/context.ts";
+import type { ChainSummary, ToolExecuteResult } from "../engine/results.ts";
 import type { Chain, ChainElement } from "./chain.ts";
 import { buildChain } from "./chain.ts";
 import { resolveAnchor, verifyAnchor } from "./anchor.ts";
@@ -63,31 +64,7 @@ export function toolEnvironment(env: Record<string, string | undefined>, threadP
   return out;
 }
 
-export interface ChainSummary {
-  item_id: string;
-  space: string;
-  tool_type: string;
-  executor_id: string | null;
-  integrity: string;
-}
-
-export interface ToolExecuteResult {
-  status: "success" | "error" | "validation_passed";
-  type: "tool";
-  item_id: string;
-  data?: unknown;
-  chain: ChainSummary[];
-  metadata: {
-    duration_ms: number;
-    lockfile_used: boolean;
-    lockfile_created: boolean;
-    resolved_env_keys?: string[];
-    primitive: string;
-    anchor?: { root: string; files_verified: number };
-    security?: { tier: string; effective_tier: string; decision: string };
-    sandbox?: { applied: { network: boolean | null; filesystem: string | null; memory_mb: number | null; cpu_seconds: number | null; via: string[] }; missing: string[] };
-  };
-}
+export type { ChainSummary, ToolExecuteResult };
 
 function lockElements(chain: Chain): ChainElementLock[] {
   return chain.elements.map((e) => ({ item_id: e.itemId, space: e.space, tool_type: e.toolType, executor_id: e.executorId, integrity: e.integrity }));

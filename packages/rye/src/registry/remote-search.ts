@@ -6,27 +6,15 @@
  * hits by the caller. Offline, the search still answers with the local hits and a warning.
  */
 import type { ItemType } from "@rye/core";
+import type { RegistryHit } from "../engine/results.ts";
 import { z } from "zod";
 import { MAX_ITEM_ID_LENGTH, RyeError, validateItemId } from "@rye/core";
 import { displayText, readJson, registryFetch } from "./http.ts";
 import { loadRegistries, routeRegistry } from "./registries.ts";
 import { accessTokenFor } from "./session.ts";
 
-export interface RegistryHit {
-  id: string;
-  type: ItemType;
-  space: "registry";
-  registry: string;
-  name: string;
-  description: string;
-  category: string;
-  version: string | null;
-  score: number;
-  deprecated: boolean;
-  download_count: number;
-  /** The registry's quality score, 0 … 100 (docs/quality.md); absent from registries that do not score. */
-  quality_score?: number;
-}
+/** A registry hit; its type comes from the result schemas (engine/results.ts). */
+export type { RegistryHit };
 
 /** The fields of `GET /v1/search` the client shows (other fields are ignored). */
 const searchAnswerSchema = z.object({
@@ -83,7 +71,7 @@ export async function searchOneRegistry(url: string, query: RegistrySearchQuery 
     const body = readJson(await registryFetch(url, `/v1/search?${params}`, { token, env }), searchAnswerSchema);
     const hits = body.results
       .filter((r): r is typeof r & { item_type: ItemType } => (query.itemTypes as string[]).includes(r.item_type) && validateItemId(r.item_id) === null)
-      .map((r) => ({
+      .map((r): RegistryHit => ({
         id: r.item_id,
         type: r.item_type,
         space: "registry" as const,

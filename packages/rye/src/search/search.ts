@@ -15,6 +15,7 @@ import { StoredIndexUnusable } from "./persist.ts";
 import { parseQuery, QUERY_LIMITS } from "./query.ts";
 import { compareRanked, firstK, normaliseScore } from "./rank.ts";
 import { loadSearchConfig, projectConfigPath } from "./weights.ts";
+import type { LocalSearchPage as SearchResult, SearchHit } from "../engine/results.ts";
 
 export interface SearchOptions {
   query: string;
@@ -42,36 +43,8 @@ export interface SearchOptions {
   watch?: boolean;
 }
 
-export interface SearchHit {
-  id: string;
-  type: ItemType;
-  space: SpaceName;
-  name: string;
-  title?: string;
-  description: string;
-  category: string;
-  version: string | null;
-  /** 0..1, relative to the best hit, 4 decimals. */
-  score: number;
-  /** The file carries a well-formed signature line (not necessarily a valid one). */
-  signed: boolean;
-  /** null when no verifier was given. */
-  verified: boolean | null;
-  verifyCode: string | null;
-  /** A higher-precedence space has an item of the same type and id. */
-  shadowed: boolean;
-  path: string;
-  preview: string;
-  parseError?: string;
-}
-
-export interface SearchResult {
-  results: SearchHit[];
-  total: number;
-  query: string;
-  limit: number;
-  offset: number;
-}
+/** A local hit and a page of them: the types come from the result schemas (engine/results.ts). */
+export type { SearchHit, SearchResult };
 
 const SOURCES = ["project", "user", "system", "all"] as const;
 export const DEFAULT_LIMIT = 10;
