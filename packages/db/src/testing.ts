@@ -3,9 +3,10 @@ import { type Database, type DatabaseKind, openDatabase, wrapPglite } from "./cl
 import { createPglite } from "./pglite.ts";
 import { migratedPgliteTemplate } from "./pglite-template.ts";
 import { skipUnless } from "../../../scripts/test-requirements.ts";
+import { endPool } from "./end-pool.ts";
 import { createScratchPostgresDatabase } from "./scratch-database.ts";
 
-export { createScratchPostgresDatabase };
+export { createScratchPostgresDatabase, endPool };
 
 /** PostgreSQL-backed tests run when `DATABASE_URL` names a server (CI sets it; `npm test` starts one). */
 export function postgresAvailable(): boolean {
