@@ -8,18 +8,19 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { isApiPath } from "../../apps/web/server/routing.ts";
 import { freePort } from "../../apps/api/test/free-port.ts";
+import { programPath, skipWithoutProgram } from "../../scripts/test-requirements.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const haproxyBin = existsSync("/usr/sbin/haproxy") ? "/usr/sbin/haproxy" : "haproxy";
+const skip = skipWithoutProgram("haproxy");
 
 interface Upstream {
   name: string;
@@ -61,87 +62,92 @@ function loopbackConfig(shipped: string, frontendPort: number, api: number[], we
   return config;
 }
 
-let dir: string;
-let haproxy: ChildProcess;
-let url: string;
-let apiA: Upstream;
-let apiB: Upstream;
-let web: Upstream;
+describe("infra/haproxy.cfg in front of loopback replicas", { skip }, () => {
+  let dir: string;
+  let haproxy: ChildProcess;
+  let url: string;
+  let apiA: Upstream;
+  let apiB: Upstream;
+  let web: Upstream;
 
-before(async () => {
-  [apiA, apiB, web] = await Promise.all([upstream("api-a"), upstream("api-b"), upstream("web")]);
-  const port = await freePort();
-  dir = mkdtempSync(join(tmpdir(), "rye-haproxy-"));
-  const cfg = join(dir, "haproxy.cfg");
-  writeFileSync(cfg, loopbackConfig(readFileSync(join(root, "infra/haproxy.cfg"), "utf8"), port, [apiA.port, apiB.port], [web.port]));
-  haproxy = spawn(haproxyBin, ["-db", "-f", cfg], { stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  haproxy.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  url = `http://127.0.0.1:${port}`;
-  while (!(await fetch(`${url}/login`).then((r) => r.ok, () => false))) {
-    assert.equal(haproxy.exitCode, null, `haproxy exited: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-});
-
-after(async () => {
-  haproxy?.kill("SIGTERM");
-  await Promise.all([apiA, apiB, web].map((u) => new Promise((r) => u?.server.close(r))));
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const target = async (path: string) => {
-  const res = await fetch(`${url}${path}`);
-  return res.text();
-};
-
-test("haproxy routes exactly the one-origin server's API paths to the API", async () => {
-  const paths = [
-    "/health",
-    "/v1",
-    "/v1/search?q=x",
-    "/v1/pull/directive/alice/a/b?version=1.0.0",
-    "/oauth/token",
-    "/.well-known/jwks.json",
-    "/alice/.well-known/agent-skills/index.json",
-    "/alice/review/.well-known/agent-skills/review/SKILL.md",
-    "/",
-    "/login",
-    "/search?q=x",
-    "/v1x",
-    "/alice",
-    "/alice/review",
-    "/_next/static/chunk.js",
-    "/alice/a/b/.well-known/agent-skills/x",
-  ];
-  for (const path of paths) {
-    const answeredBy = await target(path);
-    assert.equal(answeredBy.startsWith("api"), isApiPath(path), `${path}: haproxy sent it to ${answeredBy}, routing.ts says ${isApiPath(path) ? "API" : "website"}`);
-  }
-});
-
-test("API requests alternate between the replicas and carry X-Forwarded-For", async () => {
-  apiA.seen.length = 0;
-  apiB.seen.length = 0;
-  for (let i = 0; i < 10; i++) await target("/v1/search");
-  assert.equal(apiA.seen.length, 5);
-  assert.equal(apiB.seen.length, 5);
-  assert.equal(apiA.seen[0]!.forwardedFor, "127.0.0.1");
-});
-
-test("a replica whose /ready fails leaves the rotation, and comes back when it passes", async () => {
-  apiB.ready = false;
-  // Wait for haproxy's checks (every 100 ms here) to see it: then every request lands on the other replica.
-  const settled = async (predicate: () => Promise<boolean>) => {
-    while (!(await predicate())) await new Promise((r) => setTimeout(r, 100));
-  };
-  await settled(async () => {
-    const answers = await Promise.all(Array.from({ length: 6 }, () => target("/v1/search")));
-    return answers.every((a) => a === "api-a");
+  before(async () => {
+    [apiA, apiB, web] = await Promise.all([upstream("api-a"), upstream("api-b"), upstream("web")]);
+    const port = await freePort();
+    dir = mkdtempSync(join(tmpdir(), "rye-haproxy-"));
+    const cfg = join(dir, "haproxy.cfg");
+    writeFileSync(cfg, loopbackConfig(readFileSync(join(root, "infra/haproxy.cfg"), "utf8"), port, [apiA.port, apiB.port], [web.port]));
+    haproxy = spawn(programPath("haproxy")!, ["-db", "-f", cfg], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    let spawnError: Error | undefined;
+    haproxy.on("error", (error) => (spawnError = error));
+    haproxy.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+    url = `http://127.0.0.1:${port}`;
+    while (!(await fetch(`${url}/login`).then((r) => r.ok, () => false))) {
+      assert.equal(spawnError, undefined, "haproxy could not be started");
+      assert.equal(haproxy.exitCode, null, `haproxy exited: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   });
-  apiB.ready = true;
-  await settled(async () => {
-    const answers = await Promise.all(Array.from({ length: 6 }, () => target("/v1/search")));
-    return answers.includes("api-b");
+
+  after(async () => {
+    haproxy?.kill("SIGTERM");
+    await Promise.all([apiA, apiB, web].map((u) => new Promise((r) => u?.server.close(r))));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const target = async (path: string) => {
+    const res = await fetch(`${url}${path}`);
+    return res.text();
+  };
+
+  test("haproxy routes exactly the one-origin server's API paths to the API", async () => {
+    const paths = [
+      "/health",
+      "/v1",
+      "/v1/search?q=x",
+      "/v1/pull/directive/alice/a/b?version=1.0.0",
+      "/oauth/token",
+      "/.well-known/jwks.json",
+      "/alice/.well-known/agent-skills/index.json",
+      "/alice/review/.well-known/agent-skills/review/SKILL.md",
+      "/",
+      "/login",
+      "/search?q=x",
+      "/v1x",
+      "/alice",
+      "/alice/review",
+      "/_next/static/chunk.js",
+      "/alice/a/b/.well-known/agent-skills/x",
+    ];
+    for (const path of paths) {
+      const answeredBy = await target(path);
+      assert.equal(answeredBy.startsWith("api"), isApiPath(path), `${path}: haproxy sent it to ${answeredBy}, routing.ts says ${isApiPath(path) ? "API" : "website"}`);
+    }
+  });
+
+  test("API requests alternate between the replicas and carry X-Forwarded-For", async () => {
+    apiA.seen.length = 0;
+    apiB.seen.length = 0;
+    for (let i = 0; i < 10; i++) await target("/v1/search");
+    assert.equal(apiA.seen.length, 5);
+    assert.equal(apiB.seen.length, 5);
+    assert.equal(apiA.seen[0]!.forwardedFor, "127.0.0.1");
+  });
+
+  test("a replica whose /ready fails leaves the rotation, and comes back when it passes", async () => {
+    apiB.ready = false;
+    // Wait for haproxy's checks (every 100 ms here) to see it: then every request lands on the other replica.
+    const settled = async (predicate: () => Promise<boolean>) => {
+      while (!(await predicate())) await new Promise((r) => setTimeout(r, 100));
+    };
+    await settled(async () => {
+      const answers = await Promise.all(Array.from({ length: 6 }, () => target("/v1/search")));
+      return answers.every((a) => a === "api-a");
+    });
+    apiB.ready = true;
+    await settled(async () => {
+      const answers = await Promise.all(Array.from({ length: 6 }, () => target("/v1/search")));
+      return answers.includes("api-b");
+    });
   });
 });

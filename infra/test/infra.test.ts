@@ -23,6 +23,7 @@ import { createScratchPostgresDatabase, skipWithoutPostgres } from "@rye/db/test
 import draft07 from "ajv/dist/refs/json-schema-draft-07.json" with { type: "json" };
 import { ensureServerBuild, SERVER_TARGETS } from "../../scripts/build-server.mjs";
 import { freePort } from "../../apps/api/test/free-port.ts";
+import { programPath, skipWithoutProgram } from "../../scripts/test-requirements.ts";
 import { checkDockerfile, finalCommand, healthcheckPath, runSteps } from "./dockerfile-rules.ts";
 import { knownEnvNames } from "./known-env.ts";
 import { containerEnvNames, containers, type Json, labelsMatch, loadCompose, loadManifests, type Manifest, validateKubernetesObject } from "./manifests.ts";
@@ -206,9 +207,8 @@ describe("Dockerfile", () => {
   });
 });
 
-test("haproxy accepts haproxy.cfg", () => {
-  const haproxy = existsSync("/usr/sbin/haproxy") ? "/usr/sbin/haproxy" : "haproxy";
-  const out = execFileSync(haproxy, ["-c", "-f", join(infra, "haproxy.cfg")], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+test("haproxy accepts haproxy.cfg", { skip: skipWithoutProgram("haproxy") }, () => {
+  const out = execFileSync(programPath("haproxy")!, ["-c", "-f", join(infra, "haproxy.cfg")], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   assert.match(out, /Configuration file is valid/);
 });
 

@@ -5,6 +5,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { lockDataDir } from "./data-dir-lock.ts";
+import { endPool } from "./end-pool.ts";
 import { PrismaClient } from "./generated/prisma/client.ts";
 import { migrate } from "./migrate.ts";
 import { createPglite } from "./pglite.ts";
@@ -78,7 +79,7 @@ async function openPostgres(databaseUrl: string, migrateOnOpen: boolean, log?: (
   try {
     if (migrateOnOpen) await withPgSession(pool, (session) => migrate(session, { log }));
   } catch (error) {
-    await pool.end();
+    await endPool(pool);
     throw error;
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
@@ -93,7 +94,7 @@ async function openPostgres(databaseUrl: string, migrateOnOpen: boolean, log?: (
     },
     close: async () => {
       await prisma.$disconnect();
-      await pool.end();
+      await endPool(pool);
     },
   };
 }

@@ -9,7 +9,7 @@ import { readMigrations } from "./migrations-dir.ts";
 import { migrationsDir } from "./paths.ts";
 import { createPglite } from "./pglite.ts";
 import { pgliteSession, withPgSession } from "./sql-session.ts";
-import { createScratchPostgresDatabase, skipWithoutPostgres } from "./testing.ts";
+import { createScratchPostgresDatabase, endPool, skipWithoutPostgres } from "./testing.ts";
 
 const migrationNames = readMigrations(migrationsDir).map((m) => m.name);
 
@@ -26,11 +26,7 @@ async function tableExists(db: SqlSession, table: string): Promise<boolean> {
   return rows[0]?.found != null;
 }
 
-/**
- * A pool for a scratch database. `pool.end()` resolves before its connections have finished closing,
- * so the `DROP DATABASE … WITH (FORCE)` that follows can terminate one of them; without a listener
- * that late error would surface as an uncaught exception.
- */
+/** A pool for a scratch database; closed with endPool before the database is dropped. */
 function scratchPool(url: string): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   pool.on("error", () => {});
@@ -93,7 +89,7 @@ describe("migration runner", () => {
     try {
       await withPgSession(pool, checkRunner);
     } finally {
-      await pool.end();
+      await endPool(pool);
       await scratch.drop();
     }
   });
@@ -108,7 +104,7 @@ describe("migration runner", () => {
       const { rows } = await pools[0]!.query(`SELECT count(*)::int AS n FROM "_prisma_migrations"`);
       assert.equal(rows[0].n, migrationNames.length);
     } finally {
-      await Promise.all(pools.map((pool) => pool.end()));
+      await Promise.all(pools.map((pool) => endPool(pool)));
       await scratch.drop();
     }
   });

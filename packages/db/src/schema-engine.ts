@@ -16,6 +16,7 @@ import type { DiffResult, MigrationList } from "@prisma/schema-engine-wasm";
 import * as glue from "@prisma/schema-engine-wasm/schema_engine_bg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { endPool } from "./end-pool.ts";
 import { readMigrations } from "./migrations-dir.ts";
 import { createPglite } from "./pglite.ts";
 
@@ -100,11 +101,11 @@ export function pgEngineTarget(databaseUrl: string): EngineTarget {
         const shadowUrl = new URL(databaseUrl);
         shadowUrl.pathname = `/${name}`;
         const shadowPool = new pg.Pool({ connectionString: shadowUrl.toString(), max: 2 });
-        // end() resolves before its connections have closed; the forced drop may terminate one of them.
+        // A connection the server ends while the shadow is in use is dropped by the pool, not thrown.
         shadowPool.on("error", () => {});
         const adapter = patchPgAdapter(await new PrismaPg(shadowPool).connect(), shadowPool);
         adapter.dispose = async () => {
-          await shadowPool.end();
+          await endPool(shadowPool);
           await dropShadow(name);
         };
         return adapter;
@@ -112,7 +113,7 @@ export function pgEngineTarget(databaseUrl: string): EngineTarget {
     },
     close: async () => {
       for (const name of [...shadows]) await dropShadow(name);
-      await pool.end();
+      await endPool(pool);
     },
   };
 }

@@ -2,18 +2,23 @@
 import { type Database, type DatabaseKind, openDatabase, wrapPglite } from "./client.ts";
 import { createPglite } from "./pglite.ts";
 import { migratedPgliteTemplate } from "./pglite-template.ts";
+import { skipUnless } from "../../../scripts/test-requirements.ts";
+import { endPool } from "./end-pool.ts";
 import { createScratchPostgresDatabase } from "./scratch-database.ts";
 
-export { createScratchPostgresDatabase };
+export { createScratchPostgresDatabase, endPool };
 
 /** PostgreSQL-backed tests run when `DATABASE_URL` names a server (CI sets it; `npm test` starts one). */
 export function postgresAvailable(): boolean {
   return Boolean(process.env.DATABASE_URL);
 }
 
-/** For `test(name, { skip: skipWithoutPostgres() }, fn)`: false, or the reason the test is skipped. */
+/**
+ * For `test(name, { skip: skipWithoutPostgres() }, fn)`: false, or the reason the test is skipped; under CI a
+ * missing server throws instead (scripts/test-requirements.ts).
+ */
 export function skipWithoutPostgres(): string | false {
-  return postgresAvailable() ? false : "DATABASE_URL is not set: no PostgreSQL server to test against";
+  return skipUnless(postgresAvailable() ? false : "needs PostgreSQL: DATABASE_URL is not set (npm test starts a throwaway cluster when it finds PostgreSQL binaries)");
 }
 
 /**

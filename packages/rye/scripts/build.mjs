@@ -6,7 +6,7 @@
 //                                           mcp-call.mjs bundled with the MCP SDK client
 //   system/.ai/                             the system bundle: a byte-for-byte copy of the repository's signed .ai/
 //   THIRD_PARTY_LICENSES.md                 the licence text of every bundled third-party package
-// Usage: node scripts/build.mjs   (npm run build -w ryeos; `prepublishOnly` runs it)
+// Usage: node scripts/build.mjs   (npm run build -w ryeos; `npm pack` and `npm publish` run it: `prepack`)
 import { copyFile, cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -152,4 +152,5 @@ if (heavy.length > 0) {
   process.exit(1);
 }
 
-console.log(`ryeos: built ${files.length} files in dist/, system bundle in system/.ai, ${bundled.size} bundled packages (${Date.now() - started} ms)`);
+// On stderr: `npm pack --json` runs this build (prepack) and its stdout must stay the JSON alone.
+console.error(`ryeos: built ${files.length} files in dist/, system bundle in system/.ai, ${bundled.size} bundled packages (${Date.now() - started} ms)`);

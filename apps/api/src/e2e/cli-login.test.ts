@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
 import { openTestDatabase } from "@rye/db/testing";
+import { skipWithoutProgram } from "../../../../scripts/test-requirements.ts";
 import { createApp } from "../app.ts";
 import { loadConfig } from "../config.ts";
 import type { AppEnv } from "../env.ts";
@@ -171,7 +172,7 @@ async function loginOnTerminal(extra: string[], username: string): Promise<{ out
   return { output: output.replace(/\r/g, ""), link: `${registryUrl}/device?user_code=${userCode}` };
 }
 
-test("on a terminal, rye login prints a QR code of verification_uri_complete; --no-qr leaves it out", async () => {
+test("on a terminal, rye login prints a QR code of verification_uri_complete; --no-qr leaves it out", { skip: skipWithoutProgram("script") }, async () => {
   const { loginQr } = await import("../../../../packages/rye/src/registry/qr.ts");
   const shown = await loginOnTerminal([], "quinn");
   assert.ok(shown.output.includes(loginQr(shown.link)), `the QR code of ${shown.link} is printed:\n${shown.output}`);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { keyRotationSchema, publicKeyFromPem, verifyDocument } from "@rye/core";
 import { createTestRegistry, type TestRegistry } from "../../test/harness.ts";
+import { skipUnless } from "../../../../scripts/test-requirements.ts";
 import { runRegistryCli } from "../cli/registry-cli.ts";
 
 let reg: TestRegistry;
@@ -35,7 +36,7 @@ test("rotation: a statement signed by the previous key, picked up by the running
   assert.equal(((await stat(join(reg.keyDir, "retired", `${result.previous}.pem`))).mode & 0o777), 0o600);
 });
 
-test("npm run registry -- keys rotate/revoke/list works against the database (PostgreSQL)", { skip: process.env.DATABASE_URL ? false : "needs DATABASE_URL (the CLI opens its own connection; PGlite is single-process)" }, async () => {
+test("npm run registry -- keys rotate/revoke/list works against the database (PostgreSQL)", { skip: skipUnless(process.env.DATABASE_URL ? false : "needs PostgreSQL (DATABASE_URL): the CLI opens its own connection; PGlite is single-process") }, async () => {
   const { createScratchPostgresDatabase } = await import("@rye/db/testing");
   const scratch = await createScratchPostgresDatabase();
   const { openDatabase } = await import("@rye/db");
@@ -64,7 +65,7 @@ test("npm run registry -- keys rotate/revoke/list works against the database (Po
   }
 });
 
-test("several processes: a rotation made by one is followed by the others through the database, even with the key file's mtime unchanged", { skip: process.env.DATABASE_URL ? false : "needs DATABASE_URL (two connections to one database)" }, async () => {
+test("several processes: a rotation made by one is followed by the others through the database, even with the key file's mtime unchanged", { skip: skipUnless(process.env.DATABASE_URL ? false : "needs PostgreSQL (DATABASE_URL): two connections to one database") }, async () => {
   const { createScratchPostgresDatabase } = await import("@rye/db/testing");
   const { openDatabase } = await import("@rye/db");
   const { mkdtemp, utimes } = await import("node:fs/promises");

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type Database, openDatabase, type PrismaClient } from "@rye/db";
-import { createScratchPostgresDatabase, postgresAvailable } from "@rye/db/testing";
+import { createScratchPostgresDatabase, postgresAvailable, skipWithoutPostgres } from "@rye/db/testing";
 import { createTestRegistry, type TestRegistry, type TestUser } from "../../test/harness.ts";
 import { revokeRegistryKey, rotateRegistryKey } from "../keys/keyring.ts";
 import { hashToken, TOKEN_PREFIX } from "../auth/api-tokens.ts";
@@ -329,7 +329,7 @@ async function http(base: string, method: string, path: string, options: { token
   return { status: res.status, body: text ? (JSON.parse(text) as Json) : {} };
 }
 
-describe("two server processes on one PostgreSQL", { skip: postgresAvailable() ? false : "needs PostgreSQL (DATABASE_URL)" }, () => {
+describe("two server processes on one PostgreSQL", { skip: skipWithoutPostgres() }, () => {
   let scratch: Awaited<ReturnType<typeof createScratchPostgresDatabase>>;
   let db: Database;
   let a: ServerProcess;

@@ -11,6 +11,7 @@ import { type Database, openDatabase } from "@rye/db";
 import { hashToken, TOKEN_PREFIX } from "../../src/auth/api-tokens.ts";
 import { pushBundle, signUpPublisher } from "../bundle-publisher.ts";
 import { startS3Server } from "../s3-server.ts";
+import { skipUnless } from "../../../../scripts/test-requirements.ts";
 import { adminEndpointOf, startTopology, type Topology, topologyUnavailable } from "./topology.ts";
 
 const RATE_LIMIT_READS = 40;
@@ -24,7 +25,7 @@ function knowledge(name: string, version: string): string {
 /** A fresh client address per anonymous request: the per-IP read limit must not get in the way of the load runs. */
 const anyIp = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
 
-describe("two API processes behind haproxy on one PostgreSQL", { skip: topologyUnavailable() }, () => {
+describe("two API processes behind haproxy on one PostgreSQL", { skip: skipUnless(topologyUnavailable()) }, () => {
   let topo: Topology;
   let s3: Awaited<ReturnType<typeof startS3Server>>;
   let db: Database;

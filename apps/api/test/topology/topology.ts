@@ -11,23 +11,23 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createScratchPostgresDatabase } from "@rye/db/testing";
+import { programMissing, programPath } from "../../../../scripts/test-requirements.ts";
 import { freePort, freePortBelowEphemeralRange } from "../free-port.ts";
 
-export const HAPROXY = process.env.RYE_HAPROXY ?? "/usr/sbin/haproxy";
+/** haproxy: $RYE_HAPROXY, else found on PATH or in /usr/sbin (Debian's). */
+export const HAPROXY = programPath("haproxy") ?? process.env.RYE_HAPROXY ?? "/usr/sbin/haproxy";
 const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 
 /** Why the topology cannot run here, or false. */
 export function topologyUnavailable(): string | false {
   if (!process.env.DATABASE_URL) return "needs DATABASE_URL (PostgreSQL): several processes cannot share PGlite";
-  if (!existsSync(HAPROXY)) return `needs haproxy at ${HAPROXY} (apt install haproxy, or set RYE_HAPROXY)`;
-  return false;
+  return programMissing("haproxy");
 }
 
 export interface ApiProcess {

@@ -1,6 +1,5 @@
 /** The runners as the runtimes start them: real child processes through the subprocess primitive. */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtemp, realpath } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { skipWithoutProgram } from "../../../../scripts/test-requirements.ts";
 import { runSubprocess, type SubprocessResult } from "../../src/execute/primitives/subprocess.ts";
 import { registerTestTools } from "./fixtures/mcp-test-tools.mjs";
 
@@ -19,8 +19,6 @@ const NODE_RUNNER = join(RUNNERS, "node-runner.mjs");
 const PYTHON_RUNNER = join(RUNNERS, "python_function.py");
 const MCP_CALL = join(RUNNERS, "mcp-call.mjs");
 const MCP_STDIO_SERVER = join(FIXTURES, "mcp-stdio-server.mjs");
-
-const hasPython3 = spawnSync("python3", ["--version"]).status === 0;
 
 function run(command: string, args: string[], input: unknown, env: Record<string, string> = {}): Promise<SubprocessResult> {
   return runSubprocess({ command, args, input_data: typeof input === "string" ? input : JSON.stringify(input), env, timeout: 60 });
@@ -61,7 +59,7 @@ describe("node-runner", () => {
   });
 });
 
-describe("python_function runner", { skip: hasPython3 ? false : "python3 is not installed" }, () => {
+describe("python_function runner", { skip: skipWithoutProgram("python3") }, () => {
   const runPythonTool = (tool: string, params: unknown) => run("python3", [PYTHON_RUNNER, join(FIXTURES, "python", tool), "/projects/demo"], params);
 
   test("calls execute(params, project_path); the tool's directory is importable; prints go to stderr", async () => {

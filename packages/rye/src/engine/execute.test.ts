@@ -1,22 +1,14 @@
 /** The executor chain end to end: real files, real signatures, real child processes. */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { createServer } from "node:http";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { createWorkspace, nodeTool, strangerKey, yamlRuntime } from "../../test/workspace.ts";
+import { skipWithoutProgram } from "../../../../scripts/test-requirements.ts";
 import { rejects } from "../../test/rejects.ts";
 
-const hasPython = (() => {
-  try {
-    execFileSync("python3", ["--version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 test("a JavaScript tool runs through node runtime → subprocess, validated, and a lockfile is written", async () => {
   const ws = await createWorkspace();
@@ -61,7 +53,7 @@ test("a TypeScript tool and a bash tool run in real child processes", async () =
   assert.equal(sh.data.project, ws.projectDir);
 });
 
-test("python_script and python_function runtimes", { skip: hasPython ? false : "python3 is not installed" }, async () => {
+test("python_script and python_function runtimes", { skip: skipWithoutProgram("python3") }, async () => {
   const ws = await createWorkspace();
   await ws.write(
     "tool",

@@ -1,7 +1,8 @@
 /**
  * The client as a new user gets it: from an npm registry, in an empty directory.
  *
- * The package is built (`scripts/build.mjs`) and packed (`npm pack`); the tarball is published to a real
+ * The package is packed (`npm pack`) from a clean state, with no dist/ nor system/: its `prepack` script builds it
+ * (`scripts/build.mjs`), and the tarball must hold the bin and the compiled client. The tarball is published to a real
  * npm registry server (Verdaccio, on loopback, throwaway storage, no uplink: nothing can come from
  * anywhere else, so the package must install with no dependencies). Then, in an empty directory with an
  * empty HOME and an empty npm cache, real `npx` child processes run:
@@ -20,9 +21,10 @@
 import "@rye/core/node";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { delimiter, dirname, join, posix } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -38,11 +40,18 @@ import { directive, requestInfo } from "../threads.ts";
 const exec = promisify(execFile);
 const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
 const REPO = join(PACKAGE_DIR, "..", "..");
-const PACKAGE = JSON.parse(await readFile(join(PACKAGE_DIR, "package.json"), "utf8")) as { name: string; version: string };
+const PACKAGE = JSON.parse(await readFile(join(PACKAGE_DIR, "package.json"), "utf8")) as {
+  name: string;
+  version: string;
+  bin: Record<string, string>;
+  exports: Record<string, { types: string; default: string }>;
+};
 const NPX = process.platform === "win32" ? "npx.cmd" : "npx";
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
 let scratch: string;
+/** What `npm pack --json` said it packed. */
+let packedFiles: string[];
 let verdaccio: Verdaccio;
 let registry: TestRegistry;
 let project: string;
@@ -60,10 +69,12 @@ function run(command: string, args: string[], options: { cwd: string; timeoutMs?
 
 before(async () => {
   scratch = await mkdtemp(join(tmpdir(), "rye-published-"));
-  // Build and pack exactly what `npm publish` would upload (the `files` list, the bin, the manifest).
-  await exec(process.execPath, [join(PACKAGE_DIR, "scripts", "build.mjs")], { cwd: PACKAGE_DIR });
-  const packed = await exec(NPM, ["pack", "--json", "--pack-destination", scratch], { cwd: PACKAGE_DIR, shell: process.platform === "win32" });
-  const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+  // Pack exactly what `npm publish` would upload (the `files` list, the bin, the manifest), from a clean state:
+  // no build output left by an earlier run, so the tarball has what `prepack` builds or nothing.
+  for (const built of ["dist", "system", "THIRD_PARTY_LICENSES.md"]) await rm(join(PACKAGE_DIR, built), { recursive: true, force: true });
+  const packed = await exec(NPM, ["pack", "--json", "--pack-destination", scratch], { cwd: PACKAGE_DIR, shell: process.platform === "win32", maxBuffer: 16 * 1024 * 1024 });
+  const [{ filename, files }] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
+  packedFiles = files.map((f) => f.path);
   const tarball = join(scratch, filename);
 
   verdaccio = await startVerdaccio(join(scratch, "verdaccio"));
@@ -98,6 +109,28 @@ after(async () => {
   for (const client of mcpClients) await client.close().catch(() => {});
   await registry?.close();
   await verdaccio?.stop();
+});
+
+test("npm pack from a clean state builds first: the tarball holds the bin, the compiled client and the system bundle", () => {
+  const manifest = PACKAGE;
+  const shipped = new Set(packedFiles);
+  for (const bin of Object.values(manifest.bin)) assert.ok(shipped.has(bin.replace(/^\.\//, "")), `the bin ${bin} is packed`);
+  const sdk = manifest.exports["./sdk/v1"]!;
+  const needed = ["dist/cli.js", sdk.default.replace(/^\.\//, ""), sdk.types.replace(/^\.\//, ""), "dist/runners/node-runner.mjs", "system/.ai/tools/rye/registry/registry.mjs", "THIRD_PARTY_LICENSES.md"];
+  for (const file of needed) assert.ok(shipped.has(file), `${file} is packed (packed: ${packedFiles.length} files)`);
+  // bin/rye.mjs runs ../dist/cli.js when there are no sources: every chunk that loads, statically or on demand, is packed.
+  const loaded = new Set<string>();
+  const queue = ["dist/cli.js"];
+  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+    if (loaded.has(file)) continue;
+    loaded.add(file);
+    assert.ok(shipped.has(file), `${file}, loaded by the bin, is packed`);
+    // Comment lines are left out: bundled JSDoc mentions modules (`import("./option.js")`) that are not loaded.
+    const code = readFileSync(join(PACKAGE_DIR, file), "utf8").split("\n").filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line)).join("\n");
+    for (const m of code.matchAll(/\bfrom\s*"(\.\.?\/[^"]+\.js)"|\bimport\(\s*"(\.\.?\/[^"]+\.js)"\s*\)/g)) queue.push(posix.join(posix.dirname(file), (m[1] ?? m[2])!));
+  }
+  assert.ok(loaded.size > 2, `the client is more than one chunk: ${[...loaded].join(", ")}`);
+  assert.ok(!packedFiles.some((f) => f.startsWith("src/")), "no TypeScript sources ship");
 });
 
 test("npx -y ryeos --version prints the published version, installed from the npm registry alone", async () => {

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { spawn as spawnProcess } from "node:child_process";
 import { signItem } from "@rye/core";
+import { skipWithoutProgram } from "../../../../scripts/test-requirements.ts";
 import { RYE_BIN } from "../cli.ts";
 import type { ThreadBench } from "../threads.ts";
 import { directive, threadBench } from "../threads.ts";
@@ -176,7 +177,7 @@ describe("approvals for background threads", () => {
   });
 });
 
-describe("the terminal prompt", () => {
+describe("the terminal prompt", { skip: skipWithoutProgram("script") }, () => {
   /** `rye execute` on a real pseudo-terminal (util-linux `script`), fed `input` (null: nothing, stdin left open). */
   const onTerminal = (args: string[], input: string | null, waitMs: number) =>
     new Promise<{ code: number | null; output: string }>((resolvePromise) => {
