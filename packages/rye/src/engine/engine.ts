@@ -3,6 +3,7 @@ import type { ItemType } from "@rye/core";
 import { ITEM_TYPES, RyeError } from "@rye/core";
 import type { SearchResult } from "../search/search.ts";
 import { searchItems } from "../search/search.ts";
+import { explainWithRegistry, withRegistryBudget } from "../registry/budget.ts";
 import type { RegistryHit } from "../registry/remote-search.ts";
 import { searchIndexDir } from "../spaces/paths.ts";
 import type { SpaceName } from "../spaces/spaces.ts";
@@ -49,7 +50,22 @@ export class Engine {
     return new Engine(await createEngineContext(options));
   }
 
-  async search(params: SearchParams): Promise<SearchResponse> {
+  /** One registry budget per call (registry/budget.ts): a hung registry costs a call at most that. */
+  private budgeted<T>(body: () => Promise<T>): Promise<T> {
+    return withRegistryBudget({ env: this.ctx.env, projectPath: this.ctx.projectPath }, async () => {
+      try {
+        return await body();
+      } catch (err) {
+        throw explainWithRegistry(err);
+      }
+    });
+  }
+
+  search(params: SearchParams): Promise<SearchResponse> {
+    return this.budgeted(() => this.searchAll(params));
+  }
+
+  private async searchAll(params: SearchParams): Promise<SearchResponse> {
     const itemTypes = params.item_types ?? (params.item_type ? [params.item_type] : [...ITEM_TYPES]);
     const source = params.source ?? "all";
     // Local and registry hits together by default; RYE_OFFLINE=1 keeps search on this machine.
@@ -103,14 +119,18 @@ export class Engine {
     });
   }
 
-  async load(params: LoadParams) {
-    const { loadItem } = await import("./load.ts");
-    return loadItem(this.ctx, params);
+  load(params: LoadParams) {
+    return this.budgeted(async () => {
+      const { loadItem } = await import("./load.ts");
+      return loadItem(this.ctx, params);
+    });
   }
 
-  async execute(params: ExecuteParams) {
-    const { executeItem } = await import("./execute.ts");
-    return executeItem(this.ctx, params);
+  execute(params: ExecuteParams) {
+    return this.budgeted(async () => {
+      const { executeItem } = await import("./execute.ts");
+      return executeItem(this.ctx, params);
+    });
   }
 
   async sign(params: SignParams) {
