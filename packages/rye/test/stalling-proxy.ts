@@ -18,6 +18,8 @@ export interface StallingProxy {
   mode: ProxyMode;
   /** Connections accepted so far. */
   connections: number;
+  /** When each connection was accepted (`performance.now()`). */
+  acceptedAt: number[];
   close(): Promise<void>;
 }
 
@@ -66,6 +68,7 @@ export async function startStallingProxy(target: string, options: { mode?: Proxy
     url: "",
     mode: options.mode ?? "pass",
     connections: 0,
+    acceptedAt: [],
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -73,6 +76,7 @@ export async function startStallingProxy(target: string, options: { mode?: Proxy
   };
   const server = createServer((client) => {
     proxy.connections++;
+    proxy.acceptedAt.push(performance.now());
     track(client);
     if (proxy.mode === "stall") {
       client.resume(); // read and drop the request; answer nothing

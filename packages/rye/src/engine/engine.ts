@@ -74,15 +74,22 @@ export class Engine {
     if (byQuality && params.scope === "local") throw new RyeError("BAD_REQUEST", "Quality scores exist for registry items only", { hint: "Drop --local, or drop --min-quality / --sort quality." });
     const scope = byQuality ? "registry" : (params.scope ?? (this.ctx.env.RYE_OFFLINE === "1" ? "local" : "all"));
     if (scope === "registry" && this.ctx.env.RYE_OFFLINE === "1") throw new RyeError("UNAVAILABLE", "RYE_OFFLINE=1 forbids registry searches");
+    const limit = params.limit ?? 10;
+    // The registries are asked while the local spaces are searched: the registry budget runs from the call's start.
+    const remoteSearch =
+      scope === "local"
+        ? undefined
+        : import("../registry/remote-search.ts").then(({ searchRegistries }) =>
+            searchRegistries(
+              { query: params.query, itemTypes, category: params.category, limit, ...(params.min_quality !== undefined ? { minQuality: params.min_quality } : {}), ...(params.sort === "quality" ? { sort: "quality" as const } : {}) },
+              { projectPath: this.ctx.projectPath, env: this.ctx.env },
+            ),
+          );
+    remoteSearch?.catch(() => undefined);
     const local = scope === "registry" ? null : await this.searchLocal(params, itemTypes, source);
     const base = { item_type: itemTypes.length === 1 ? itemTypes[0]! : ("all" as const), source, search_type: "keyword" as const };
-    if (scope === "local") return { ...local!, ...base };
-    const limit = params.limit ?? 10;
-    const { searchRegistries } = await import("../registry/remote-search.ts");
-    const remote = await searchRegistries(
-      { query: params.query, itemTypes, category: params.category, limit, ...(params.min_quality !== undefined ? { minQuality: params.min_quality } : {}), ...(params.sort === "quality" ? { sort: "quality" as const } : {}) },
-      { projectPath: this.ctx.projectPath, env: this.ctx.env },
-    );
+    if (!remoteSearch) return { ...local!, ...base };
+    const remote = await remoteSearch;
     const localIds = new Set((local?.results ?? []).map((h) => `${h.type}:${h.id}`));
     const remoteHits = remote.hits.filter((h) => !localIds.has(`${h.type}:${h.id}`));
     const results = [...(local?.results ?? []), ...remoteHits].slice(0, limit);

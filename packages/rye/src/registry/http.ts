@@ -393,7 +393,9 @@ async function fetchWithin(baseUrl: string, path: string, request: RegistryReque
   // Whichever ends first: the request's own deadline or the call's budget.
   const endPhase = budget && budget.endsAt < ownEnd ? "budget" : "deadline";
   const ends = endPhase === "budget" ? budget!.endsAt : ownEnd;
-  const expired = () => timeoutError(endPhase, baseUrl, limits, budget);
+  // Out of time for another attempt after a network error (refused, DNS): that error says more than "out of time".
+  let failure: RyeError | undefined;
+  const expired = () => failure ?? timeoutError(endPhase, baseUrl, limits, budget);
   for (let n = 1; ; n++) {
     const remaining = ends - Date.now();
     if (remaining <= 0) throw expired();
@@ -404,6 +406,7 @@ async function fetchWithin(baseUrl: string, path: string, request: RegistryReque
       const phase = (err as { details?: { phase?: string } }).details?.phase;
       const transient = err instanceof RyeError && (err.code === "UNAVAILABLE" || (err.code === "TIMEOUT" && phase !== "deadline" && phase !== "budget")) && !(err.details as { location?: string } | undefined)?.location;
       if (!transient || n >= attempts) throw err;
+      if ((err as RyeError).code === "UNAVAILABLE") failure = err as RyeError;
     }
     if (answer && (!RETRYABLE_STATUS.has(answer.status) || n >= attempts)) return answer;
     const retryAfter = Number(answer?.headers.get("retry-after"));
