@@ -3,6 +3,7 @@ import type { ItemType } from "@rye/core";
 import { ITEM_TYPES, RyeError } from "@rye/core";
 import type { SearchResult } from "../search/search.ts";
 import { searchItems } from "../search/search.ts";
+import { explainWithRegistry, withRegistryBudget } from "../registry/budget.ts";
 import type { SearchResponse } from "./results.ts";
 import { searchIndexDir } from "../spaces/paths.ts";
 import type { SpaceName } from "../spaces/spaces.ts";
@@ -41,7 +42,22 @@ export class Engine {
     return new Engine(await createEngineContext(options));
   }
 
-  async search(params: SearchParams): Promise<SearchResponse> {
+  /** One registry budget per call (registry/budget.ts): a hung registry costs a call at most that. */
+  private budgeted<T>(body: () => Promise<T>): Promise<T> {
+    return withRegistryBudget({ env: this.ctx.env, projectPath: this.ctx.projectPath }, async () => {
+      try {
+        return await body();
+      } catch (err) {
+        throw explainWithRegistry(err);
+      }
+    });
+  }
+
+  search(params: SearchParams): Promise<SearchResponse> {
+    return this.budgeted(() => this.searchAll(params));
+  }
+
+  private async searchAll(params: SearchParams): Promise<SearchResponse> {
     const itemTypes = params.item_types ?? (params.item_type ? [params.item_type] : [...ITEM_TYPES]);
     const source = params.source ?? "all";
     // Local and registry hits together by default; RYE_OFFLINE=1 keeps search on this machine.
@@ -50,15 +66,22 @@ export class Engine {
     if (byQuality && params.scope === "local") throw new RyeError("BAD_REQUEST", "Quality scores exist for registry items only", { hint: "Drop --local, or drop --min-quality / --sort quality." });
     const scope = byQuality ? "registry" : (params.scope ?? (this.ctx.env.RYE_OFFLINE === "1" ? "local" : "all"));
     if (scope === "registry" && this.ctx.env.RYE_OFFLINE === "1") throw new RyeError("UNAVAILABLE", "RYE_OFFLINE=1 forbids registry searches");
+    const limit = params.limit ?? 10;
+    // The registries are asked while the local spaces are searched: the registry budget runs from the call's start.
+    const remoteSearch =
+      scope === "local"
+        ? undefined
+        : import("../registry/remote-search.ts").then(({ searchRegistries }) =>
+            searchRegistries(
+              { query: params.query, itemTypes, category: params.category, limit, ...(params.min_quality !== undefined ? { minQuality: params.min_quality } : {}), ...(params.sort === "quality" ? { sort: "quality" as const } : {}) },
+              { projectPath: this.ctx.projectPath, env: this.ctx.env },
+            ),
+          );
+    remoteSearch?.catch(() => undefined);
     const local = scope === "registry" ? null : await this.searchLocal(params, itemTypes, source);
     const base = { item_type: itemTypes.length === 1 ? itemTypes[0]! : ("all" as const), source, search_type: "keyword" as const };
-    if (scope === "local") return { ...local!, ...base };
-    const limit = params.limit ?? 10;
-    const { searchRegistries } = await import("../registry/remote-search.ts");
-    const remote = await searchRegistries(
-      { query: params.query, itemTypes, category: params.category, limit, ...(params.min_quality !== undefined ? { minQuality: params.min_quality } : {}), ...(params.sort === "quality" ? { sort: "quality" as const } : {}) },
-      { projectPath: this.ctx.projectPath, env: this.ctx.env },
-    );
+    if (!remoteSearch) return { ...local!, ...base };
+    const remote = await remoteSearch;
     const localIds = new Set((local?.results ?? []).map((h) => `${h.type}:${h.id}`));
     const remoteHits = remote.hits.filter((h) => !localIds.has(`${h.type}:${h.id}`));
     const results = [...(local?.results ?? []), ...remoteHits].slice(0, limit);
@@ -95,14 +118,18 @@ export class Engine {
     });
   }
 
-  async load(params: LoadParams) {
-    const { loadItem } = await import("./load.ts");
-    return loadItem(this.ctx, params);
+  load(params: LoadParams) {
+    return this.budgeted(async () => {
+      const { loadItem } = await import("./load.ts");
+      return loadItem(this.ctx, params);
+    });
   }
 
-  async execute(params: ExecuteParams) {
-    const { executeItem } = await import("./execute.ts");
-    return executeItem(this.ctx, params);
+  execute(params: ExecuteParams) {
+    return this.budgeted(async () => {
+      const { executeItem } = await import("./execute.ts");
+      return executeItem(this.ctx, params);
+    });
   }
 
   async sign(params: SignParams) {

@@ -94,7 +94,7 @@ export function createMcpServer(options: McpServerOptions = {}): McpServer {
       inputSchema: searchInput,
       ...toolMetadata("search"),
     },
-    async (args) => guard("search", async () => (await engine(args.project_path)).search(args)),
+    async (args, extra) => guard("search", () => withMcpProgress(extra, undefined, async () => (await engine(args.project_path)).search(args))),
   );
   server.registerTool(
     "load",

@@ -10,6 +10,9 @@
  *   to another origin, and a loop ends with `UNAVAILABLE`;
  * - only idempotent requests (GET/HEAD) are retried, on network errors and 429/502/503/504, within the
  *   deadline;
+ * - inside an engine call (search, load, execute), the call's registry budget (budget.ts) bounds every request
+ *   too, body included (`TIMEOUT`, phase "budget"), and a registry that just timed out or could not be reached
+ *   in such a call is not asked again by such calls for a while (health.ts): their requests fail at once;
  * - answers that are not JSON, or whose JSON does not have the expected shape, are `MALFORMED_RESPONSE`.
  * Limits come from the environment (see `httpLimits`), so they can be raised by a user and made short in tests.
  */
@@ -18,6 +21,9 @@ import { isErrorCode, RyeError, utf8Decode } from "@rye/core";
 import { MAX_BUNDLE_BYTES } from "../bundles/limits.ts";
 import { MAX_ITEM_BYTES } from "../engine/read.ts";
 import { progressListener, reportProgress } from "../engine/progress.ts";
+import type { RegistryBudget } from "./budget.ts";
+import { currentRegistryBudget, REGISTRY_DEADLINE_VARIABLE, waitingOn } from "./budget.ts";
+import { markHealthy, markUnhealthy, unhealthyError } from "./health.ts";
 
 /* ------------------------------------------------------------------ limits */
 
@@ -133,12 +139,20 @@ const IDEMPOTENT = new Set(["GET", "HEAD"]);
 export const USER_AGENT = "rye-cli/0.1.0";
 
 class Timeout extends Error {
-  constructor(readonly phase: "connect" | "idle" | "deadline") {
+  constructor(readonly phase: "connect" | "idle" | "deadline" | "budget") {
     super(phase);
   }
 }
 
-function timeoutError(phase: Timeout["phase"], registry: string, limits: HttpLimits): RyeError {
+function budgetError(registry: string, budget: RegistryBudget): RyeError {
+  return new RyeError("TIMEOUT", `The registry at ${registry} did not answer within the ${budget.ms} ms a search, load or execute may wait for registries; nothing was written`, {
+    hint: `Check your network and the registry URL (--registry / RYE_REGISTRY_URL) and retry; on a slow link raise ${REGISTRY_DEADLINE_VARIABLE} or "deadline_ms" in .ai/config/registries.json (now ${budget.ms} ms, from ${budget.source}).`,
+    details: { registry, phase: "budget", limit_ms: budget.ms },
+  });
+}
+
+function timeoutError(phase: Timeout["phase"], registry: string, limits: HttpLimits, budget?: RegistryBudget): RyeError {
+  if (phase === "budget" && budget) return budgetError(registry, budget);
   const what =
     phase === "connect"
       ? `sent no response headers within ${limits.connectTimeoutMs} ms`
@@ -163,7 +177,7 @@ function tooLarge(registry: string, limits: HttpLimits, kind: AnswerKind, announ
 function unreachable(registry: string, why: string): RyeError {
   return new RyeError("UNAVAILABLE", `Cannot reach the registry at ${registry}${why ? ` (${why})` : ""}`, {
     hint: "Check the URL (--registry / RYE_REGISTRY_URL) and your network; is the registry running?",
-    details: { registry },
+    details: { registry, network_error: why || "unknown" },
   });
 }
 
@@ -268,14 +282,14 @@ function withAmbientProgress(onBytes: RegistryRequest["onBytes"], kind: AnswerKi
 }
 
 /** One attempt: the request, its redirects and the body, under the three clocks. */
-async function attempt(first: Hop, registry: string, kind: AnswerKind, limits: HttpLimits, remainingMs: number, request: RegistryRequest): Promise<RegistryAnswer> {
+async function attempt(first: Hop, registry: string, kind: AnswerKind, limits: HttpLimits, remainingMs: number, endPhase: "deadline" | "budget", budget: RegistryBudget | undefined, request: RegistryRequest): Promise<RegistryAnswer> {
   const controller = new AbortController();
   let timedOut: Timeout | undefined;
   const expire = (phase: Timeout["phase"]) => {
     timedOut ??= new Timeout(phase);
     controller.abort(timedOut);
   };
-  const deadline = setTimeout(() => expire("deadline"), remainingMs);
+  const deadline = setTimeout(() => expire(endPhase), remainingMs);
   let clock: NodeJS.Timeout | undefined;
   const arm = (phase: "connect" | "idle", ms: number) => {
     clearTimeout(clock);
@@ -312,7 +326,7 @@ async function attempt(first: Hop, registry: string, kind: AnswerKind, limits: H
     }
   } catch (err) {
     if (err instanceof RyeError) throw err;
-    if (timedOut) throw timeoutError(timedOut.phase, registry, limits);
+    if (timedOut) throw timeoutError(timedOut.phase, registry, limits, budget);
     if (request.signal?.aborted) throw cancelled();
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     throw unreachable(registry, cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : ""));
@@ -323,11 +337,40 @@ async function attempt(first: Hop, registry: string, kind: AnswerKind, limits: H
   }
 }
 
+/** A budget timeout after waiting this long (or a timeout of the request's own clocks) marks the registry unhealthy. */
+const UNHEALTHY_AFTER_MS = 1000;
+
 /**
  * Sends a request to a registry and reads its whole answer within the limits (see the module comment).
  * Non-2xx answers are returned, not thrown: use `readJson` for the registry's error envelope.
  */
 export async function registryFetch(baseUrl: string, path: string, request: RegistryRequest = {}): Promise<RegistryAnswer> {
+  const budget = await currentRegistryBudget();
+  // Explicit registry commands (pull, push, login…) keep their per-request clocks and always ask.
+  if (!budget) return fetchWithin(baseUrl, path, request, undefined);
+  const sick = unhealthyError(baseUrl);
+  if (sick) throw sick;
+  if (budget.endsAt <= Date.now()) throw budgetError(baseUrl, budget);
+  const started = Date.now();
+  try {
+    const answer = await waitingOn(baseUrl, budget, () => fetchWithin(baseUrl, path, request, budget));
+    markHealthy(baseUrl);
+    return answer;
+  } catch (err) {
+    if (err instanceof RyeError && unreachableOrSlow(err, Date.now() - started)) markUnhealthy(baseUrl, err);
+    throw err;
+  }
+}
+
+/** The registry did not answer: a network failure, or a clock ran out (a budget only after a real wait). */
+function unreachableOrSlow(err: RyeError, waitedMs: number): boolean {
+  const details = err.details as { phase?: string; network_error?: string; limit_ms?: number } | undefined;
+  if (err.code === "UNAVAILABLE") return details?.network_error !== undefined;
+  if (err.code !== "TIMEOUT") return false;
+  return details?.phase !== "budget" || waitedMs >= Math.min(UNHEALTHY_AFTER_MS, (details.limit_ms ?? 0) / 2);
+}
+
+async function fetchWithin(baseUrl: string, path: string, request: RegistryRequest, budget: RegistryBudget | undefined): Promise<RegistryAnswer> {
   const env = request.env ?? process.env;
   const kind = request.kind ?? "document";
   const limits = { ...httpLimits(kind, env), ...request.limits };
@@ -346,16 +389,24 @@ export async function registryFetch(baseUrl: string, path: string, request: Regi
   const retryable = IDEMPOTENT.has(method);
   const attempts = retryable ? Math.max(1, request.retry?.attempts ?? 3) : 1;
   const baseDelay = request.retry?.baseDelayMs ?? 250;
-  const ends = Date.now() + limits.deadlineMs;
+  const ownEnd = Date.now() + limits.deadlineMs;
+  // Whichever ends first: the request's own deadline or the call's budget.
+  const endPhase = budget && budget.endsAt < ownEnd ? "budget" : "deadline";
+  const ends = endPhase === "budget" ? budget!.endsAt : ownEnd;
+  // Out of time for another attempt after a network error (refused, DNS): that error says more than "out of time".
+  let failure: RyeError | undefined;
+  const expired = () => failure ?? timeoutError(endPhase, baseUrl, limits, budget);
   for (let n = 1; ; n++) {
     const remaining = ends - Date.now();
-    if (remaining <= 0) throw timeoutError("deadline", baseUrl, limits);
+    if (remaining <= 0) throw expired();
     let answer: RegistryAnswer | undefined;
     try {
-      answer = await attempt(hop, baseUrl, kind, limits, remaining, request);
+      answer = await attempt(hop, baseUrl, kind, limits, remaining, endPhase, budget, request);
     } catch (err) {
-      const transient = err instanceof RyeError && (err.code === "UNAVAILABLE" || (err.code === "TIMEOUT" && (err.details as { phase?: string })?.phase !== "deadline")) && !(err.details as { location?: string } | undefined)?.location;
+      const phase = (err as { details?: { phase?: string } }).details?.phase;
+      const transient = err instanceof RyeError && (err.code === "UNAVAILABLE" || (err.code === "TIMEOUT" && phase !== "deadline" && phase !== "budget")) && !(err.details as { location?: string } | undefined)?.location;
       if (!transient || n >= attempts) throw err;
+      if ((err as RyeError).code === "UNAVAILABLE") failure = err as RyeError;
     }
     if (answer && (!RETRYABLE_STATUS.has(answer.status) || n >= attempts)) return answer;
     const retryAfter = Number(answer?.headers.get("retry-after"));
@@ -363,7 +414,7 @@ export async function registryFetch(baseUrl: string, path: string, request: Regi
     const left = ends - Date.now();
     if (delay >= left) {
       if (answer) return answer;
-      throw timeoutError("deadline", baseUrl, limits);
+      throw expired();
     }
     await sleep(delay, request.signal);
   }

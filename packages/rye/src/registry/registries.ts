@@ -4,7 +4,8 @@
  * - user file: `$USER_SPACE/.ai/config/registries.json` (written atomically by `rye registry add/remove`);
  * - project file: `<project>/.ai/config/registries.json` (read only; overrides the user file).
  *
- * Both have the shape `{ default?: url, registries: [{ name, url, scopes: [namespace…] }] }`.
+ * Both have the shape `{ default?: url, deadline_ms?: ms, registries: [{ name, url, scopes: [namespace…] }] }`;
+ * `deadline_ms` is the registry budget of one search/load/execute (budget.ts).
  * Routing works like npm scopes: an item `acme/…` goes to the registry whose `scopes` include `acme`,
  * else to the default registry: `$RYE_REGISTRY_URL`, else the configured default (project, then user),
  * else `http://localhost:3000`.
@@ -18,6 +19,14 @@ import { userAiDir } from "../spaces/paths.ts";
 import { DEFAULT_REGISTRY_URL, normalizeRegistryUrl } from "./registry-url.ts";
 
 export const REGISTRY_NAME_RE = /^[a-z0-9-]{1,32}$/;
+/** The default registry budget of one engine call (budget.ts). */
+export const DEFAULT_REGISTRY_DEADLINE_MS = 5_000;
+/** The largest registry budget accepted from the environment or a configuration file (10 minutes). */
+export const MAX_REGISTRY_DEADLINE_MS = 600_000;
+
+export function validDeadlineMs(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 1 && value <= MAX_REGISTRY_DEADLINE_MS;
+}
 
 export interface RegistryEntry {
   name: string;
@@ -28,6 +37,8 @@ export interface RegistryEntry {
 
 export interface RegistriesConfig {
   default?: string;
+  /** The registry budget of one engine call (budget.ts). */
+  deadline_ms?: number;
   registries: RegistryEntry[];
 }
 
@@ -40,6 +51,8 @@ export interface EffectiveRegistry extends RegistryEntry {
 export interface EffectiveRegistries {
   /** The configured default (project file first, then user file), normalised; not `$RYE_REGISTRY_URL`. */
   default?: { url: string; origin: ConfigOrigin };
+  /** The configured registry budget (project file first, then user file); not `$RYE_REGISTRY_DEADLINE_MS`. */
+  deadlineMs?: { ms: number; origin: ConfigOrigin };
   registries: EffectiveRegistry[];
 }
 
@@ -70,6 +83,7 @@ const entrySchema = z
 const fileSchema = z
   .object({
     default: z.string().optional(),
+    deadline_ms: z.number().refine(validDeadlineMs, `a whole number of milliseconds between 1 and ${MAX_REGISTRY_DEADLINE_MS}`).optional(),
     registries: z.array(entrySchema).default([]),
   })
   .strict();
@@ -147,7 +161,7 @@ export function parseRegistriesConfig(data: unknown, where = "registries.json"):
     }
   }
   if (issues.length) throw invalid(where, issues);
-  return { ...(defaultUrl !== undefined ? { default: defaultUrl } : {}), registries };
+  return { ...(defaultUrl !== undefined ? { default: defaultUrl } : {}), ...(parsed.data.deadline_ms !== undefined ? { deadline_ms: parsed.data.deadline_ms } : {}), registries };
 }
 
 async function readConfigFile(path: string): Promise<RegistriesConfig | undefined> {
@@ -193,7 +207,8 @@ export function mergeRegistries(user: RegistriesConfig, project: RegistriesConfi
       .map((r) => ({ ...r, scopes: r.scopes.filter((s) => !projectScopes.has(s)), origin: "user" as const })),
   ];
   const def = project?.default !== undefined ? { url: project.default, origin: "project" as const } : user.default !== undefined ? { url: user.default, origin: "user" as const } : undefined;
-  return { ...(def ? { default: def } : {}), registries };
+  const deadline = project?.deadline_ms !== undefined ? { ms: project.deadline_ms, origin: "project" as const } : user.deadline_ms !== undefined ? { ms: user.deadline_ms, origin: "user" as const } : undefined;
+  return { ...(def ? { default: def } : {}), ...(deadline ? { deadlineMs: deadline } : {}), registries };
 }
 
 /** The namespace of an item id (`acme/tools/x` → `acme`) or a bare namespace. */

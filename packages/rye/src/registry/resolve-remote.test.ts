@@ -99,7 +99,11 @@ test("load pulls, verifies, caches and pins a registry item; later loads work of
   await mkdir(dirname(stray), { recursive: true });
   await writeFile(stray, content);
   const untrusted = await (await Engine.open({ projectPath: third.projectDir, env: online(third.env, registry.url) })).load({ item_type: "knowledge", item_id: "alice/notes/facts" }).catch((e) => e);
-  assert.equal(untrusted.code, "UNTRUSTED_KEY", "offline, an unpinned registry-signed file is not trusted");
+  // With its registry down, an unpinned registry-signed file is not trusted; the error names the registry first.
+  assert.equal(untrusted.code, "UNAVAILABLE", untrusted.message);
+  assert.equal(untrusted.details.registry, registry.url);
+  assert.equal(untrusted.details.then.code, "UNTRUSTED_KEY");
+  assert.match(untrusted.message, new RegExp(`^Cannot reach the registry at ${registry.url}.*Without it: knowledge alice/notes/facts \\(user\\) failed verification: Untrusted key`));
 });
 
 test("a registry serving content signed by another key, or a forged attestation, is refused and nothing is written", async () => {

@@ -15,6 +15,7 @@ import type { EngineContext } from "../engine/context.ts";
 import type { ItemFile, SpaceName } from "../spaces/spaces.ts";
 import { resolveItem, SPACE_NAMES } from "../spaces/spaces.ts";
 import { userAiDir } from "../spaces/paths.ts";
+import { noteSwallowedRegistryFailure } from "./budget.ts";
 import { readStoredPull } from "./cache.ts";
 import type { InstallRequest } from "./install.ts";
 import { installRegistryItem, registryProvenance } from "./install.ts";
@@ -129,7 +130,10 @@ export async function locateItem(ctx: EngineContext, type: ItemType, rawId: stri
       try {
         return await install(ctx, { type, id: ref.id, version: ref.version ?? provenance.version });
       } catch (err) {
-        if (!ref.version && err instanceof RyeError && SOFT_FAILURES.has(err.code)) return local;
+        if (!ref.version && err instanceof RyeError && SOFT_FAILURES.has(err.code)) {
+          noteSwallowedRegistryFailure(err);
+          return local;
+        }
         throw err;
       }
     }
@@ -143,7 +147,10 @@ export async function locateItem(ctx: EngineContext, type: ItemType, rawId: stri
   } catch (err) {
     // A missing, unreachable or private item is "not found" for an implicit lookup of an unpinned id;
     // verification failures always surface.
-    if (!ref.explicit && !pin && err instanceof RyeError && SOFT_FAILURES.has(err.code)) return null;
+    if (!ref.explicit && !pin && err instanceof RyeError && SOFT_FAILURES.has(err.code)) {
+      noteSwallowedRegistryFailure(err);
+      return null;
+    }
     throw err;
   }
 }
