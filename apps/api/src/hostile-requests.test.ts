@@ -51,6 +51,11 @@ const PLAUSIBLE: Record<string, unknown> = {
   item_id: "alice/notes/fuzz",
   content: knowledge("fuzz"),
   version: "1.0.0",
+  // The push's optional metadata, as the item itself declares it.
+  title: "fuzz",
+  category: "notes",
+  entry_type: "reference",
+  file_extension: ".md",
   namespace: "alice",
   to_namespace: "acme",
   to_org: "acme",

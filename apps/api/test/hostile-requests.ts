@@ -155,7 +155,8 @@ function propertiesOf(spec: Spec, schema: JsonSchema | undefined): [string, Json
 export function exampleOf(spec: Spec, schema: JsonSchema | undefined, plausible: (name: string) => unknown, name = "", depth = 0): unknown {
   const s = resolve<JsonSchema | undefined>(spec, schema);
   if (!s || depth > 6) return "x";
-  if (s.enum) return s.enum[0];
+  const wanted = plausible(name);
+  if (s.enum) return wanted !== undefined && s.enum.includes(wanted) ? wanted : s.enum[0];
   const branch = s.anyOf?.[0] ?? s.oneOf?.[0];
   if (branch) return exampleOf(spec, branch, plausible, name, depth + 1);
   const type = Array.isArray(s.type) ? s.type[0] : s.type;
@@ -166,7 +167,7 @@ export function exampleOf(spec: Spec, schema: JsonSchema | undefined, plausible:
     const props = propertiesOf(spec, s);
     return props.length > 0 ? Object.fromEntries(props.map(([k, v]) => [k, exampleOf(spec, v, plausible, k, depth + 1)])) : { a: "x" };
   }
-  return plausible(name) ?? "x";
+  return wanted ?? "x";
 }
 
 /** Paths of the string leaves of a JSON value. */
@@ -177,18 +178,19 @@ function stringLeaves(value: unknown, at: (string | number)[] = []): (string | n
   return [];
 }
 
-function withLeaf(value: unknown, at: (string | number)[], leaf: string): unknown {
+/** `value` with the string at `at` changed by `change` (a hostile character appended keeps the rest of it valid). */
+function withLeaf(value: unknown, at: (string | number)[], change: (leaf: string) => string): unknown {
+  if (at.length === 0) return change(value as string);
   const copy = structuredClone(value) as Record<string | number, unknown>;
   let parent = copy;
   for (const key of at.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>;
-  if (at.length === 0) return leaf;
-  parent[at.at(-1)!] = leaf;
+  parent[at.at(-1)!] = change(parent[at.at(-1)!] as string);
   return copy;
 }
 
 /**
  * Bodies: malformed, wrongly typed, hostile strings (NUL, unpaired surrogate, overlong), deep and oversized; and
- * NUL in each string field of an otherwise plausible body, one field at a time.
+ * NUL appended to each string field of an otherwise plausible body, one field at a time.
  */
 function bodyVariants(spec: Spec, op: Operation, oversizeBytes: number, plausible: (name: string) => unknown): [string, string, Buffer][] {
   const props = propertiesOf(spec, op.body?.schema);
@@ -209,8 +211,8 @@ function bodyVariants(spec: Spec, op: Operation, oversizeBytes: number, plausibl
     ["oversized", json, Buffer.from(JSON.stringify({ pad: "a".repeat(oversizeBytes) }))],
     ["wrong content type", "text/plain", withAll(() => "x")],
     ["invalid UTF-8 body", json, Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc0, 0xaf, 0xff, 0x22, 0x7d])],
-    ...leaves.map((at): [string, string, Buffer] => [`NUL in ${at.join(".")}`, json, Buffer.from(JSON.stringify(withLeaf(example, at, "x\u0000y")))]),
-    ...leaves.slice(0, 1).map((at): [string, string, Buffer] => [`unpaired surrogate in ${at.join(".")}`, json, Buffer.from(JSON.stringify(withLeaf(example, at, "x\ud800y")))]),
+    ...leaves.map((at): [string, string, Buffer] => [`NUL in ${at.join(".")}`, json, Buffer.from(JSON.stringify(withLeaf(example, at, (v) => `${v}\u0000`)))]),
+    ...leaves.slice(0, 2).map((at): [string, string, Buffer] => [`unpaired surrogate in ${at.join(".")}`, json, Buffer.from(JSON.stringify(withLeaf(example, at, (v) => `${v}\ud800`)))]),
   ];
   if (form) {
     variants.push(
@@ -225,8 +227,8 @@ function bodyVariants(spec: Spec, op: Operation, oversizeBytes: number, plausibl
 /**
  * Hostile requests for one operation (at least 20): every ODD value in each path and query parameter (the others
  * valid) and a rotating few MALFORMED ones, NUL always among them; malformed unknown and repeated query parameters;
- * each body variant; each credential. Credentials rotate over the requests so every kind of value is sent with
- * and without a valid token.
+ * each body variant (with the valid token); each credential. Credentials rotate over the other requests so every
+ * kind of value is sent with and without a valid token.
  */
 export function hostileRequestsFor(spec: Spec, op: Operation, options: { valid: (param: string) => string; plausible: (property: string) => unknown; validToken: string; oversizeBytes: number }): HostileRequest[] {
   const creds = credentialVariants(options.validToken);
@@ -252,7 +254,9 @@ export function hostileRequestsFor(spec: Spec, op: Operation, options: { valid: 
   add(`${fill(op.template, validPath)}/..%2f..%2f%00`, "trailing hostile segment");
   creds.forEach(([label], i) => add(fill(op.template, validPath) + query(validQuery()), `valid request, ${label}`, undefined, i));
   if (op.method !== "GET" && op.method !== "HEAD") {
-    for (const variant of bodyVariants(spec, op, options.oversizeBytes, options.plausible)) add(fill(op.template, validPath) + query(validQuery()), `body: ${variant[0]}`, variant);
+    // Bodies matter once the caller is let in: they go with the valid token.
+    const valid = creds.findIndex(([label]) => label === "valid bearer");
+    for (const variant of bodyVariants(spec, op, options.oversizeBytes, options.plausible)) add(fill(op.template, validPath) + query(validQuery()), `body: ${variant[0]}`, variant, valid);
   }
 
   return out.map((r, i) => {
