@@ -125,8 +125,8 @@ async function pool<T>(items: T[], concurrency: number, work: (item: T) => Promi
 /** Express routes (`:param`, `:param{regex}`) as OpenAPI templates, to match the app's routes with the document's. */
 const templateOf = (honoPath: string) => honoPath.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}");
 
-async function skillPushBody(key: KeyPair, description: string) {
-  const skillMd = new TextEncoder().encode(`---\nname: demo-skill\ndescription: ${description}\nmetadata:\n  version: "1.0.0"\n---\n\n# Demo\n`);
+async function skillPushBody(key: KeyPair, description: string, name = "demo-skill") {
+  const skillMd = new TextEncoder().encode(`---\nname: ${name}\ndescription: ${description}\nmetadata:\n  version: "1.0.0"\n---\n\n# Demo\n`);
   const manifest = await signSkillManifest(buildSkillManifest([{ path: "SKILL.md", bytes: skillMd }]), key);
   const files = { "SKILL.md": { content_base64: Buffer.from(skillMd).toString("base64"), sha256: createHash("sha256").update(skillMd).digest("hex") } };
   return { namespace: "alice", manifest, files };
@@ -241,7 +241,7 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
         assert.equal(item.status, 400, item.body);
         assert.equal(JSON.parse(item.body).error.code, "VALIDATION_FAILED");
         assert.match(JSON.parse(item.body).error.message, /description contains NUL/);
-        const skill = await http("/v1/skills/push", await skillPushBody(key, `"Does a${escape}b. Use when asked."`));
+        const skill = await http("/v1/skills/push", await skillPushBody(key, `"Does a${escape}b. Use when asked."`, "escaped-skill"));
         assert.equal(skill.status, 400, skill.body);
         assert.equal(JSON.parse(skill.body).error.code, "VALIDATION_FAILED");
         assert.match(JSON.parse(skill.body).error.message, /description contains NUL/);
@@ -254,7 +254,7 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       const bundle = await http("/v1/bundle/push", { bundle_id: "alice/escaped", manifest, files: { [files[0]!.path]: { content_base64: Buffer.from(bytes).toString("base64"), sha256: createHash("sha256").update(bytes).digest("hex") } } });
       assert.equal(bundle.status, 400, bundle.body);
       assert.match(JSON.parse(bundle.body).error.message, /description contains NUL/);
-      assert.equal(await reg.db.prisma.item.count({ where: { name: "escaped" } }), 0);
+      assert.equal(await reg.db.prisma.item.count({ where: { name: { in: ["escaped", "escaped-skill"] } } }), 0);
     });
   });
 }
