@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   // generic request problems
   BAD_REQUEST: { status: 400, hint: "Check the request against the API reference (GET /v1/openapi.json)." },
   VALIDATION_FAILED: { status: 400, hint: "Fix the listed issues and try again." },
+  INVALID_PARAMETER: { status: 400, hint: "Percent-encode path segments and query values as UTF-8 (RFC 3986), with no control characters and within the limits in details." },
   UNAUTHORIZED: { status: 401, hint: "Sign in with `rye login` or send a valid bearer token." },
   FORBIDDEN: { status: 403, hint: "Your account lacks the permission for this action." },
   NOT_FOUND: { status: 404, hint: "Check the spelling of the path or id." },

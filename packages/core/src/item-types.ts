@@ -100,6 +100,14 @@ export function validateNamespace(ns: string): string | null {
   return NAMESPACE_RE.test(ns) ? null : "namespace must be 1-39 lowercase letters, digits or '-' (not at the ends)";
 }
 
+/** A namespace as given (any case), lowercased; INVALID_ITEM_ID unless it is one. */
+export function parseNamespace(ns: string): string {
+  const namespace = ns.toLowerCase();
+  const problem = validateNamespace(namespace);
+  if (problem) throw new RyeError("INVALID_ITEM_ID", `Invalid namespace ${JSON.stringify(ns)}: ${problem}`);
+  return namespace;
+}
+
 /** Registry ids are `namespace/category…/name` with at least three segments (rye-format §6.4). */
 export function parseRegistryItemId(id: unknown): RegistryItemRef {
   const problem = validateItemId(id);
@@ -110,9 +118,7 @@ export function parseRegistryItemId(id: unknown): RegistryItemRef {
       hint: "Use namespace/category/name, e.g. alice/tools/greet.",
     });
   }
-  const namespace = segments[0]!.toLowerCase();
-  const nsProblem = validateNamespace(namespace);
-  if (nsProblem) throw new RyeError("INVALID_ITEM_ID", `Invalid namespace ${JSON.stringify(segments[0])}: ${nsProblem}`);
+  const namespace = parseNamespace(segments[0]!);
   const name = segments[segments.length - 1]!;
   const category = segments.slice(1, -1).join("/");
   return { namespace, category, name, id: [namespace, ...segments.slice(1)].join("/") };

@@ -5,7 +5,7 @@
  */
 import { RyeError } from "./errors.ts";
 import type { RegistryItemRef } from "./item-types.ts";
-import { ITEM_TYPES, parseRegistryItemId, validateNamespace } from "./item-types.ts";
+import { ITEM_TYPES, parseNamespace, parseRegistryItemId } from "./item-types.ts";
 import { skillNameProblem } from "./skills/skill-name.ts";
 
 export const REGISTRY_ITEM_TYPES = [...ITEM_TYPES, "skill"] as const;
@@ -22,9 +22,7 @@ export function parseSkillId(id: unknown): RegistryItemRef {
   if (segments.length !== 2) {
     throw new RyeError("INVALID_ITEM_ID", `Skill id ${JSON.stringify(id)} must be namespace/name`, { hint: "Use e.g. alice/pdf-tools (a skill has no category)." });
   }
-  const namespace = segments[0]!.toLowerCase();
-  const nsProblem = validateNamespace(namespace);
-  if (nsProblem) throw new RyeError("INVALID_ITEM_ID", `Invalid namespace ${JSON.stringify(segments[0])}: ${nsProblem}`);
+  const namespace = parseNamespace(segments[0]!);
   const name = segments[1]!;
   const nameProblem = skillNameProblem(name);
   if (nameProblem) throw new RyeError("INVALID_ITEM_ID", `Invalid skill name ${JSON.stringify(name)}: ${nameProblem}`);

@@ -5,6 +5,7 @@ import { RyeError } from "@rye/core";
 import type { Authenticator } from "../auth/principal.ts";
 import type { AppEnv } from "../env.ts";
 import type { Logger } from "../logger.ts";
+import { checkRequestTarget } from "./request-target.ts";
 
 function isInternal(presented: string | undefined, secret: string | undefined): boolean {
   if (!secret || !presented) return false;
@@ -36,7 +37,10 @@ export function requestIdFrom(header: string | undefined): string {
   return header !== undefined && REQUEST_ID.test(header) ? header : randomUUID();
 }
 
-/** Request id, client IP, bearer authentication and one structured log line per request. */
+/**
+ * Request id, client IP, the request line's check (request-target.ts: before authentication and every route, so no
+ * malformed path or query reaches a database), bearer authentication and one structured log line per request.
+ */
 export function requestContext(options: { authenticator: Authenticator; logger: Logger; trustProxy: boolean; internalSecret?: string | undefined }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
@@ -45,6 +49,7 @@ export function requestContext(options: { authenticator: Authenticator; logger: 
     c.set("clientIp", clientIp(c, options.trustProxy, options.internalSecret));
     c.set("principal", null);
     c.header("X-Request-Id", requestId);
+    checkRequestTarget(c.req.url);
     const header = c.req.header("authorization");
     if (header !== undefined) {
       const m = /^Bearer\s+(\S+)$/i.exec(header);

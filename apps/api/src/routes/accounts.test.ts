@@ -208,8 +208,15 @@ describe(`accounts on ${kind}`, () => {
         const r = await call("POST", "/v1/auth/signup", { json: { username: "judy", email, password: "correct horse battery" } });
         assert.equal(r.status, 400, email);
       }
-      for (const loginName of ["ali\u0000ce", "alice\u0000@example.test", "%", "' OR 1=1 --"]) {
+      for (const loginName of ["%", "' OR 1=1 --"]) {
         assert.equal((await login(loginName, "correct horse battery")).status, 401, JSON.stringify(loginName));
+      }
+      // NUL is refused for every JSON body before its route (it names no account: nothing is revealed).
+      for (const loginName of ["ali\u0000ce", "alice\u0000@example.test"]) {
+        const r = await login(loginName, "correct horse battery");
+        assert.equal(r.status, 400, JSON.stringify(loginName));
+        assert.equal(r.body.error.code, "BAD_REQUEST");
+        assert.equal(r.body.error.details[0].field, "login");
       }
       const ok = await call("POST", "/v1/auth/signup", { json: { username: "judy", email: "judy@example.test", password: "correct horse battery" } });
       assert.doesNotMatch(JSON.stringify(ok.body), /scrypt|password/i);

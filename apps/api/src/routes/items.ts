@@ -12,6 +12,7 @@ import { resolvePull } from "../services/pull.ts";
 import { publishItem } from "../services/publish.ts";
 import { tokenAllowsItem } from "../services/tokens.ts";
 import { mirroredPull, mirrorTarget } from "../services/upstream/hooks.ts";
+import { assertStorableText } from "../middleware/json-text.ts";
 
 export const pushRequestSchema = z.object({
   item_type: z.enum(ITEM_TYPES),
@@ -34,7 +35,9 @@ export const pushRequestSchema = z.object({
     .optional(),
 });
 
+/** A parsed JSON body checked against its schema, after the text every body must have (middleware/json-text.ts). */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  assertStorableText(body);
   const result = schema.safeParse(body);
   if (!result.success) {
     throw new RyeError("BAD_REQUEST", "The request body does not match the schema", {

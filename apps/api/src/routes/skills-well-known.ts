@@ -11,7 +11,7 @@
  */
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { isSemver, RyeError, sha256Hex } from "@rye/core";
+import { isSemver, parseNamespace, parseSkillId, RyeError, sha256Hex } from "@rye/core";
 import type { AppEnv } from "../env.ts";
 import { optionalPrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
@@ -32,13 +32,14 @@ function notModified(c: Context<AppEnv>, etag: string): boolean {
   return c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(etag) ?? false;
 }
 
-/** `name` or `name@version` of the per-skill index path. */
-function skillScope(segment: string): { skill: string; version?: string } {
+/** `namespace` and `name` or `name@version` of the per-skill index path, checked as the item routes check ids. */
+function skillScope(namespace: string, segment: string): { namespace: string; skill: string; version?: string } {
   const at = segment.indexOf("@");
-  if (at < 0) return { skill: segment };
+  const ref = parseSkillId(`${namespace}/${at < 0 ? segment : segment.slice(0, at)}`);
+  if (at < 0) return { namespace: ref.namespace, skill: ref.name };
   const version = segment.slice(at + 1);
   if (!isSemver(version)) throw new RyeError("INVALID_VERSION", `${JSON.stringify(version)} is not a semantic version`);
-  return { skill: segment.slice(0, at), version };
+  return { namespace: ref.namespace, skill: ref.name, version };
 }
 
 export function skillWellKnownRoutes(deps: AppDeps): Hono<AppEnv> {
@@ -58,10 +59,10 @@ export function skillWellKnownRoutes(deps: AppDeps): Hono<AppEnv> {
 
   return new Hono<AppEnv>()
     .get(`/${INDEX}`, (c) => serveIndex(c, {}, "this registry"))
-    .get(`/:namespace/${INDEX}`, (c) => serveIndex(c, { namespace: c.req.param("namespace") }, c.req.param("namespace")))
+    .get(`/:namespace/${INDEX}`, (c) => serveIndex(c, { namespace: parseNamespace(c.req.param("namespace")) }, c.req.param("namespace")))
     .get(`/:namespace/:skill/${INDEX}`, (c) => {
       const namespace = c.req.param("namespace");
-      return serveIndex(c, { namespace, ...skillScope(c.req.param("skill")) }, `${namespace}/${c.req.param("skill")}`);
+      return serveIndex(c, skillScope(namespace, c.req.param("skill")), `${namespace}/${c.req.param("skill")}`);
     })
     .get("/:namespace/.well-known/agent-skills/:skill_name/:version/:file", async (c) => {
       const { namespace, skill_name: name, version, file } = c.req.param();

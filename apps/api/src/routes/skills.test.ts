@@ -379,6 +379,30 @@ describe("skills: errors", () => {
       assert.ok(typeof r.body.error.code === "string" && typeof r.body.error.message === "string", path);
     }
   });
+
+  test("discovery paths check the namespace and skill name as the item routes do (issue #29)", async () => {
+    for (const [path, same] of [
+      ["/Bad_NS/.well-known/agent-skills/index.json", "/v1/items/skill/Bad_NS/note-taker"],
+      [`/${"a".repeat(40)}/.well-known/agent-skills/index.json`, `/v1/items/skill/${"a".repeat(40)}/note-taker`],
+      ["/bad%E2%80%AEns/note-taker/.well-known/agent-skills/index.json", "/v1/items/skill/bad%E2%80%AEns/note-taker"],
+      ["/alice/Not_A_Skill/.well-known/agent-skills/index.json", "/v1/items/skill/alice/Not_A_Skill"],
+      ["/alice/Not_A_Skill@1.0.0/.well-known/agent-skills/index.json", "/v1/items/skill/alice/Not_A_Skill"],
+      ["/alice/%25/.well-known/agent-skills/index.json", "/v1/items/skill/alice/%25"],
+    ]) {
+      const [r, item] = [await call("GET", path!), await call("GET", same!)];
+      assert.equal(r.status, 400, path);
+      assert.equal(r.body.error.code, "INVALID_ITEM_ID", path);
+      assert.equal(item.body.error.code, "INVALID_ITEM_ID", same);
+    }
+    // NUL (and any malformed path) is refused before any route: the same answer everywhere, no database call.
+    for (const path of ["/x%00y/.well-known/agent-skills/index.json", "/x%00y/note-taker/.well-known/agent-skills/index.json", "/alice/x%00y/.well-known/agent-skills/index.json", "/v1/items/skill/x%00y/note-taker"]) {
+      const r = await call("GET", path);
+      assert.equal(r.status, 400, path);
+      assert.equal(r.body.error.code, "INVALID_PARAMETER", path);
+    }
+    // Case is not a difference: a namespace is found as the item routes find it.
+    assert.equal((await call("GET", "/ALICE/.well-known/agent-skills/index.json")).status, 200);
+  });
 });
 
 describe("skills: security", () => {

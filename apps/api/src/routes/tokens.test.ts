@@ -116,7 +116,8 @@ describe(`tokens on ${kind}`, () => {
       for (const [extra, field] of cases) {
         const r = await create({ session: alice }, { name: "x", scopes: ["items:write"], ...extra });
         assert.equal(r.status, 400, JSON.stringify(extra));
-        assert.equal(r.body.error.code, "VALIDATION_FAILED");
+        // NUL is refused for every JSON body before its route checks what the field means.
+        assert.equal(r.body.error.code, JSON.stringify(extra).includes("\\u0000") ? "BAD_REQUEST" : "VALIDATION_FAILED");
         assert.equal(r.body.error.details[0].field, field);
       }
     });

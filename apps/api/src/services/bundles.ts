@@ -31,6 +31,7 @@ import type { BlobStore } from "./blob-store.ts";
 import type { PushContext } from "./publish.ts";
 import { recordItemEvent } from "./item-events.ts";
 import { latestOf, semverColumns } from "./versions.ts";
+import { assertStorableDeclaration } from "../middleware/json-text.ts";
 
 export interface BundleRef {
   namespace: string;
@@ -176,6 +177,7 @@ export async function publishBundle(input: BundlePushInput, ctx: BundlePushConte
   checkSize(input, ctx.maxBundleBytes);
   const access = await requirePublishAccess(ctx.db, ctx.principal, ref.namespace);
   const manifest = parseManifest(input.manifest);
+  assertStorableDeclaration(manifest, `The manifest of bundle ${ref.id}`);
   if (manifest.bundle.id !== ref.id) {
     throw new RyeError("BUNDLE_INVALID", `The manifest describes bundle ${JSON.stringify(manifest.bundle.id)}, not ${JSON.stringify(ref.id)}`);
   }

@@ -35,6 +35,7 @@ import { refreshItemQuality, safetyOf, versionSignals } from "./quality.ts";
 import { type SafetyRules, systemSafetyRules } from "./safety-rules.ts";
 import { refreshSearchDocument } from "./search-document.ts";
 import { latestOf, semverColumns } from "./versions.ts";
+import { assertStorableDeclaration } from "../middleware/json-text.ts";
 
 export interface PushInput {
   item_type: ItemType;
@@ -98,6 +99,7 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
   if (parsed.issues.length > 0) {
     throw new RyeError("VALIDATION_FAILED", `${input.item_type} ${ref.id} is not valid`, { details: parsed.issues });
   }
+  assertStorableDeclaration(parsed, `${input.item_type} ${ref.id}`);
   if (parsed.summary.version !== input.version) {
     throw new RyeError("VERSION_MISMATCH", `The pushed version ${input.version} differs from the item's own version ${parsed.summary.version}`);
   }

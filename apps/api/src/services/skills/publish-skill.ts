@@ -35,6 +35,7 @@ import { tokenAllowsItem } from "../tokens.ts";
 import { latestOf, semverColumns } from "../versions.ts";
 import { skillTarGz, skillZip } from "./archive.ts";
 import type { SkillArtifacts } from "./stored.ts";
+import { assertStorableDeclaration } from "../../middleware/json-text.ts";
 
 export interface SkillPushInput {
   namespace: string;
@@ -95,6 +96,7 @@ export async function publishSkill(input: SkillPushInput, ctx: SkillPushContext)
   const pushed = checkedFiles(input);
   const check = checkSkillFiles(pushed);
   if (!check.ok || !check.frontmatter) throw validationFailed(`The skill is not valid (${check.issues.length} issue(s))`, { issues: check.issues });
+  assertStorableDeclaration(check.frontmatter, `The skill's SKILL.md`);
   const name = check.frontmatter.name;
   const access = await requirePublishAccess(ctx.db, ctx.principal, input.namespace.toLowerCase());
   const id = `${access.namespace.name}/${name}`;
