@@ -453,14 +453,40 @@ function operationObject(op: Operation): JsonObject {
   };
 }
 
-/** The shared error responses of each format. */
-function errorResponses(): JsonObject {
+/** The shared error responses of each format that an operation refers to. */
+function errorResponses(paths: Record<string, JsonObject>): JsonObject {
+  const used = new Set(JSON.stringify(paths).match(/#\/components\/responses\/\w+/g)?.map((ref) => ref.slice("#/components/responses/".length)));
   const responses: JsonObject = {};
   for (const [format, { statuses, content, headers, unexpected }] of Object.entries(ERROR_FORMATS) as [ErrorFormat, (typeof ERROR_FORMATS)[ErrorFormat]][]) {
     for (const status of statuses) responses[errorResponseName(format, status)] = { description: ERROR_RESPONSES[status]![1], ...(headers ? { headers } : {}), content };
     responses[errorResponseName(format, "default")] = { description: unexpected, ...(headers ? { headers } : {}), content };
   }
-  return responses;
+  return Object.fromEntries(Object.entries(responses).filter(([name]) => used.has(name)));
+}
+
+/** What each tag groups, in the order the document lists them. */
+const TAGS: Record<string, string> = {
+  meta: "Liveness and readiness probes, and this document.",
+  keys: "The registry's signing keys: the active one for trust on first use, every key with its rotations and revocations.",
+  items: "Directives, tools and knowledge: publish, download, search, metadata, relations, quality and download statistics.",
+  manage: "What a namespace's owners and admins change on an item: visibility, yanks, deprecation, deletion, transfer.",
+  bundles: "Bundles: a signed manifest and its files, published and downloaded as one.",
+  skills: "Agent Skills: publish, download and the /.well-known/agent-skills discovery indexes other agents install from.",
+  approval: "Versions held for approval (RYE_REGISTRY_APPROVAL) and the reviewers' decisions.",
+  log: "The append-only publish log, its signed checkpoints and the changes feed for mirrors and indexers.",
+  webhooks: "Signed POSTs of a namespace's item events to URLs its owners choose, with a delivery log.",
+  orgs: "Organizations and namespaces: members, invitations, CI tokens, verified domains and GitHub organizations.",
+  oauth: "The registry's OAuth 2.0 authorization server for its CLI: device flow, authorization code with PKCE, tokens, revocation.",
+  auth: "Accounts and the website's sessions: sign-up, sign-in (local or an upstream identity provider), the current account, sign-out.",
+  tokens: "The signed-in account's personal access tokens: scoped, optionally restricted to a namespace or an item glob, expiring, revocable.",
+};
+
+function tagObjects(): JsonObject[] {
+  const used = new Set(OPERATIONS.map((op) => op.tag));
+  for (const tag of used) if (!TAGS[tag]) throw new Error(`the tag ${tag} has no description in TAGS`);
+  return Object.entries(TAGS)
+    .filter(([name]) => used.has(name))
+    .map(([name, description]) => ({ name, description }));
 }
 
 export function buildOpenApiDocument(options: { version: string; serverUrl: string }): JsonObject {
@@ -471,12 +497,13 @@ export function buildOpenApiDocument(options: { version: string; serverUrl: stri
     info: {
       title: "rye registry API",
       version: options.version,
+      license: { name: "MIT", identifier: "MIT" },
       description:
         "Registry of signed AI-agent workflow items (directives, tools, knowledge) and bundles, with its OAuth authorization server, accounts, tokens and organizations. " +
         "Errors use the ErrorEnvelope shape, except under /oauth/*: the form-encoded endpoints answer RFC 6749 OAuthError bodies, the browser endpoints HTML pages or redirects.",
     },
     servers: [{ url: options.serverUrl }],
-    tags: [...new Set(OPERATIONS.map((op) => op.tag))].map((name) => ({ name })),
+    tags: tagObjects(),
     paths,
     components: {
       schemas: componentSchemas(),
@@ -490,7 +517,7 @@ export function buildOpenApiDocument(options: { version: string; serverUrl: stri
         NoStore: { description: "no-store (with Pragma: no-cache): tokens, codes and their errors are never cached.", schema: { type: "string", const: "no-store" } },
         ...ACCOUNT_HEADERS,
       },
-      responses: errorResponses(),
+      responses: errorResponses(paths),
       securitySchemes: {
         bearerAuth: {
           type: "http",
