@@ -5,7 +5,7 @@ import { WEBHOOK_EVENTS } from "../services/webhooks/events.ts";
 import type { createWebhook, listDeliveries, redeliver } from "../services/webhooks/service.ts";
 import { downloadsQuerySchema } from "./downloads.ts";
 import type { downloadStats } from "../services/download-stats.ts";
-import type { Operation, SameKeys } from "./openapi.ts";
+import type { Operation, SameKeys } from "../contract/operation.ts";
 import { createWebhookSchema, updateWebhookSchema } from "./webhooks.ts";
 
 

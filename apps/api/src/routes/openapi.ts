@@ -31,7 +31,8 @@ import {
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { Scope } from "../auth/principal.ts";
 import { DECLARED_ROUTES } from "../contract/routes.ts";
-import { type Auth, type ErrorFormat, securityOf } from "../contract/route.ts";
+import type { Operation, Reply, SameKeys } from "../contract/operation.ts";
+import { type ErrorFormat, securityOf } from "../contract/route.ts";
 import { SESSION_COOKIE } from "../auth/web-sessions.ts";
 import type { AppEnv } from "../env.ts";
 import type { publishBundle } from "../services/bundles.ts";
@@ -49,10 +50,6 @@ import { VERIFICATION_OPERATIONS, VERIFICATION_SCHEMAS } from "./openapi-verific
 import { ACCOUNT_HEADERS, ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS } from "./openapi-accounts.ts";
 import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
 
-/** Compile-time checks that a documented shape matches the route's own type: equal types, or equal field names. */
-export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type KeysOf<T> = T extends unknown ? keyof T : never;
-export type SameKeys<A, B> = Same<KeysOf<A>, KeysOf<B>>;
 
 // ---------------------------------------------------------------- shared pieces
 // The shapes clients read come from @rye/core's contracts (packages/core/src/contracts): one definition
@@ -245,42 +242,6 @@ const ERROR_FORMATS: Record<ErrorFormat, { prefix: string; statuses: number[]; c
 };
 const errorResponseName = (format: ErrorFormat, status: number | "default") =>
   status === "default" ? (format === "envelope" ? "Error" : `${ERROR_FORMATS[format].prefix}ServerError`) : `${ERROR_FORMATS[format].prefix}${ERROR_RESPONSES[status]![0]}`;
-
-/** A non-error answer. */
-export interface Reply {
-  status: number;
-  description: string;
-  /** A JSON body: the id of a named schema. */
-  schema?: string;
-  content?: JsonObject;
-  headers?: JsonObject;
-}
-
-export interface Operation {
-  method: "get" | "post" | "delete" | "patch";
-  path: string;
-  operationId: string;
-  summary: string;
-  tag: string;
-  /** Who may call (hand-written operations) … */
-  auth?: Auth;
-  /** … or the security requirements a declared route states. */
-  security?: JsonObject[];
-  /** Scopes a bearer token must hold (OpenAPI 3.1 role names of bearerAuth). */
-  scopes?: Scope[];
-  query?: z.ZodObject;
-  body?: string;
-  /** Media types of the body; default application/json. */
-  bodyTypes?: string[];
-  ok: Reply;
-  /** Other non-error answers (redirects). */
-  also?: Reply[];
-  /** Error statuses, with a description of their causes when given. 401/403 follow from auth, 429 from /v1/. */
-  errors: (number | [status: number, description: string])[];
-  errorFormat?: ErrorFormat;
-  /** Conditional GET: If-None-Match in, ETag + 304 out. */
-  etag?: boolean;
-}
 
 const MANAGE = [400, 401, 403, 404, 409, 413];
 const manage = (verb: string, operationId: string, summary: string, body: string | undefined, response: string, method: "post" | "delete" = "post"): Operation => ({
