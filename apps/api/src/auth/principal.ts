@@ -19,3 +19,15 @@ export interface Authenticator {
   /** The principal for a bearer token, or null when the token is unknown, expired or revoked. */
   authenticate(token: string): Promise<Principal | null>;
 }
+
+/** What the bearer token of a request may do: the ceiling for tokens it mints (services/tokens.ts tokenCeilingOf). */
+export interface TokenCeiling {
+  type: "pat" | "jwt";
+  id: string;
+  scopes: string[];
+  /** Unknown (null) for JWT access tokens; null for a personal token means it never expires. */
+  expiresAt: Date | null;
+  namespace: string | null;
+  itemPattern: string | null;
+  orgId: string | null;
+}

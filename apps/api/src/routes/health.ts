@@ -5,15 +5,55 @@
  * - GET /ready, readiness: 200 when this process should get traffic (services/readiness.ts), else 503 with the
  *   reason: shutting down, database unreachable, or migrations not applied.
  */
-import { Hono } from "hono";
-import type { AppEnv } from "../env.ts";
+import { createRoute } from "@hono/zod-openapi";
+import { z } from "zod";
+import { access, json } from "../contract/route.ts";
+import { contractRouter } from "../contract/router.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { READY_DB_TIMEOUT_MS, ReadinessCheck, withTimeout } from "../services/readiness.ts";
 
-export function healthRoutes(deps: AppDeps): Hono<AppEnv> {
+const HealthResponse = z
+  .object({
+    status: z.enum(["healthy", "degraded"]),
+    version: z.string(),
+    database: z.enum(["connected", "error"]),
+    database_kind: z.enum(["postgres", "pglite"]),
+  })
+  .meta({ id: "HealthResponse" });
+const ReadyResponse = z
+  .object({
+    status: z.enum(["ready", "not_ready"]),
+    reason: z.string().optional().meta({ description: "Why not: shutting down, database unreachable, or migrations not applied: <names>" }),
+  })
+  .meta({ id: "ReadyResponse" });
+
+export const healthRoute = createRoute({
+  method: "get",
+  path: "/health",
+  operationId: "health",
+  summary: "Liveness: the process answers (always 200 while it runs); status degraded when it cannot reach the database",
+  tags: ["meta"],
+  ...access("none"),
+  responses: { 200: json(HealthResponse, "Alive") },
+});
+
+export const readyRoute = createRoute({
+  method: "get",
+  path: "/ready",
+  operationId: "ready",
+  summary: "Readiness: the database answers and every migration is applied, and the process is not shutting down",
+  tags: ["meta"],
+  ...access("none"),
+  responses: {
+    200: json(ReadyResponse, "Ready for traffic"),
+    503: json(ReadyResponse, "Not ready, with the reason (the same body, not an error envelope)"),
+  },
+});
+
+export function healthRoutes(deps: AppDeps) {
   const readiness = new ReadinessCheck(deps.db, deps.lifecycle);
-  return new Hono<AppEnv>()
-    .get("/health", async (c) => {
+  return contractRouter()
+    .openapi(healthRoute, async (c) => {
       let database: "connected" | "error" = "connected";
       try {
         await withTimeout(deps.db.raw.query("SELECT 1"), READY_DB_TIMEOUT_MS);
@@ -21,11 +61,11 @@ export function healthRoutes(deps: AppDeps): Hono<AppEnv> {
         database = "error";
       }
       c.header("Cache-Control", "no-store");
-      return c.json({ status: database === "connected" ? "healthy" : "degraded", version: deps.version, database, database_kind: deps.db.kind });
+      return c.json({ status: database === "connected" ? ("healthy" as const) : ("degraded" as const), version: deps.version, database, database_kind: deps.db.kind }, 200);
     })
-    .get("/ready", async (c) => {
+    .openapi(readyRoute, async (c) => {
       const result = await readiness.check();
       c.header("Cache-Control", "no-store");
-      return result.ready ? c.json({ status: "ready" }) : c.json({ status: "not_ready", reason: result.reason }, 503);
+      return result.ready ? c.json({ status: "ready" as const }, 200) : c.json({ status: "not_ready" as const, reason: result.reason }, 503);
     });
 }

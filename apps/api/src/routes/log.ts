@@ -1,8 +1,9 @@
 /** The public transparency log: its entries (a hash chain) and signed checkpoints of its head. */
-import { Hono } from "hono";
+import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
-import { RyeError } from "@rye/core";
-import type { AppEnv } from "../env.ts";
+import { isoTimestampSchema, logCheckpointSchema, sha256HexSchema, signedDocumentSchema } from "@rye/core";
+import { access, errors, json } from "../contract/route.ts";
+import { contractRouter } from "../contract/router.ts";
 import type { CheckpointPolicy } from "../services/checkpoints.ts";
 import { currentCheckpoint, logHead } from "../services/checkpoints.ts";
 import type { AppDeps } from "../services/deps.ts";
@@ -14,18 +15,42 @@ export const logEntriesQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_LOG_PAGE).default(100).meta({ description: `Entries per page (at most ${MAX_LOG_PAGE}).` }),
 });
 
-function parseQuery<T>(schema: z.ZodType<T>, query: Record<string, string>): T {
-  const result = schema.safeParse(query);
-  if (!result.success) {
-    throw new RyeError("BAD_REQUEST", "Invalid query parameters", { details: result.error.issues.map((i) => ({ field: i.path.join("."), message: i.message })) });
-  }
-  return result.data;
-}
+const LogEntry = z.object({
+  index: z.number().int(),
+  kind: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  prev_hash: sha256HexSchema,
+  entry_hash: sha256HexSchema.meta({ description: "sha256(canonical JSON of {index, kind, payload, prev_hash})." }),
+  created_at: isoTimestampSchema,
+});
+const LogEntriesResponse = z.object({ entries: z.array(LogEntry), tree_size: z.number().int(), next_from: z.number().int().nullable() }).meta({ id: "LogEntriesResponse" });
+export const SignedCheckpoint = signedDocumentSchema(logCheckpointSchema).meta({ id: "SignedCheckpoint" });
 
-export function logRoutes(deps: AppDeps, options: { checkpoints?: Partial<CheckpointPolicy> } = {}): Hono<AppEnv> {
-  return new Hono<AppEnv>()
-    .get("/v1/log/entries", async (c) => {
-      const { from, limit } = parseQuery(logEntriesQuerySchema, c.req.query());
+export const logEntriesRoute = createRoute({
+  method: "get",
+  path: "/v1/log/entries",
+  operationId: "listLogEntries",
+  summary: "Entries of the append-only publish log (a hash chain)",
+  tags: ["log"],
+  ...access("none"),
+  request: { query: logEntriesQuerySchema },
+  responses: { 200: json(LogEntriesResponse, "A page of entries"), ...errors(400) },
+});
+
+export const logCheckpointRoute = createRoute({
+  method: "get",
+  path: "/v1/log/checkpoint",
+  operationId: "getLogCheckpoint",
+  summary: "The latest signed checkpoint of the log head",
+  tags: ["log"],
+  ...access("none"),
+  responses: { 200: json(SignedCheckpoint, "Checkpoint") },
+});
+
+export function logRoutes(deps: AppDeps, options: { checkpoints?: Partial<CheckpointPolicy> } = {}) {
+  return contractRouter()
+    .openapi(logEntriesRoute, async (c) => {
+      const { from, limit } = c.req.valid("query");
       // The size first: the page is then a prefix of one consistent log, even while publishes append.
       const { treeSize } = await logHead(deps.db);
       const rows = await deps.db.prisma.publishLogEntry.findMany({
@@ -34,22 +59,25 @@ export function logRoutes(deps: AppDeps, options: { checkpoints?: Partial<Checkp
         take: limit,
       });
       const last = rows.at(-1);
-      return c.json({
-        entries: rows.map((e) => ({
-          index: Number(e.index),
-          kind: e.kind,
-          payload: e.payload,
-          prev_hash: e.prevHash,
-          entry_hash: e.entryHash,
-          created_at: e.createdAt.toISOString(),
-        })),
-        tree_size: treeSize,
-        next_from: last && Number(last.index) + 1 < treeSize ? Number(last.index) + 1 : null,
-      });
+      return c.json(
+        {
+          entries: rows.map((e) => ({
+            index: Number(e.index),
+            kind: e.kind,
+            payload: e.payload as Record<string, unknown>,
+            prev_hash: e.prevHash,
+            entry_hash: e.entryHash,
+            created_at: e.createdAt.toISOString(),
+          })),
+          tree_size: treeSize,
+          next_from: last && Number(last.index) + 1 < treeSize ? Number(last.index) + 1 : null,
+        },
+        200,
+      );
     })
-    .get("/v1/log/checkpoint", async (c) => {
+    .openapi(logCheckpointRoute, async (c) => {
       const checkpoint = await currentCheckpoint({ db: deps.db, signer: () => deps.keyring.signer(), registryUrl: deps.config.publicUrl, policy: options.checkpoints });
       c.header("Cache-Control", "no-cache");
-      return c.json(checkpoint);
+      return c.json(checkpoint, 200);
     });
 }

@@ -31,7 +31,7 @@ import type { issueToken, tokenView } from "../services/tokens.ts";
 import { DEFAULT_TOKEN_DAYS, TOKEN_DISPLAY_PREFIX_LENGTH } from "../services/tokens.ts";
 import { ACCOUNT_BODY_LIMIT_BYTES, plainText } from "./accounts.ts";
 import type { NamespaceView } from "./namespaces.ts";
-import type { Operation, Reply, SameKeys } from "./openapi.ts";
+import type { Operation, Reply, SameKeys } from "../contract/operation.ts";
 import { tokenRequestSchema } from "./tokens.ts";
 
 const timestamp = z.iso.datetime();

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { isoTimestampSchema, itemTypeSchema, itemVisibilitySchema, versionStatusSchema } from "@rye/core";
 import type { decideVersion, listHeldVersions, setOrgApproval } from "../services/approval.ts";
 import { approveSchema, orgApprovalSchema, rejectSchema } from "./approvals.ts";
-import type { Operation, SameKeys } from "./openapi.ts";
+import type { Operation, SameKeys } from "../contract/operation.ts";
 
 /** What every push answers about approval (items and skills): spread into the push responses. */
 export const ApprovalAnswer = {

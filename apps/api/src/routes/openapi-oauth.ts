@@ -14,7 +14,7 @@ import { DEVICE_CODE_TTL_SECONDS } from "../oauth/device-authorizations.ts";
 import type { OAuthErrorCode } from "../oauth/errors.ts";
 import type { TokenResponse } from "../oauth/token-issuer.ts";
 import { USER_CODE_ALPHABET } from "../oauth/user-code.ts";
-import type { Operation, Reply, Same } from "./openapi.ts";
+import type { Operation, Reply, Same } from "../contract/operation.ts";
 
 const timestamp = z.iso.datetime();
 

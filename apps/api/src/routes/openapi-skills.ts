@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { isoTimestampSchema, itemVisibilitySchema, publishAttestationSchema, sha256HexSchema, signedAttestationSchema, versionStatusSchema } from "@rye/core";
 import { ApprovalAnswer } from "./openapi-approvals.ts";
-import type { Operation } from "./openapi.ts";
+import type { Operation } from "../contract/operation.ts";
 import { skillPushRequestSchema } from "./skills.ts";
 
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/).meta({ description: "sha256:<hex> of the artifact's bytes as served." });

@@ -1,7 +1,7 @@
 /** OpenAPI description of namespace verification (routes/verifications.ts, docs/namespace-verification.md). */
 import { z } from "zod";
 import { startVerificationRequestSchema, transferVerificationRequestSchema, verificationListSchema, verificationSchema, verifiedBadgeListSchema } from "@rye/core";
-import type { Operation } from "./openapi.ts";
+import type { Operation } from "../contract/operation.ts";
 
 export const VERIFICATION_SCHEMAS = {
   Verification: verificationSchema,

@@ -1,30 +1,13 @@
-/** OpenAPI description of download statistics (routes/downloads.ts), the changes feed (routes/changes.ts) and namespace webhooks (routes/webhooks.ts). */
+/** OpenAPI description of download statistics (routes/downloads.ts), namespace webhooks (routes/webhooks.ts). */
 import { z } from "zod";
 import { isoTimestampSchema } from "@rye/core";
-import type { readChanges } from "../services/changes.ts";
 import { WEBHOOK_EVENTS } from "../services/webhooks/events.ts";
 import type { createWebhook, listDeliveries, redeliver } from "../services/webhooks/service.ts";
-import { changesQuerySchema } from "./changes.ts";
 import { downloadsQuerySchema } from "./downloads.ts";
 import type { downloadStats } from "../services/download-stats.ts";
-import type { Operation, SameKeys } from "./openapi.ts";
+import type { Operation, SameKeys } from "../contract/operation.ts";
 import { createWebhookSchema, updateWebhookSchema } from "./webhooks.ts";
 
-const Change = z.object({
-  seq: z.number().int().meta({ description: "The publish log index of the event." }),
-  event: z.string().meta({ description: "publish, yank, unyank, deprecate, undeprecate, delete, visibility, transfer, key_rotate or key_revoke." }),
-  at: isoTimestampSchema,
-  entry_hash: z.string().meta({ description: "The log entry's hash: check it against GET /v1/log/entries and a signed checkpoint." }),
-  subject: z.record(z.string(), z.unknown()).meta({ description: "The log entry's payload: { kind: item|bundle|registry_key, item_type, id, version, … }." }),
-});
-const ChangesResponse = z.object({
-  changes: z.array(Change).meta({ description: "Public events in log order; events of private or held subjects are left out." }),
-  next_since: z.number().int().meta({ description: "The cursor for the next page." }),
-  tree_size: z.number().int(),
-  caught_up: z.boolean(),
-  checkpoint: z.unknown().meta({ description: "The latest signed checkpoint of the log (as GET /v1/log/checkpoint)." }),
-});
-true satisfies SameKeys<Omit<z.output<typeof ChangesResponse>, "checkpoint">, Awaited<ReturnType<typeof readChanges>>>;
 
 const webhookEvent = z.enum(WEBHOOK_EVENTS);
 const Webhook = z.object({
@@ -73,7 +56,6 @@ true satisfies SameKeys<Omit<z.output<typeof DownloadStatsResponse>, "item_type"
 
 export const WEBHOOK_SCHEMAS = {
   DownloadStatsResponse,
-  ChangesResponse,
   Webhook,
   CreatedWebhook,
   WebhooksResponse,
@@ -99,17 +81,6 @@ export const WEBHOOK_OPERATIONS: Operation[] = [
     query: downloadsQuerySchema,
     ok: { status: 200, description: "Download statistics", schema: "DownloadStatsResponse" },
     errors: [400, 404],
-  },
-  {
-    method: "get",
-    path: "/v1/changes",
-    operationId: "listChanges",
-    summary: "The changes feed for mirrors and indexers: public item, bundle and key events in log order, with a signed checkpoint",
-    tag: "log",
-    auth: "none",
-    query: changesQuerySchema,
-    ok: { status: 200, description: "A page of changes", schema: "ChangesResponse" },
-    errors: [400],
   },
   { method: "get", path: hooks, operationId: "listWebhooks", summary: "A namespace's webhooks (owners and admins)", tag: "webhooks", auth: "caller", scopes: ["items:read"], ok: { status: 200, description: "The webhooks (never their secrets)", schema: "WebhooksResponse" }, errors: [NOT_YOURS, NOT_FOUND] },
   {

@@ -28,7 +28,11 @@ import {
   signedAttestationSchema,
   signedDocumentSchema,
 } from "@rye/core";
+import type { RouteConfig } from "@hono/zod-openapi";
 import type { Scope } from "../auth/principal.ts";
+import { DECLARED_ROUTES } from "../contract/routes.ts";
+import type { Operation, Reply, SameKeys } from "../contract/operation.ts";
+import { type ErrorFormat, securityOf } from "../contract/route.ts";
 import { SESSION_COOKIE } from "../auth/web-sessions.ts";
 import type { AppEnv } from "../env.ts";
 import type { publishBundle } from "../services/bundles.ts";
@@ -39,20 +43,13 @@ import type { SearchResponse as SearchAnswer, SearchResult as SearchAnswerResult
 import type { publishSkill } from "../services/skills/publish-skill.ts";
 import { bundlePushRequestSchema } from "./bundles.ts";
 import { pushRequestSchema } from "./items.ts";
-import { logEntriesQuerySchema } from "./log.ts";
 import { SKILL_OPERATIONS, SKILL_SCHEMAS } from "./openapi-skills.ts";
 import { APPROVAL_OPERATIONS, APPROVAL_SCHEMAS, ApprovalAnswer } from "./openapi-approvals.ts";
 import { WEBHOOK_OPERATIONS, WEBHOOK_SCHEMAS } from "./openapi-webhooks.ts";
 import { VERIFICATION_OPERATIONS, VERIFICATION_SCHEMAS } from "./openapi-verification.ts";
-import { RELATION_OPERATIONS, RELATION_SCHEMAS } from "./openapi-relations.ts";
-import { QUALITY_OPERATIONS, QUALITY_SCHEMAS } from "./openapi-quality.ts";
 import { ACCOUNT_HEADERS, ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS } from "./openapi-accounts.ts";
 import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
 
-/** Compile-time checks that a documented shape matches the route's own type: equal types, or equal field names. */
-export type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type KeysOf<T> = T extends unknown ? keyof T : never;
-export type SameKeys<A, B> = Same<KeysOf<A>, KeysOf<B>>;
 
 // ---------------------------------------------------------------- shared pieces
 // The shapes clients read come from @rye/core's contracts (packages/core/src/contracts): one definition
@@ -63,21 +60,7 @@ const itemType = itemTypeSchema;
 const visibility = itemVisibilitySchema;
 
 const SignedAttestation = signedAttestationSchema;
-const SignedCheckpoint = signedDocumentSchema(logCheckpointSchema);
 const ErrorEnvelope = errorEnvelopeSchema.meta({ description: `The one error shape of the API. error.code is one of: ${ERROR_CODE_LIST.join(", ")}.` });
-
-// ---------------------------------------------------------------- health and keys
-const HealthResponse = z.object({
-  status: z.enum(["healthy", "degraded"]),
-  version: z.string(),
-  database: z.enum(["connected", "error"]),
-  database_kind: z.enum(["postgres", "pglite"]),
-});
-const ReadyResponse = z.object({
-  status: z.enum(["ready", "not_ready"]),
-  reason: z.string().optional().meta({ description: "Why not: shutting down, database unreachable, or migrations not applied: <names>" }),
-});
-const KeysResponse = keysResponseSchema;
 
 // ---------------------------------------------------------------- items
 const SignatureInfo = pulledSignatureSchema;
@@ -111,7 +94,6 @@ const SearchQuery = z.object({
 const SearchResult = searchResultSchema;
 const SearchResponse = searchResponseSchema;
 const ItemDetails = itemDetailsSchema;
-const RegistryStats = registryStatsSchema;
 
 // ---------------------------------------------------------------- management
 const ItemTarget = { item_type: itemType, item_id: z.string() };
@@ -163,15 +145,6 @@ const BundlePullResponse = z.object({
   yanked: z.boolean(),
   visibility,
 });
-const LogEntry = z.object({
-  index: z.number().int(),
-  kind: z.string(),
-  payload: z.record(z.string(), z.unknown()),
-  prev_hash: hex64,
-  entry_hash: hex64.meta({ description: "sha256(canonical JSON of {index, kind, payload, prev_hash})." }),
-  created_at: timestamp,
-});
-const LogEntriesResponse = z.object({ entries: z.array(LogEntry), tree_size: z.number().int(), next_from: z.number().int().nullable() });
 
 // What the services answer has the documented fields (the tests check the values of the newer routes live).
 true satisfies SameKeys<z.output<typeof PushResponse>, Awaited<ReturnType<typeof publishItem>>>;
@@ -186,20 +159,15 @@ true satisfies SameKeys<z.output<typeof BundlePushResponse>, Awaited<ReturnType<
 true satisfies SameKeys<z.output<typeof SKILL_SCHEMAS.SkillPushResponse>, Awaited<ReturnType<typeof publishSkill>>>;
 
 // ---------------------------------------------------------------- the registry of named schemas
-/** Every named shape of the document (also what the tests check live responses against). */
-export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = {
+/** The named shapes of the operations not yet declared with their routes. */
+const HAND_WRITTEN_SCHEMAS: Record<string, z.ZodType> = {
   ErrorEnvelope,
   SignedAttestation,
-  SignedCheckpoint,
-  HealthResponse,
-  ReadyResponse,
-  KeysResponse,
   PushRequest: pushRequestSchema,
   PushResponse,
   PullResponse,
   SearchResponse,
   ItemDetails,
-  RegistryStats,
   VisibilityRequest,
   VisibilityResponse,
   YankRequest,
@@ -213,13 +181,10 @@ export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = {
   BundlePushRequest: bundlePushRequestSchema,
   BundlePushResponse,
   BundlePullResponse,
-  LogEntriesResponse,
   ...SKILL_SCHEMAS,
   ...APPROVAL_SCHEMAS,
   ...WEBHOOK_SCHEMAS,
   ...VERIFICATION_SCHEMAS,
-  ...RELATION_SCHEMAS,
-  ...QUALITY_SCHEMAS,
   ...OAUTH_SCHEMAS,
   ...ACCOUNT_SCHEMAS,
 };
@@ -253,14 +218,6 @@ function queryParameters(schema: z.ZodObject): JsonObject[] {
 }
 
 // ---------------------------------------------------------------- operations
-/**
- * Who may call: nobody in particular, a bearer token (optional or required), the `rye_session`
- * cookie (`+csrf`: with the session's X-CSRF-Token), or a "caller" (bearer token or session cookie,
- * as accounts.ts requireCaller / currentCaller resolve them).
- */
-type Auth = "none" | "optional" | "required" | "session" | "session+csrf" | "optional-session" | "optional-session+csrf" | "caller" | "caller+csrf" | "optional-caller";
-/** Error bodies: the rye envelope, RFC 6749 §5.2 (form-encoded /oauth/* endpoints) or an HTML page (browser /oauth/* endpoints). */
-type ErrorFormat = "envelope" | "oauth" | "html";
 const ERROR_RESPONSES: Record<number, [name: string, description: string]> = {
   400: ["BadRequest", "Bad request (the code says what: BAD_REQUEST, VALIDATION_FAILED, INVALID_ITEM_ID, …)"],
   401: ["Unauthorized", "Not signed in, or the bearer token is invalid, expired or revoked"],
@@ -286,39 +243,6 @@ const ERROR_FORMATS: Record<ErrorFormat, { prefix: string; statuses: number[]; c
 const errorResponseName = (format: ErrorFormat, status: number | "default") =>
   status === "default" ? (format === "envelope" ? "Error" : `${ERROR_FORMATS[format].prefix}ServerError`) : `${ERROR_FORMATS[format].prefix}${ERROR_RESPONSES[status]![0]}`;
 
-/** A non-error answer. */
-export interface Reply {
-  status: number;
-  description: string;
-  /** A JSON body: the id of a named schema. */
-  schema?: string;
-  content?: JsonObject;
-  headers?: JsonObject;
-}
-
-export interface Operation {
-  method: "get" | "post" | "delete" | "patch";
-  path: string;
-  operationId: string;
-  summary: string;
-  tag: string;
-  auth: Auth;
-  /** Scopes a bearer token must hold (OpenAPI 3.1 role names of bearerAuth). */
-  scopes?: Scope[];
-  query?: z.ZodObject;
-  body?: string;
-  /** Media types of the body; default application/json. */
-  bodyTypes?: string[];
-  ok: Reply;
-  /** Other non-error answers (redirects). */
-  also?: Reply[];
-  /** Error statuses, with a description of their causes when given. 401/403 follow from auth, 429 from /v1/. */
-  errors: (number | [status: number, description: string])[];
-  errorFormat?: ErrorFormat;
-  /** Conditional GET: If-None-Match in, ETag + 304 out. */
-  etag?: boolean;
-}
-
 const MANAGE = [400, 401, 403, 404, 409, 413];
 const manage = (verb: string, operationId: string, summary: string, body: string | undefined, response: string, method: "post" | "delete" = "post"): Operation => ({
   method,
@@ -334,52 +258,78 @@ const manage = (verb: string, operationId: string, summary: string, body: string
   errors: MANAGE,
 });
 
+// ---------------------------------------------------------------- declared routes
+/** The id a declared schema carries (`.meta({ id })`): its name under #/components/schemas. */
+function schemaId(schema: unknown, where: string): string {
+  const id = z.globalRegistry.get(schema as z.ZodType)?.id;
+  if (!id) throw new Error(`${where}: a JSON body or answer needs a named schema (.meta({ id }))`);
+  return id;
+}
+
+type DeclaredResponse = { description: string; headers?: JsonObject; content?: Record<string, { schema: unknown }>; "x-rye-error"?: true };
+
+/** A route declaration (contract/route.ts) as an operation of this document, and the named schemas it uses. */
+function declaredOperation(route: RouteConfig, schemas: Record<string, z.ZodType>): Operation {
+  const where = `${route.method.toUpperCase()} ${route.path}`;
+  if (!route.operationId || !route.summary || route.tags?.length !== 1) throw new Error(`${where}: declare operationId, summary and one tag`);
+  const named = (schema: unknown) => {
+    const id = schemaId(schema, where);
+    schemas[id] = schema as z.ZodType;
+    return id;
+  };
+  const replies: Reply[] = [];
+  const errors: Operation["errors"] = [];
+  for (const [status, response] of Object.entries(route.responses) as [string, DeclaredResponse][]) {
+    if (response["x-rye-error"]) {
+      errors.push(response.description ? [Number(status), response.description] : Number(status));
+      continue;
+    }
+    const json = response.content?.["application/json"]?.schema;
+    const content = response.content && !json ? Object.fromEntries(Object.entries(response.content).map(([type, c]) => [type, { schema: z.toJSONSchema(c.schema as z.ZodType, { io: "output" }) }])) : undefined;
+    replies.push({ status: Number(status), description: response.description, ...(json ? { schema: named(json) } : content ? { content: stripDialect(content) } : {}), ...(response.headers ? { headers: response.headers } : {}) });
+  }
+  const [ok, ...also] = replies;
+  if (!ok) throw new Error(`${where}: declare its success answer`);
+  const bodyType = route.request?.body?.content?.["application/json"];
+  const body = bodyType && "schema" in bodyType ? bodyType.schema : undefined;
+  const query = route.request?.query;
+  const extensions = route as RouteConfig & { "x-rye-etag"?: true; "x-rye-error-format"?: ErrorFormat };
+  return {
+    method: route.method as Operation["method"],
+    path: route.path.replace(/\{(\w+)\{[^}]*\}\}/g, "{$1}"),
+    operationId: route.operationId,
+    summary: route.summary,
+    tag: route.tags[0]!,
+    security: (route.security ?? []) as JsonObject[],
+    ...(query ? { query: query as z.ZodObject } : {}),
+    ...(body ? { body: named(body) } : {}),
+    ok,
+    ...(also.length > 0 ? { also } : {}),
+    errors,
+    ...(extensions["x-rye-error-format"] ? { errorFormat: extensions["x-rye-error-format"] } : {}),
+    ...(extensions["x-rye-etag"] ? { etag: true } : {}),
+  };
+}
+
+/** JSON Schema of a non-JSON media type, without the dialect line (the document declares 3.1's). */
+function stripDialect(content: Record<string, { schema: JsonObject }>): JsonObject {
+  return Object.fromEntries(Object.entries(content).map(([type, { schema: { $schema: _s, ...schema } }]) => [type, { schema }]));
+}
+
+const DECLARED = (() => {
+  const schemas: Record<string, z.ZodType> = {};
+  const operations = DECLARED_ROUTES.map((route) => declaredOperation(route, schemas));
+  return { schemas, operations };
+})();
+
+/** Every named shape of the document (also what the tests check live responses against). */
+export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = { ...HAND_WRITTEN_SCHEMAS, ...DECLARED.schemas };
+
 const OPERATIONS: Operation[] = [
-  {
-    method: "get",
-    path: "/health",
-    operationId: "health",
-    summary: "Liveness: the process answers (always 200 while it runs); status degraded when it cannot reach the database",
-    tag: "meta",
-    auth: "none",
-    ok: { status: 200, description: "Alive", schema: "HealthResponse" },
-    errors: [],
-  },
-  {
-    method: "get",
-    path: "/ready",
-    operationId: "ready",
-    summary: "Readiness: the database answers and every migration is applied, and the process is not shutting down",
-    tag: "meta",
-    auth: "none",
-    ok: { status: 200, description: "Ready for traffic", schema: "ReadyResponse" },
-    also: [{ status: 503, description: "Not ready, with the reason (the same body, not an error envelope)", schema: "ReadyResponse" }],
-    errors: [],
-  },
-  {
-    method: "get",
-    path: "/v1/public-key",
-    operationId: "getPublicKey",
-    summary: "The active registry public key (SPKI PEM), for trust on first use",
-    tag: "keys",
-    auth: "none",
-    ok: { status: 200, description: "PEM", content: { "application/x-pem-file": { schema: { type: "string" } } }, headers: { "X-Key-Fingerprint": { schema: { type: "string" } } } },
-    errors: [],
-  },
-  { method: "get", path: "/v1/keys", operationId: "listKeys", summary: "Every registry key with validity, rotation statements and revocations", tag: "keys", auth: "none", ok: { status: 200, description: "Keys", schema: "KeysResponse" }, errors: [] },
+  ...DECLARED.operations,
   { method: "post", path: "/v1/push", operationId: "pushItem", summary: "Publish a version of an item (the website publishes with its session cookie and CSRF token)", tag: "items", auth: "caller+csrf", scopes: ["items:write"], body: "PushRequest", ok: { status: 201, description: "Published", schema: "PushResponse" }, also: [{ status: 202, description: "Stored but held for approval (status held): invisible until approved", schema: "PushResponse" }], errors: [400, 401, 403, 404, 409, 413] },
   { method: "get", path: "/v1/pull/{item_type}/{item_id}", operationId: "pullItem", summary: "Download a version of an item", tag: "items", auth: "optional-caller", query: PullQuery, ok: { status: 200, description: "The item, signed by the registry", schema: "PullResponse" }, errors: [400, 404], etag: true },
   { method: "get", path: "/v1/search", operationId: "search", summary: "Search items (private items of the caller's namespaces included)", tag: "items", auth: "optional-caller", query: SearchQuery, ok: { status: 200, description: "A page of results", schema: "SearchResponse" }, errors: [400] },
-  {
-    method: "get",
-    path: "/v1/stats",
-    operationId: "getStats",
-    summary: "Counts of public items per type, namespaces with public items and their downloads (cached for a few seconds)",
-    tag: "items",
-    auth: "none",
-    ok: { status: 200, description: "Counts", schema: "RegistryStats" },
-    errors: [],
-  },
   { method: "get", path: "/v1/items/{item_type}/{item_id}", operationId: "getItem", summary: "An item's metadata and versions", tag: "items", auth: "optional-caller", ok: { status: 200, description: "The item", schema: "ItemDetails" }, errors: [400, 404] },
   manage("visibility", "setVisibility", "Change an item's visibility", "VisibilityRequest", "VisibilityResponse"),
   manage("publish", "publishItem", "Make an item public", undefined, "VisibilityResponse"),
@@ -391,36 +341,17 @@ const OPERATIONS: Operation[] = [
   manage("transfer", "transferItem", "Move an item to another namespace", "TransferRequest", "TransferResponse"),
   { method: "post", path: "/v1/bundle/push", operationId: "pushBundle", summary: "Publish a version of a bundle (a signed manifest and its files)", tag: "bundles", auth: "required", scopes: ["items:write"], body: "BundlePushRequest", ok: { status: 201, description: "Published", schema: "BundlePushResponse" }, errors: [400, 401, 403, 404, 409, 413] },
   { method: "get", path: "/v1/bundle/pull/{bundle_id}", operationId: "pullBundle", summary: "Download a version of a bundle", tag: "bundles", auth: "optional", query: PullQuery, ok: { status: 200, description: "The bundle", schema: "BundlePullResponse" }, errors: [400, 404], etag: true },
-  { method: "get", path: "/v1/log/entries", operationId: "listLogEntries", summary: "Entries of the append-only publish log (a hash chain)", tag: "log", auth: "none", query: logEntriesQuerySchema, ok: { status: 200, description: "A page of entries", schema: "LogEntriesResponse" }, errors: [400] },
-  { method: "get", path: "/v1/log/checkpoint", operationId: "getLogCheckpoint", summary: "The latest signed checkpoint of the log head", tag: "log", auth: "none", ok: { status: 200, description: "Checkpoint", schema: "SignedCheckpoint" }, errors: [] },
   { method: "get", path: "/v1/openapi.json", operationId: "getOpenApi", summary: "This document", tag: "meta", auth: "none", ok: { status: 200, description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } }, errors: [] },
   ...SKILL_OPERATIONS,
   ...APPROVAL_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...VERIFICATION_OPERATIONS,
-  ...RELATION_OPERATIONS,
-  ...QUALITY_OPERATIONS,
   ...OAUTH_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
 ];
 
 function security(op: Operation): JsonObject[] {
-  const bearer = { bearerAuth: op.scopes ?? [] };
-  const cookie = { cookieAuth: [] };
-  const cookieCsrf = { cookieAuth: [], csrfToken: [] };
-  const byAuth: Record<Auth, JsonObject[]> = {
-    none: [],
-    optional: [{}, bearer],
-    required: [bearer],
-    session: [cookie],
-    "session+csrf": [cookieCsrf],
-    "optional-session": [{}, cookie],
-    "optional-session+csrf": [{}, cookieCsrf],
-    caller: [bearer, cookie],
-    "caller+csrf": [bearer, cookieCsrf],
-    "optional-caller": [{}, bearer, cookie],
-  };
-  return byAuth[op.auth];
+  return op.security ?? securityOf(op.auth!, op.scopes);
 }
 
 /** 401 where a credential is required or a bearer token may be sent (an invalid one is refused, not ignored); 403 where a scope or a CSRF token is. */
@@ -483,14 +414,40 @@ function operationObject(op: Operation): JsonObject {
   };
 }
 
-/** The shared error responses of each format. */
-function errorResponses(): JsonObject {
+/** The shared error responses of each format that an operation refers to. */
+function errorResponses(paths: Record<string, JsonObject>): JsonObject {
+  const used = new Set(JSON.stringify(paths).match(/#\/components\/responses\/\w+/g)?.map((ref) => ref.slice("#/components/responses/".length)));
   const responses: JsonObject = {};
   for (const [format, { statuses, content, headers, unexpected }] of Object.entries(ERROR_FORMATS) as [ErrorFormat, (typeof ERROR_FORMATS)[ErrorFormat]][]) {
     for (const status of statuses) responses[errorResponseName(format, status)] = { description: ERROR_RESPONSES[status]![1], ...(headers ? { headers } : {}), content };
     responses[errorResponseName(format, "default")] = { description: unexpected, ...(headers ? { headers } : {}), content };
   }
-  return responses;
+  return Object.fromEntries(Object.entries(responses).filter(([name]) => used.has(name)));
+}
+
+/** What each tag groups, in the order the document lists them. */
+const TAGS: Record<string, string> = {
+  meta: "Liveness and readiness probes, and this document.",
+  keys: "The registry's signing keys: the active one for trust on first use, every key with its rotations and revocations.",
+  items: "Directives, tools and knowledge: publish, download, search, metadata, relations, quality and download statistics.",
+  manage: "What a namespace's owners and admins change on an item: visibility, yanks, deprecation, deletion, transfer.",
+  bundles: "Bundles: a signed manifest and its files, published and downloaded as one.",
+  skills: "Agent Skills: publish, download and the /.well-known/agent-skills discovery indexes other agents install from.",
+  approval: "Versions held for approval (RYE_REGISTRY_APPROVAL) and the reviewers' decisions.",
+  log: "The append-only publish log, its signed checkpoints and the changes feed for mirrors and indexers.",
+  webhooks: "Signed POSTs of a namespace's item events to URLs its owners choose, with a delivery log.",
+  orgs: "Organizations and namespaces: members, invitations, CI tokens, verified domains and GitHub organizations.",
+  oauth: "The registry's OAuth 2.0 authorization server for its CLI: device flow, authorization code with PKCE, tokens, revocation.",
+  auth: "Accounts and the website's sessions: sign-up, sign-in (local or an upstream identity provider), the current account, sign-out.",
+  tokens: "The signed-in account's personal access tokens: scoped, optionally restricted to a namespace or an item glob, expiring, revocable.",
+};
+
+function tagObjects(): JsonObject[] {
+  const used = new Set(OPERATIONS.map((op) => op.tag));
+  for (const tag of used) if (!TAGS[tag]) throw new Error(`the tag ${tag} has no description in TAGS`);
+  return Object.entries(TAGS)
+    .filter(([name]) => used.has(name))
+    .map(([name, description]) => ({ name, description }));
 }
 
 export function buildOpenApiDocument(options: { version: string; serverUrl: string }): JsonObject {
@@ -501,12 +458,13 @@ export function buildOpenApiDocument(options: { version: string; serverUrl: stri
     info: {
       title: "rye registry API",
       version: options.version,
+      license: { name: "MIT", identifier: "MIT" },
       description:
         "Registry of signed AI-agent workflow items (directives, tools, knowledge) and bundles, with its OAuth authorization server, accounts, tokens and organizations. " +
         "Errors use the ErrorEnvelope shape, except under /oauth/*: the form-encoded endpoints answer RFC 6749 OAuthError bodies, the browser endpoints HTML pages or redirects.",
     },
     servers: [{ url: options.serverUrl }],
-    tags: [...new Set(OPERATIONS.map((op) => op.tag))].map((name) => ({ name })),
+    tags: tagObjects(),
     paths,
     components: {
       schemas: componentSchemas(),
@@ -520,7 +478,7 @@ export function buildOpenApiDocument(options: { version: string; serverUrl: stri
         NoStore: { description: "no-store (with Pragma: no-cache): tokens, codes and their errors are never cached.", schema: { type: "string", const: "no-store" } },
         ...ACCOUNT_HEADERS,
       },
-      responses: errorResponses(),
+      responses: errorResponses(paths),
       securitySchemes: {
         bearerAuth: {
           type: "http",

@@ -4,7 +4,7 @@ import { type Database, isUniqueViolation, type User } from "@rye/db";
 import { hashPassword, needsRehash, passwordProblems, verifyPassword } from "../auth/passwords.ts";
 import { lookupName, nameProblems, normalizeEmail, normalizeName } from "../auth/usernames.ts";
 import { recordAudit } from "./audit.ts";
-import type { TokenCeiling } from "./tokens.ts";
+import type { TokenCeiling } from "../auth/principal.ts";
 import { MemoryWindowCounters, type WindowCounters } from "./window-counters.ts";
 
 export interface RequestMeta {

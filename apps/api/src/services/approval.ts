@@ -24,7 +24,7 @@ import { lookupName } from "../auth/usernames.ts";
 import type { Actor } from "./accounts.ts";
 import { namespaceAccess } from "./access.ts";
 import { recordAudit } from "./audit.ts";
-import { assertType } from "./items.ts";
+import { assertType } from "./item-type.ts";
 import type { ManageContext } from "./manage.ts";
 import { recordItemEvent } from "./item-events.ts";
 import { refreshItemQuality } from "./quality.ts";

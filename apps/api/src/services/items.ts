@@ -1,15 +1,11 @@
-import type { RegistryItemType } from "@rye/core";
-import { isRegistryItemType, parseRegistryRef, RyeError } from "@rye/core";
+import { parseRegistryRef, RyeError } from "@rye/core";
 import type { Database } from "@rye/db";
 import type { Principal } from "../auth/principal.ts";
 import { canRead } from "./access.ts";
 import { heldViewer } from "./approval.ts";
+import { assertType } from "./item-type.ts";
 
-/** A registry item type (directive, tool, knowledge or skill). */
-export function assertType(value: string): RegistryItemType {
-  if (!isRegistryItemType(value)) throw new RyeError("INVALID_ITEM_TYPE", `Unknown item type ${JSON.stringify(value)}`);
-  return value;
-}
+export { assertType };
 
 /**
  * The item behind `type` + `namespace/category/name` (`namespace/name` for skills), or ITEM_NOT_FOUND — also for

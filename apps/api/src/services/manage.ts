@@ -18,7 +18,7 @@ import { type Database, isUniqueViolation, type Prisma } from "@rye/db";
 import type { Principal } from "../auth/principal.ts";
 import { requireManageAccess } from "./access.ts";
 import { recordAudit } from "./audit.ts";
-import { assertType } from "./items.ts";
+import { assertType } from "./item-type.ts";
 import { type ItemEventKind, recordItemEvent } from "./item-events.ts";
 import { refreshItemQuality } from "./quality.ts";
 import { refreshSearchDocument } from "./search-document.ts";

@@ -9,6 +9,7 @@ import type { ApiToken, Database, Prisma } from "@rye/db";
 import { hashToken, TOKEN_PREFIX } from "../auth/api-tokens.ts";
 import type { Principal, Scope } from "../auth/principal.ts";
 import { lookupName } from "../auth/usernames.ts";
+import type { TokenCeiling } from "../auth/principal.ts";
 import type { Actor } from "./accounts.ts";
 import { recordAudit } from "./audit.ts";
 
@@ -19,18 +20,6 @@ export const DEFAULT_TOKEN_DAYS = 90;
 export const MAX_TOKEN_DAYS = 365;
 export const ITEM_PATTERN_MAX_LENGTH = 256;
 const DAY_MS = 24 * 3600 * 1000;
-
-/** What the bearer token of a request may do: the ceiling for tokens it mints. */
-export interface TokenCeiling {
-  type: "pat" | "jwt";
-  id: string;
-  scopes: string[];
-  /** Unknown (null) for JWT access tokens; null for a personal token means it never expires. */
-  expiresAt: Date | null;
-  namespace: string | null;
-  itemPattern: string | null;
-  orgId: string | null;
-}
 
 export interface TokenRequest {
   name: string;
