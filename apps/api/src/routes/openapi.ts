@@ -219,7 +219,7 @@ function queryParameters(schema: z.ZodObject): JsonObject[] {
 
 // ---------------------------------------------------------------- operations
 const ERROR_RESPONSES: Record<number, [name: string, description: string]> = {
-  400: ["BadRequest", "Bad request (the code says what: BAD_REQUEST, VALIDATION_FAILED, INVALID_ITEM_ID, …)"],
+  400: ["BadRequest", "Bad request (the code says what: BAD_REQUEST, VALIDATION_FAILED, INVALID_ITEM_ID, INVALID_PARAMETER for a malformed path or query, …)"],
   401: ["Unauthorized", "Not signed in, or the bearer token is invalid, expired or revoked"],
   403: ["Forbidden", "Not allowed: a token scope, role or namespace is missing, or a session's CSRF token"],
   404: ["NotFound", "Not found (or not visible to the caller)"],
@@ -227,6 +227,11 @@ const ERROR_RESPONSES: Record<number, [name: string, description: string]> = {
   413: ["PayloadTooLarge", "Request body too large"],
   429: ["RateLimited", "Too many requests (Retry-After)"],
   503: ["Unavailable", "A dependency is unavailable"],
+};
+/** The request guard's answer on an operation whose own errors are not in the rye envelope. */
+const MALFORMED_REQUEST: JsonObject = {
+  description: "INVALID_PARAMETER: a malformed path or query (control characters, bad percent-encoding, over a length limit), in the rye envelope",
+  content: { "application/json": { schema: ref("ErrorEnvelope") } },
 };
 /** Per format: the shared responses (`<prefix><name>`) and the default one (`Error`, `<prefix>ServerError`). */
 const ERROR_FORMATS: Record<ErrorFormat, { prefix: string; statuses: number[]; content: JsonObject; headers?: JsonObject; unexpected: string }> = {
@@ -394,7 +399,12 @@ function operationObject(op: Operation): JsonObject {
   const parameters = [...pathParams, ...(op.query ? queryParameters(op.query) : []), ...(op.etag ? [{ $ref: "#/components/parameters/IfNoneMatch" }] : [])];
   const described = new Map(op.errors.map((e) => (typeof e === "number" ? [e, undefined] : e)));
   for (const status of [...authErrors(op), ...(op.path.startsWith("/v1/") ? [429] : [])]) if (!described.has(status)) described.set(status, undefined);
+  // Every request's path and query pass the request guard first (middleware/request-target.ts): any operation can
+  // answer 400 INVALID_PARAMETER, in the rye envelope whatever the operation's own error format.
+  const malformed = format === "envelope" || described.has(400) ? undefined : MALFORMED_REQUEST;
+  if (format === "envelope" && !described.has(400)) described.set(400, undefined);
   const responses: JsonObject = { [op.ok.status]: replyObject(op.ok, op.etag) };
+  if (malformed) responses["400"] = malformed;
   for (const reply of op.also ?? []) responses[reply.status] = replyObject(reply);
   if (op.etag) responses["304"] = { description: "Not modified (If-None-Match matched the ETag)" };
   for (const [status, description] of [...described].sort(([a], [b]) => a - b)) {
