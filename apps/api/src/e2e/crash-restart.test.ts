@@ -42,10 +42,12 @@ async function startUnreaped(env: NodeJS.ProcessEnv): Promise<{ parent: ChildPro
   return { parent, pid: Number(line.toString().trim()), stderr: () => stderr };
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean, ms: number, why: () => string): Promise<void> {
+async function until(what: string, check: () => Promise<boolean> | boolean, ms: number, why: () => string, serverPid?: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     assert.ok(Date.now() < deadline, `${what} within ${ms} ms: ${why()}`);
+    // A server that exited (a zombie under its never-reaping parent) will not answer: say why at once.
+    if (serverPid !== undefined) assert.notEqual(stateOf(serverPid) ?? "Z", "Z", `${what}: the server exited: ${why()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -68,7 +70,7 @@ describe("restarting the API on PGlite", () => {
     try {
       const started = Date.now();
       // The first start creates the database (initdb, migrations, seed): minutes on a busy machine.
-      await until("the first start answers /health", () => fetch(`${base}/health`).then((r) => r.ok, () => false), 300_000, server.stderr);
+      await until("the first start answers /health", () => fetch(`${base}/health`).then((r) => r.ok, () => false), 300_000, server.stderr, server.pid);
       t.diagnostic(`first start (new database): serving after ${Date.now() - started} ms`);
       for (let round = 0; round <= ROUNDS; round++) {
         for (const [username, token] of tokens) {
@@ -97,7 +99,7 @@ describe("restarting the API on PGlite", () => {
         parents.push(server.parent);
         await until("the killed server is a zombie", () => stateOf(killed) === "Z", 10_000, () => `state ${stateOf(killed)}`);
         // Serving while the killed one is still a zombie: the restart took its lock over, it did not wait for a reaper.
-        await until("the restart answers /health", () => fetch(`${base}/health`).then((r) => r.ok, () => false), 120_000, server.stderr);
+        await until("the restart answers /health", () => fetch(`${base}/health`).then((r) => r.ok, () => false), 120_000, server.stderr, server.pid);
         t.diagnostic(`restart ${round + 1}: serving ${Date.now() - killedAt} ms after kill -9`);
         assert.equal(stateOf(killed), "Z", "the killed server was never reaped meanwhile");
         parents.shift()!.kill("SIGKILL"); // its parent gone, init reaps the zombie
