@@ -11,13 +11,13 @@
  * RyeError (code, message, hint).
  */
 import { spawn } from "node:child_process";
-import { type Database, embeddedDatabaseExists, MEMORY, openDatabase } from "@rye/db";
+import { type Database, embeddedDatabaseExists, MEMORY } from "@rye/db";
 import { type ErrorEnvelope, isErrorCode, RyeError, toErrorEnvelope } from "@rye/core";
 import type { RegistryConfig } from "./config.ts";
 import { loadConfig } from "./config.ts";
 import type { Logger, LogLevel } from "./logger.ts";
 import { pendingPreparation, prepareData } from "./preparation.ts";
-import { databaseOptionsOf, openRegistry } from "./registry.ts";
+import { databaseOptionsOf, openRegistry, openRegistryDatabase } from "./registry.ts";
 import { applyV8MemoryFlags } from "./runtime-memory.ts";
 import { systemSafetyRules } from "./services/safety-rules.ts";
 
@@ -121,7 +121,7 @@ export async function openPreparedDatabase(config: RegistryConfig, env: NodeJS.P
     await prepare("a new embedded database");
     return undefined;
   }
-  const db = await openDatabase({ ...options, migrate: false });
+  const db = await openRegistryDatabase({ ...options, migrate: false });
   let pending: string | undefined;
   try {
     pending = await pendingPreparation(db, await systemSafetyRules());

@@ -1,7 +1,8 @@
 /** Opens everything a registry process needs (database, keys, auth) — shared by the server, the operator CLI and tests. */
 import { join, resolve } from "node:path";
 import type { Database, OpenDatabaseOptions } from "@rye/db";
-import { openDatabase } from "@rye/db";
+import { DataDirInUseError, openDatabase } from "@rye/db";
+import { RyeError } from "@rye/core";
 import { ApiTokenAuthenticator } from "./auth/api-tokens.ts";
 import { AccessTokenRevocations } from "./auth/access-token-revocations.ts";
 import { CompositeAuthenticator } from "./auth/composite-authenticator.ts";
@@ -28,9 +29,19 @@ export function databaseOptionsOf(config: RegistryConfig, env: NodeJS.ProcessEnv
   return { ...pglite, log: (m) => logger.log("info", m) };
 }
 
+/** openDatabase, with a data directory held by another process answered as DATA_DIR_IN_USE (not a bug in rye). */
+export async function openRegistryDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  try {
+    return await openDatabase(options);
+  } catch (err) {
+    if (err instanceof DataDirInUseError) throw new RyeError("DATA_DIR_IN_USE", err.message, { hint: err.hint });
+    throw err;
+  }
+}
+
 export async function openRegistry(config: RegistryConfig, logger: Logger, options: { env?: NodeJS.ProcessEnv; db?: Database; database?: OpenDatabaseOptions } = {}): Promise<AppDeps> {
   const env = options.env ?? process.env;
-  const db = options.db ?? (await openDatabase({ ...databaseOptionsOf(config, env, logger), ...options.database }));
+  const db = options.db ?? (await openRegistryDatabase({ ...databaseOptionsOf(config, env, logger), ...options.database }));
   const keyDir = keyDirOf(config, env);
   const reads = await openReadPath(db, config, logger);
   const keyring = await RegistryKeyring.load({ db, keyDir, registryUrl: config.publicUrl, envPrivateKey: env.RYE_REGISTRY_PRIVATE_KEY, generation: () => reads.generation.current() });

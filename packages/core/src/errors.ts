@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   LIMIT_EXCEEDED: { status: 409, hint: "A per-namespace or per-account limit is reached: remove something first." },
   INTERNAL: { status: 500, hint: "This is a bug in rye; please report it with the request id." },
   UNAVAILABLE: { status: 503, hint: "A dependency is unavailable; retry shortly." },
+  DATA_DIR_IN_USE: { status: 409, hint: "Another running rye server holds the embedded database: stop it, or use another data directory (RYE_DATA_DIR) or a PostgreSQL database (DATABASE_URL)." },
   // answers from a registry that the client cannot use
   TOO_LARGE: { status: 502, hint: "The answer exceeded the client's size cap; nothing was written. Raise RYE_MAX_ITEM_BYTES / RYE_MAX_RESPONSE_BYTES if the registry really serves larger answers." },
   MALFORMED_RESPONSE: { status: 502, hint: "The registry (or a proxy in front of it) sent an answer rye cannot use; nothing was written. Check the registry URL, retry later, or report it to the registry's operators." },

@@ -172,7 +172,7 @@ describe("database client", () => {
       assert.equal(first.kind, "pglite");
       await first.prisma.organization.create({ data: { name: "acme" } });
       // PGlite is single-process: a second opener gets a clear error instead of losing writes.
-      await assert.rejects(openDatabase({ dataDir }), DataDirInUseError);
+      await assert.rejects(openDatabase({ dataDir, lockWaitMs: 200 }), DataDirInUseError);
       await first.close();
       // A lock left behind by a process that died is taken over.
       writeFileSync(join(dataDir, "pglite.lock"), String(spawnSync(process.execPath, ["-e", ""]).pid));

@@ -41,6 +41,8 @@ export interface OpenDatabaseOptions {
   dataDir?: string;
   /** Embedded PGlite only: PostgreSQL's shared_buffers in MB (default DEFAULT_PGLITE_SHARED_BUFFERS_MB). */
   pgliteSharedBuffersMb?: number;
+  /** Embedded PGlite only: how long to wait for another process holding the data directory to exit (default DATA_DIR_LOCK_WAIT_MS). */
+  lockWaitMs?: number;
   /** Apply pending migrations before returning. Default true. */
   migrate?: boolean;
   log?: (message: string) => void;
@@ -58,7 +60,7 @@ export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<D
   const migrateOnOpen = options.migrate ?? true;
   if (databaseUrl) return openPostgres(databaseUrl, migrateOnOpen, options.log);
   const dataDir = options.dataDir || process.env.RYE_DATA_DIR || ".rye-data";
-  return openPglite(dataDir === MEMORY ? undefined : pgliteDirOf(dataDir), migrateOnOpen, options.log, options.pgliteSharedBuffersMb);
+  return openPglite(dataDir === MEMORY ? undefined : pgliteDirOf(dataDir), migrateOnOpen, options.log, options.pgliteSharedBuffersMb, options.lockWaitMs);
 }
 
 /** Where the embedded database of a rye data directory lives. */
@@ -100,11 +102,11 @@ async function openPostgres(databaseUrl: string, migrateOnOpen: boolean, log?: (
 }
 
 /** Opens (or creates) PGlite in `dir`; `undefined` means in memory. */
-async function openPglite(dir: string | undefined, migrateOnOpen: boolean, log?: (m: string) => void, sharedBuffersMb?: number) {
+async function openPglite(dir: string | undefined, migrateOnOpen: boolean, log?: (m: string) => void, sharedBuffersMb?: number, lockWaitMs?: number) {
   const settings = sharedBuffersMb === undefined ? {} : { sharedBuffersMb };
   if (!dir) return wrapPglite(await createPglite(settings), migrateOnOpen, log);
   mkdirSync(dir, { recursive: true });
-  const unlock = lockDataDir(`${dir}.lock`, dir);
+  const unlock = await lockDataDir(`${dir}.lock`, dir, lockWaitMs === undefined ? {} : { waitMs: lockWaitMs });
   try {
     return await wrapPglite(await createPglite({ dataDir: dir, ...settings }), migrateOnOpen, log, unlock);
   } catch (error) {

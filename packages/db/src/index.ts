@@ -1,5 +1,5 @@
 export { type Database, type DatabaseKind, embeddedDatabaseExists, isUniqueViolation, MEMORY, type OpenDatabaseOptions, openDatabase, type RawSql } from "./client.ts";
-export { DataDirInUseError } from "./data-dir-lock.ts";
+export { DATA_DIR_LOCK_WAIT_MS, DataDirInUseError } from "./data-dir-lock.ts";
 export { endPool } from "./end-pool.ts";
 export { DEFAULT_PGLITE_SHARED_BUFFERS_MB, MAX_PGLITE_SHARED_BUFFERS_MB } from "./pglite.ts";
 export { migrate, type MigrateOptions, type MigrateResult, MigrationError, type SqlSession, unappliedMigrations } from "./migrate.ts";

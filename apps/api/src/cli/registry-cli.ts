@@ -5,12 +5,12 @@
  */
 import "@rye/core/node";
 import { Command, CommanderError, Option } from "commander";
-import { DataDirInUseError, openDatabase, type Database } from "@rye/db";
+import type { Database } from "@rye/db";
 import { isErrorCode, RyeError, toErrorEnvelope } from "@rye/core";
 import type { RegistryConfig } from "../config.ts";
 import { loadConfig } from "../config.ts";
 import { revokeRegistryKey, rotateRegistryKey } from "../keys/keyring.ts";
-import { keyDirOf } from "../registry.ts";
+import { keyDirOf, openRegistryDatabase } from "../registry.ts";
 import { adminCreateOrg, adminCreateToken, adminCreateUser, adminRevokeToken } from "../services/admin.ts";
 import { readAdminFile } from "../services/admin-endpoint.ts";
 import { migrateBlobs } from "../services/blob-migration.ts";
@@ -23,9 +23,9 @@ type Out = (s: string) => void;
 /** The registry's database for a command that works on it directly; the embedded one is refused while a server holds it. */
 async function openOperatorDatabase(config: RegistryConfig, env: NodeJS.ProcessEnv, why: string, hint: string): Promise<Database> {
   try {
-    return await openDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: config.dataDir });
+    return await openRegistryDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: config.dataDir });
   } catch (err) {
-    if (err instanceof DataDirInUseError) throw new RyeError("UNAVAILABLE", `The embedded database is in use and ${why}`, { hint });
+    if (err instanceof RyeError && err.code === "DATA_DIR_IN_USE") throw new RyeError("DATA_DIR_IN_USE", `The embedded database is in use and ${why}`, { hint });
     throw err;
   }
 }
@@ -147,7 +147,7 @@ export async function runRegistryCli(argv: string[], env: NodeJS.ProcessEnv = pr
     .description("mark a registry key revoked (clients refuse it from then on)")
     .addOption(new Option("--reason <text>", "why (published in /v1/keys)").makeOptionMandatory())
     .action(async (fingerprint: string, opts: { reason: string }) => {
-      const db = await openDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: config.dataDir });
+      const db = await openRegistryDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: config.dataDir });
       try {
         await revokeRegistryKey(db, fingerprint, opts.reason);
         print({ status: "revoked", fingerprint });
@@ -159,7 +159,7 @@ export async function runRegistryCli(argv: string[], env: NodeJS.ProcessEnv = pr
     .command("list")
     .description("list registry keys")
     .action(async () => {
-      const db = await openDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: config.dataDir });
+      const db = await openRegistryDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: config.dataDir });
       try {
         const rows = await db.prisma.registryKey.findMany({ orderBy: { validFrom: "asc" } });
         for (const k of rows) out(`${k.fingerprint}  from ${k.validFrom.toISOString()}${k.validUntil ? ` until ${k.validUntil.toISOString()}` : " (active)"}${k.revokedAt ? ` REVOKED: ${k.revocationReason}` : ""}`);

@@ -16,6 +16,11 @@ const SkillPushResponse = z.object({
   namespace: z.string(),
   name: z.string(),
   version: z.string(),
+  declared_version: z.string().nullable().meta({ description: "metadata.version as SKILL.md writes it; null when it declares none." }),
+  version_note: z
+    .string()
+    .nullable()
+    .meta({ description: "How the version was read when it is not exactly SKILL.md's: a declared MAJOR.MINOR read as MAJOR.MINOR.0, or a version given beside the files (SKILL.md declares none or none readable). Null otherwise." }),
   files: z.number().int(),
   signed_manifest: z.string().meta({ description: "The manifest re-signed by the registry (|rye-registry@<publisher>)." }),
   file_sha256: sha256HexSchema,

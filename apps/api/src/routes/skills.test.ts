@@ -34,8 +34,8 @@ function files(name: string, version: string, extra: Record<string, string | Uin
 
 const MULTI = { "scripts/run.sh": "#!/bin/sh\necho hi\n", "references/guide.md": "# Guide\n", "assets/logo.bin": new Uint8Array([0, 255, 1, 254, 0x89]) };
 
-async function pushBody(namespace: string, list: SkillFile[], key: KeyPair | null, options: { tamper?: (f: SkillFile[]) => SkillFile[]; visibility?: string } = {}) {
-  const manifest = buildSkillManifest(list);
+async function pushBody(namespace: string, list: SkillFile[], key: KeyPair | null, options: { tamper?: (f: SkillFile[]) => SkillFile[]; visibility?: string; version?: string } = {}) {
+  const manifest = buildSkillManifest(list, undefined, options.version === undefined ? {} : { version: options.version });
   const text = key ? await signSkillManifest(manifest, key) : (await import("@rye/core")).serializeSkillManifest(manifest);
   const sent = options.tamper ? options.tamper(list) : list;
   return {
@@ -43,6 +43,7 @@ async function pushBody(namespace: string, list: SkillFile[], key: KeyPair | nul
     manifest: text,
     files: Object.fromEntries(sent.map((f) => [f.path, { content_base64: Buffer.from(f.bytes).toString("base64"), sha256: sha(f.bytes) }])),
     ...(options.visibility ? { visibility: options.visibility } : {}),
+    ...(options.version ? { version: options.version } : {}),
   };
 }
 
@@ -339,6 +340,55 @@ describe("skills: happy paths", () => {
     assert.equal(del.status, 200, JSON.stringify(del.body));
     assert.equal(await entry("mover", "/acme/.well-known/agent-skills/index.json"), undefined);
     assert.equal((await call("GET", url)).status, 404);
+  });
+});
+
+describe("skills from the wild: a MAJOR.MINOR version, or none and one given beside the files", () => {
+  const pullFiles = async (id: string, version: string) => {
+    const r = await call("GET", `/v1/skills/${id}?version=${version}&files=1`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return new Map((r.body.files as Json[]).map((f) => [f.path as string, Buffer.from(f.content_base64 as string, "base64")]));
+  };
+
+  test("the specification's example (version \"1.0\") is published as 1.0.0 and the answer says so; its bytes come back unchanged", async () => {
+    const list = files("spec-example", "1.0", { "scripts/run.sh": "#!/bin/sh\necho 1.0\n" });
+    const r = await push("alice", list);
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    SKILL_SCHEMAS.SkillPushResponse.strict().parse(r.body);
+    assert.equal(r.body.version, "1.0.0");
+    assert.equal(r.body.declared_version, "1.0");
+    assert.equal(r.body.version_note, 'SKILL.md declares version "1.0", read as 1.0.0');
+    const back = await pullFiles("alice/spec-example", "1.0.0");
+    for (const f of list) assert.deepEqual(back.get(f.path), Buffer.from(f.bytes), f.path);
+    assert.equal((await entry("spec-example"))?.version, "1.0.0");
+    // A full version says nothing more.
+    const plain = await push("alice", files("plain-version", "2.1.0"));
+    assert.deepEqual([plain.body.declared_version, plain.body.version_note], ["2.1.0", null]);
+  });
+
+  test("a skill that declares no version is published with the version its signer gave; the files' digests are those of the unchanged bytes", async () => {
+    const md = "---\nname: versionless\ndescription: Declares no version at all. Use when testing.\n---\n\n# Versionless\n";
+    const list: SkillFile[] = [{ path: "SKILL.md", bytes: enc(md) }];
+    const r = await push("alice", list, aliceToken, aliceKey, { version: "0.3.0" });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.version, "0.3.0");
+    assert.equal(r.body.declared_version, null);
+    assert.match(r.body.version_note, /^SKILL\.md declares no version; published as 0\.3\.0, the version given with the push/);
+    const pulled = await call("GET", "/v1/skills/alice/versionless?version=0.3.0");
+    assert.equal(pulled.body.files[0].sha256, sha(md));
+    assert.deepEqual((await pullFiles("alice/versionless", "0.3.0")).get("SKILL.md"), Buffer.from(md));
+  });
+
+  test("a manifest whose version contradicts SKILL.md's readable one is refused, MAJOR.MINOR included", async () => {
+    const list = files("relabelled", "1.0");
+    const manifest = buildSkillManifest(list);
+    const relabelled = await signSkillManifest({ ...manifest, skill: { ...manifest.skill, version: "1.1.0" } }, aliceKey);
+    const r = await call("POST", "/v1/skills/push", { token: aliceToken, json: { ...(await pushBody("alice", list, aliceKey)), manifest: relabelled } });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.error.code, "VALIDATION_FAILED");
+    assert.match(r.body.error.message, /names relabelled@1\.1\.0 but SKILL\.md declares relabelled@1\.0/);
+    const mismatch = await call("POST", "/v1/skills/push", { token: aliceToken, json: { ...(await pushBody("alice", list, aliceKey)), version: "1.0" } });
+    assert.equal(mismatch.body.error.code, "VERSION_MISMATCH", "the request's version is the manifest's, 1.0.0");
   });
 });
 

@@ -36,7 +36,11 @@ export const skillPushRequestSchema = z.object({
     )
     .refine((files) => Object.keys(files).length <= MAX_SKILL_FILES, `A skill holds at most ${MAX_SKILL_FILES} files`)
     .meta({ description: "Relative path → file: exactly the files the manifest lists (never .rye/)." }),
-  version: z.string().max(256).optional().meta({ description: "Defaults to the manifest's skill.version, which it must equal." }),
+  version: z
+    .string()
+    .max(256)
+    .optional()
+    .meta({ description: "Defaults to the manifest's skill.version, which it must equal. The manifest's version is SKILL.md's metadata.version (MAJOR.MINOR read as MAJOR.MINOR.0), or, when SKILL.md declares none readable as a semantic version, one chosen by the signer: the files are never changed." }),
   visibility: z.enum(["public", "unlisted", "private"]).optional().meta({ description: "Applies when the skill is created; default public." }),
 });
 

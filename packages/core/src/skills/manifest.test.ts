@@ -5,7 +5,7 @@ import type { KeyPair } from "../crypto/keys.ts";
 import { generateKeyPair } from "../crypto/keys.ts";
 import { RyeError } from "../errors.ts";
 import { keyResolverFrom } from "../signature/verify.ts";
-import { buildSkillManifest, parseSkillManifest, serializeSkillManifest, signSkillManifest, skillVersion, verifySkill } from "./manifest.ts";
+import { buildSkillManifest, parseSkillManifest, readDeclaredSkillVersion, readSkillVersion, serializeSkillManifest, signSkillManifest, skillVersion, verifySkill } from "./manifest.ts";
 import type { SkillFile } from "./skill-folder.ts";
 import { checkSkillFiles, MAX_SKILL_FILE_BYTES, MAX_SKILL_FILES, MAX_SKILL_PATH_BYTES, skillPathProblem } from "./skill-folder.ts";
 
@@ -93,8 +93,52 @@ test("paths and limits: traversal, absolute, rye's own folder, long paths, too m
   assert.throws(() => parseSkillManifest(serializeSkillManifest(buildSkillManifest(files(), "pdf-tools")).replace("references/format.md", "../format.md")), (e: unknown) => e instanceof RyeError && e.code === "PATH_TRAVERSAL");
 });
 
-test("the version comes from metadata.version and must be semantic", () => {
+test("the version comes from metadata.version: a semantic version as it is, MAJOR.MINOR read as MAJOR.MINOR.0", () => {
   assert.equal(skillVersion({ name: "a", description: "d", metadata: { version: "2.0.0-beta.1" } }), "2.0.0-beta.1");
-  assert.throws(() => skillVersion({ name: "a", description: "d" }), (e: unknown) => e instanceof RyeError && e.code === "INVALID_VERSION" && /metadata:\n  version/.test(e.hint ?? ""));
-  assert.throws(() => skillVersion({ name: "a", description: "d", metadata: { version: "1.0" } }), (e: unknown) => e instanceof RyeError && e.code === "INVALID_VERSION");
+  for (const [declared, read] of [["1.0", "1.0.0"], ["0.3", "0.3.0"], ["12.40", "12.40.0"], ["1.2.3", "1.2.3"], ["1.0.0+build.5", "1.0.0+build.5"]] as const) {
+    assert.equal(readDeclaredSkillVersion(declared), read, declared);
+  }
+  for (const unreadable of ["1", "01.0", "1.00", "1.0.", "v1.0", "1.0-beta", " 1.0", "1.0 ", "latest", "1.2.3.4", ""]) {
+    assert.equal(readDeclaredSkillVersion(unreadable), undefined, JSON.stringify(unreadable));
+  }
+  // The specification's own example: read as 1.0.0, and said so.
+  assert.deepEqual(readSkillVersion({ name: "a", description: "d", metadata: { version: "1.0" } }), { version: "1.0.0", declared: "1.0", note: 'SKILL.md declares version "1.0", read as 1.0.0' });
+  assert.deepEqual(readSkillVersion({ name: "a", description: "d", metadata: { version: "1.2.0" } }), { version: "1.2.0", declared: "1.2.0", note: null });
+  // No version, or none that reads as one: INVALID_VERSION, with a hint naming --version.
+  for (const frontmatter of [{ name: "a", description: "d" }, { name: "a", description: "d", metadata: { version: "v1" } }]) {
+    assert.throws(() => skillVersion(frontmatter), (e: unknown) => e instanceof RyeError && e.code === "INVALID_VERSION" && /rye push <dir> --version 1\.0\.0/.test(e.hint) && /metadata:\n  version/.test(e.hint));
+  }
+});
+
+test("a version given beside the files: for a skill that declares none or none readable; a contradicting one is refused", () => {
+  assert.deepEqual(readSkillVersion({ name: "a", description: "d" }, "0.4.1"), {
+    version: "0.4.1",
+    declared: null,
+    note: "SKILL.md declares no version; published as 0.4.1, the version given with the push (SKILL.md is unchanged)",
+  });
+  assert.match(readSkillVersion({ name: "a", description: "d", metadata: { version: "2024-05" } }, "2024.5.0").note!, /declares version "2024-05", which is not a semantic version; published as 2024\.5\.0/);
+  assert.deepEqual(readSkillVersion({ name: "a", description: "d", metadata: { version: "1.0" } }, "1.0.0").note, 'SKILL.md declares version "1.0", read as 1.0.0', "the same version, given");
+  assert.throws(() => readSkillVersion({ name: "a", description: "d", metadata: { version: "1.0" } }, "1.1.0"), (e: unknown) => e instanceof RyeError && e.code === "VERSION_MISMATCH" && /metadata\.version/.test(e.hint));
+  for (const bad of ["1.0", "latest", "1.0.0 ", "v1.0.0"]) {
+    assert.throws(() => readSkillVersion({ name: "a", description: "d" }, bad), (e: unknown) => e instanceof RyeError && e.code === "INVALID_VERSION" && e.message.includes(JSON.stringify(bad)));
+  }
+});
+
+test("manifests of a MAJOR.MINOR skill and of a versionless skill given a version: built, signed and verified with the files unchanged", async () => {
+  const keys = keyResolverFrom([key.publicKey]);
+  const spec = [{ path: "SKILL.md", bytes: enc(SKILL_MD.replace('version: "1.2.0"', 'version: "1.0"')) }];
+  const manifest = buildSkillManifest(spec, "pdf-tools");
+  assert.equal(manifest.skill.version, "1.0.0");
+  assert.equal((await verifySkill(await signSkillManifest(manifest, key), keys, spec)).code, "OK");
+
+  const bare = [{ path: "SKILL.md", bytes: enc(SKILL_MD.replace('metadata:\n  version: "1.2.0"\n', "")) }];
+  assert.throws(() => buildSkillManifest(bare, "pdf-tools"), (e: unknown) => e instanceof RyeError && e.code === "INVALID_VERSION");
+  const given = buildSkillManifest(bare, "pdf-tools", { version: "3.1.4" });
+  assert.equal(given.skill.version, "3.1.4");
+  assert.equal(given.files["SKILL.md"]!.sha256, createHash("sha256").update(bare[0]!.bytes).digest("hex"), "the file's digest is that of its unchanged bytes");
+  assert.equal((await verifySkill(await signSkillManifest(given, key), keys, bare)).code, "OK");
+  // A declared version still binds the manifest: given and declared must agree.
+  assert.throws(() => buildSkillManifest(spec, "pdf-tools", { version: "9.0.0" }), (e: unknown) => e instanceof RyeError && e.code === "VERSION_MISMATCH");
+  const relabelled = await signSkillManifest({ ...manifest, skill: { ...manifest.skill, version: "1.0.1" } }, key);
+  assert.match((await verifySkill(relabelled, keys, spec)).message, /names pdf-tools@1\.0\.1 but SKILL\.md declares pdf-tools@1\.0$/);
 });

@@ -37,26 +37,82 @@ export const skillManifestSchema = z.object({
 });
 export type SkillManifest = z.infer<typeof skillManifestSchema>;
 
-/** The version a skill declares: `metadata.version` in its frontmatter (a semantic version for rye). */
-export function skillVersion(frontmatter: SkillFrontmatter): string {
-  const version = frontmatter.metadata?.version;
-  if (version === undefined) {
+const MAJOR_MINOR = /^(0|[1-9]\d*)\.(0|[1-9]\d*)$/;
+
+/**
+ * A version as SKILL.md declares it (`metadata.version`), read as rye's semantic version: a semantic version as it
+ * is, `MAJOR.MINOR` (the Agent Skills specification's own example declares "1.0") as `MAJOR.MINOR.0`; anything else
+ * undefined.
+ */
+export function readDeclaredSkillVersion(declared: string): string | undefined {
+  if (isSemver(declared)) return declared;
+  return MAJOR_MINOR.test(declared) ? `${declared}.0` : undefined;
+}
+
+/** A skill's version and how it was read; `note` says so in a sentence when it is not exactly what SKILL.md declares. */
+export interface SkillVersionReading {
+  version: string;
+  /** `metadata.version` as SKILL.md writes it, or null when it declares none. */
+  declared: string | null;
+  note: string | null;
+}
+
+/** The sentence that tells a publisher how the version differs from SKILL.md's `metadata.version` (null when it does not). */
+export function skillVersionNote(declared: string | null, version: string): string | null {
+  if (declared === version) return null;
+  if (declared === null) return `SKILL.md declares no version; published as ${version}, the version given with the push (SKILL.md is unchanged)`;
+  if (readDeclaredSkillVersion(declared) === version) return `SKILL.md declares version ${JSON.stringify(declared)}, read as ${version}`;
+  return `SKILL.md declares version ${JSON.stringify(declared)}, which is not a semantic version; published as ${version}, the version given with the push (SKILL.md is unchanged)`;
+}
+
+/**
+ * The version of a skill: SKILL.md's `metadata.version` read by readDeclaredSkillVersion, or `given` (a version
+ * passed beside the files, e.g. `rye push <dir> --version`) when SKILL.md declares none or none that reads as a
+ * semantic version. A `given` that contradicts a readable declared version is refused (VERSION_MISMATCH): the
+ * manifest must not label the files as a version they do not claim. The files themselves are never changed.
+ */
+export function readSkillVersion(frontmatter: SkillFrontmatter, given?: string): SkillVersionReading {
+  const declared = frontmatter.metadata?.version ?? null;
+  if (given !== undefined) {
+    if (!isSemver(given)) {
+      throw new RyeError("INVALID_VERSION", `The version given for skill ${frontmatter.name}, ${JSON.stringify(given)}, is not a semantic version`, {
+        hint: "Give MAJOR.MINOR.PATCH[-prerelease][+build], e.g. --version 1.0.0.",
+      });
+    }
+    const readable = declared === null ? undefined : readDeclaredSkillVersion(declared);
+    if (readable !== undefined && readable !== given) {
+      throw new RyeError("VERSION_MISMATCH", `Skill ${frontmatter.name} declares version ${JSON.stringify(declared)}; the version given, ${given}, would label its files as another version`, {
+        hint: `Drop the version given (it is for skills whose SKILL.md declares none, or no semantic version), or change metadata.version in SKILL.md to ${JSON.stringify(given)}.`,
+      });
+    }
+    return { version: given, declared, note: skillVersionNote(declared, given) };
+  }
+  if (declared === null) {
     throw new RyeError("INVALID_VERSION", `Skill ${frontmatter.name} declares no version`, {
-      hint: 'Add it to SKILL.md\'s frontmatter as metadata (a field the specification allows):\nmetadata:\n  version: "1.0.0"',
+      hint: 'Give one beside the files, without editing them: rye push <dir> --version 1.0.0. Or declare it in SKILL.md\'s frontmatter as metadata (a field the specification allows):\nmetadata:\n  version: "1.0.0"',
     });
   }
-  if (!isSemver(version)) {
-    throw new RyeError("INVALID_VERSION", `Skill ${frontmatter.name} declares version ${JSON.stringify(version)}, which is not a semantic version`, {
-      hint: 'Use MAJOR.MINOR.PATCH in SKILL.md, e.g. metadata:\n  version: "1.0.0"',
+  const version = readDeclaredSkillVersion(declared);
+  if (version === undefined) {
+    throw new RyeError("INVALID_VERSION", `Skill ${frontmatter.name} declares version ${JSON.stringify(declared)}, which is not a semantic version (MAJOR.MINOR.PATCH, or MAJOR.MINOR read as MAJOR.MINOR.0)`, {
+      hint: 'Give the version beside the files, without editing them: rye push <dir> --version 1.0.0. Or use MAJOR.MINOR.PATCH in SKILL.md, e.g. metadata:\n  version: "1.0.0"',
     });
   }
-  return version;
+  return { version, declared, note: skillVersionNote(declared, version) };
+}
+
+/** The version a skill declares (see readSkillVersion). */
+export function skillVersion(frontmatter: SkillFrontmatter): string {
+  return readSkillVersion(frontmatter).version;
 }
 
 const byPath = (a: SkillFile, b: SkillFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
-/** Validates the files and builds their manifest; throws VALIDATION_FAILED with every issue. */
-export function buildSkillManifest(files: readonly SkillFile[], folderName?: string): SkillManifest {
+/**
+ * Validates the files and builds their manifest; throws VALIDATION_FAILED with every issue, INVALID_VERSION when
+ * there is no version to read (readSkillVersion). `version` is one given beside the files (it wins over SKILL.md's).
+ */
+export function buildSkillManifest(files: readonly SkillFile[], folderName?: string, options: { version?: string } = {}): SkillManifest {
   const check = checkSkillFiles(files, folderName);
   if (!check.ok || !check.frontmatter) {
     throw new RyeError("VALIDATION_FAILED", `The skill is not valid (${check.issues.length} issue${check.issues.length === 1 ? "" : "s"})`, {
@@ -69,7 +125,7 @@ export function buildSkillManifest(files: readonly SkillFile[], folderName?: str
     entries[file.path] = { sha256: sha256Hex(file.bytes), size: file.bytes.length, ...(file.executable ? { executable: true } : {}) };
   }
   return skillManifestSchema.parse({
-    skill: { name: check.frontmatter.name, version: skillVersion(check.frontmatter), description: check.frontmatter.description },
+    skill: { name: check.frontmatter.name, version: readSkillVersion(check.frontmatter, options.version).version, description: check.frontmatter.description },
     files: entries,
   });
 }
@@ -146,12 +202,14 @@ export async function verifySkill(manifestText: string, keys: KeyResolver, files
     ].filter(Boolean);
     return { ...result, code: "INTEGRITY_MISMATCH", message: `The skill's files differ from its signed manifest (${parts.join("; ")})` };
   }
-  // The manifest must describe the SKILL.md it covers (a signer could otherwise label one skill as another).
-  const check = checkSkillFiles(files);
-  const declared = check.frontmatter;
-  const version = declared?.metadata?.version;
-  if (!declared || declared.name !== result.manifest.skill.name || version !== result.manifest.skill.version) {
-    return { ...result, code: "VALIDATION_FAILED", message: `The manifest names ${result.manifest.skill.name}@${result.manifest.skill.version} but SKILL.md declares ${declared ? `${declared.name}@${version ?? "(no version)"}` : "no valid skill"}` };
+  // The manifest must describe the SKILL.md it covers (a signer could otherwise label one skill as another): its
+  // name, and its version as readSkillVersion reads it. Only a SKILL.md without a readable version leaves the
+  // version to the manifest (given beside the files).
+  const declared = checkSkillFiles(files).frontmatter;
+  const declaredVersion = declared?.metadata?.version;
+  const readable = declaredVersion === undefined ? undefined : readDeclaredSkillVersion(declaredVersion);
+  if (!declared || declared.name !== result.manifest.skill.name || (readable !== undefined && readable !== result.manifest.skill.version)) {
+    return { ...result, code: "VALIDATION_FAILED", message: `The manifest names ${result.manifest.skill.name}@${result.manifest.skill.version} but SKILL.md declares ${declared ? `${declared.name}@${declaredVersion ?? "(no version)"}` : "no valid skill"}` };
   }
   return { ...result, ok: true, code: "OK", message: `Skill ${result.manifest.skill.name}@${result.manifest.skill.version}: ${Object.keys(result.manifest.files).length} files verified` };
 }

@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import type { KeyPair } from "@rye/core";
-import { buildSkillManifest, keyResolverFrom, RyeError, sha256Hex, SKILL_MANIFEST_PATH, signSkillManifest, verifySkill } from "@rye/core";
+import { buildSkillManifest, checkSkillFiles, keyResolverFrom, RyeError, sha256Hex, SKILL_MANIFEST_PATH, signSkillManifest, skillVersionNote, verifySkill } from "@rye/core";
 import { KeyStore } from "../keys/keystore.ts";
 import { readSkillFolder } from "../skills/folder.ts";
 import { readJson, registryFetch } from "./http.ts";
@@ -23,6 +23,8 @@ export interface PushSkillOptions {
   visibility?: Visibility;
   registryUrl?: string;
   namespace?: string;
+  /** The version, given beside the files, of a skill whose SKILL.md declares none (or none readable as semver). */
+  version?: string;
 }
 
 export interface PushSkillResult {
@@ -31,6 +33,9 @@ export interface PushSkillResult {
   item_type: "skill";
   item_id: string;
   version: string;
+  /** SKILL.md's metadata.version as written (null: none), and how the version was read from it when not as is. */
+  declared_version: string | null;
+  version_note: string | null;
   path: string;
   files: number;
   /** "folder": the folder's .rye/manifest.yaml was sent; "signed": a manifest was signed in memory. */
@@ -54,18 +59,22 @@ interface SkillPushAnswer {
   approval?: PushApproval | null;
 }
 
-/** The folder's signed manifest when it verifies with `key` against the files, else null. */
-async function folderManifest(dir: string, key: KeyPair, files: Awaited<ReturnType<typeof readSkillFolder>>): Promise<string | null> {
+/** The folder's signed manifest when it verifies with `key` against the files and names `version`, else null. */
+async function folderManifest(dir: string, key: KeyPair, files: Awaited<ReturnType<typeof readSkillFolder>>, version: string): Promise<string | null> {
   const text = await readFile(join(dir, ...SKILL_MANIFEST_PATH.split("/")), "utf8").catch(() => null);
   if (text === null) return null;
-  return (await verifySkill(text, keyResolverFrom([key.publicKey]), files)).ok ? text : null;
+  const result = await verifySkill(text, keyResolverFrom([key.publicKey]), files);
+  return result.ok && result.manifest?.skill.version === version ? text : null;
 }
 
 export async function pushSkill(options: PushSkillOptions, ctx: PublishContext): Promise<PushSkillResult> {
   const dir = resolve(ctx.projectPath, options.dir);
   const files = await readSkillFolder(dir);
   // Validates as `rye skill validate` does (name = folder name, version, limits): VALIDATION_FAILED lists the issues.
-  const manifest = buildSkillManifest(files, basename(dir));
+  // The version is SKILL.md's (MAJOR.MINOR read as MAJOR.MINOR.0) or the one given: it travels in the manifest, and
+  // not a byte of the files changes.
+  const manifest = buildSkillManifest(files, basename(dir), options.version === undefined ? {} : { version: options.version });
+  const declaredVersion = checkSkillFiles(files).frontmatter?.metadata?.version ?? null;
 
   const registryUrl = options.registryUrl ? normalizeRegistryUrl(options.registryUrl) : (await resolveRegistryFor(options.namespace, { env: ctx.env, projectPath: ctx.projectPath })).url;
   const token = await accessTokenFor(registryUrl, ctx.env);
@@ -74,7 +83,7 @@ export async function pushSkill(options: PushSkillOptions, ctx: PublishContext):
 
   const { key, created } = await new KeyStore({ env: ctx.env }).loadOrCreate();
   if (created) ctx.info?.(`Created your signing key ${key.publicKey.fingerprint} (trusted automatically).`);
-  const existing = await folderManifest(dir, key, files);
+  const existing = await folderManifest(dir, key, files, manifest.skill.version);
   const manifestText = existing ?? (await signSkillManifest(manifest, key));
   const registration = await ensureKeyRegistered(registryUrl, token, { fingerprint: key.publicKey.fingerprint, pem: key.publicKey.pem }, ctx);
 
@@ -107,6 +116,8 @@ export async function pushSkill(options: PushSkillOptions, ctx: PublishContext):
     item_type: "skill",
     item_id: pushed.item_id,
     version: pushed.version,
+    declared_version: declaredVersion,
+    version_note: skillVersionNote(declaredVersion, pushed.version),
     path: dir,
     files: files.length,
     manifest: existing ? "folder" : "signed",

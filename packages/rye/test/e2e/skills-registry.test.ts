@@ -280,3 +280,55 @@ test("rye skill add alice/pdf-tools installs the same bytes, verified with the p
     proxy.close();
   }
 });
+
+test("skills from the wild: the specification's example (version \"1.0\") and a versionless skill with --version are published unchanged", async () => {
+  // As the Agent Skills specification's example writes it: metadata.version "1.0", beside other metadata.
+  const spec = {
+    "SKILL.md": `---\nname: pdf-processing\ndescription: Extract text and tables from PDF files, fill forms, merge documents.\nlicense: Apache-2.0\nmetadata:\n  author: example-org\n  version: "1.0"\n---\n\n# PDF processing\n\nUse scripts/fill.py for forms.\n`,
+    "scripts/fill.py": "print('fill')\n",
+  };
+  const bare = { "SKILL.md": "---\nname: bare-skill\ndescription: Declares no version, as many public skills do. Use when testing.\n---\n\n# Bare\n" };
+  const specDir = join(ws.projectDir, "wild", "pdf-processing");
+  const bareDir = join(ws.projectDir, "wild", "bare-skill");
+  await writeSkill(specDir, spec);
+  await writeSkill(bareDir, bare);
+  const before = { spec: await readTree(specDir), bare: await readTree(bareDir) };
+  const push = (args: string[]) => runRye(["push", ...args, "--registry", reg.url, "--yes"], { env, cwd: ws.projectDir });
+
+  const pushed = await push(["wild/pdf-processing"]);
+  assert.equal(pushed.code, 0, pushed.stdout + pushed.stderr);
+  assert.match(pushed.stdout, /^Pushed skill alice\/pdf-processing@1\.0\.0 \(2 files\)/m);
+  assert.match(pushed.stdout, /^SKILL\.md declares version "1\.0", read as 1\.0\.0\.$/m);
+
+  const refused = await push(["wild/bare-skill", "--json"]);
+  assert.equal(refused.code, 1);
+  const error = (JSON.parse(refused.stdout) as Json).error;
+  assert.equal(error.code, "INVALID_VERSION");
+  assert.match(error.message, /bare-skill declares no version/);
+  assert.match(error.hint, /rye push <dir> --version 1\.0\.0/);
+  const contradicting = await push(["wild/pdf-processing", "--version", "1.1.0", "--json"]);
+  assert.equal((JSON.parse(contradicting.stdout) as Json).error.code, "VERSION_MISMATCH");
+  await writeFile(join(ws.projectDir, "wild", "note.md"), "# A note\n");
+  const notASkill = await push(["wild/note.md", "--version", "1.0.0", "--json"]);
+  assert.equal((JSON.parse(notASkill.stdout) as Json).error.code, "BAD_REQUEST");
+
+  const given = await push(["wild/bare-skill", "--version", "0.2.0", "--json"]);
+  assert.equal(given.code, 0, given.stdout + given.stderr);
+  const answer = JSON.parse(given.stdout) as Json;
+  assert.deepEqual([answer.item_id, answer.version, answer.declared_version], ["alice/bare-skill", "0.2.0", null]);
+  assert.match(answer.version_note, /declares no version; published as 0\.2\.0/);
+
+  // Fetched back from the registry, every file is byte for byte what is on disk; the folders are untouched.
+  for (const [dir, id, version, files] of [[specDir, "alice/pdf-processing", "1.0.0", spec], [bareDir, "alice/bare-skill", "0.2.0", bare]] as const) {
+    const res = await fetch(`${reg.url}/v1/skills/${id}?version=${version}&files=1`);
+    assert.equal(res.status, 200);
+    const served = (await res.json()) as Json;
+    assert.deepEqual(served.files.map((f: Json) => f.path).sort(), Object.keys(files).sort());
+    for (const f of served.files as Json[]) {
+      const local = bytes(files[f.path as keyof typeof files]);
+      assert.deepEqual(new Uint8Array(Buffer.from(f.content_base64, "base64")), local, `${id} ${f.path}`);
+      assert.equal(f.sha256, sha(local));
+    }
+    assert.deepEqual(await readTree(dir), dir === specDir ? before.spec : before.bare, "the folder is unchanged (no .rye/ written)");
+  }
+});

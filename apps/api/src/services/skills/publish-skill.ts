@@ -20,6 +20,7 @@ import {
   signDocument,
   signItem,
   SKILL_FILE,
+  skillVersionNote,
   utf8Decode,
   verifySkill,
 } from "@rye/core";
@@ -103,10 +104,13 @@ export async function publishSkill(input: SkillPushInput, ctx: SkillPushContext)
   if (!tokenAllowsItem(ctx.principal, id)) throw new RyeError("FORBIDDEN", `This token may only publish items matching ${ctx.principal.itemPattern}`);
   const manifestText = normalizeNewlines(input.manifest);
   const { manifest, author } = await authorOf(ctx, manifestText, pushed);
+  // The signed manifest's version: SKILL.md's (MAJOR.MINOR read as MAJOR.MINOR.0), or one given beside the files
+  // when SKILL.md declares none it could be read from (verifySkill holds the manifest to that).
   const version = manifest.skill.version;
   if (input.version !== undefined && input.version !== version) {
     throw new RyeError("VERSION_MISMATCH", `The pushed version ${input.version} differs from the skill's own version ${version}`);
   }
+  const declaredVersion = check.frontmatter.metadata?.version ?? null;
   // Nothing is stored for a version that exists (the transaction checks again, under the item's lock).
   const known = await ctx.db.prisma.itemVersion.count({ where: { version, item: { type: "skill", namespaceId: access.namespace.id, category: "", name } } });
   if (known > 0) throw versionExists(id, version);
@@ -197,6 +201,8 @@ export async function publishSkill(input: SkillPushInput, ctx: SkillPushContext)
         namespace: access.namespace.name,
         name,
         version,
+        declared_version: declaredVersion,
+        version_note: skillVersionNote(declaredVersion, version),
         files: files.length,
         signed_manifest: signed.content,
         file_sha256: fileSha256,

@@ -61,11 +61,12 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
     .option("--visibility <visibility>", "public | unlisted | private")
     .option("--namespace <ns>", "publish under this namespace (e.g. an organization) instead of your username")
     .option("--changelog <text>", "what changed in this version")
+    .option("--version <semver>", "skill folders: the version of a skill whose SKILL.md declares none (or none readable as MAJOR.MINOR[.PATCH]); sent beside the files, which are not changed")
     .option("--registry <url>", "registry URL")
     .option("-p, --project <dir>", "project directory (default: current directory)")
     .option("-y, --yes", "register your public key with the registry without asking")
     .option("--json", "print JSON")
-    .action(async (target: string, opts: { type?: string; visibility?: string; namespace?: string; changelog?: string; registry?: string; project?: string; yes?: boolean; json?: boolean }) =>
+    .action(async (target: string, opts: { type?: string; visibility?: string; namespace?: string; changelog?: string; version?: string; registry?: string; project?: string; yes?: boolean; json?: boolean }) =>
       ctx.run(opts.json, async () => {
         const type = opts.type !== undefined ? parseItemType(opts.type) : undefined;
         const visibility = parseVisibility(opts.visibility);
@@ -82,14 +83,20 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
         const isDir = await stat(file).then((s) => s.isDirectory(), () => false);
         if (isDir && !type && (await (await import("../../skills/folder.ts")).isSkillFolder(file))) {
           const skill = await (await import("../../registry/push-skill.ts")).pushSkill(
-            { dir: file, ...(visibility ? { visibility } : {}), ...(opts.namespace ? { namespace: opts.namespace } : {}), ...(opts.registry ? { registryUrl: opts.registry } : {}) },
+            { dir: file, ...(visibility ? { visibility } : {}), ...(opts.namespace ? { namespace: opts.namespace } : {}), ...(opts.registry ? { registryUrl: opts.registry } : {}), ...(opts.version !== undefined ? { version: opts.version } : {}) },
             context,
           );
           if (opts.json) return ctx.json(skill);
           if (skill.key_registration === "registered") ctx.io.stderr(`Registered your public key ${skill.author_fingerprint} with ${skill.registry}.`);
           ctx.io.stdout(`Pushed skill ${skill.item_id}@${skill.version} (${skill.files} file${skill.files === 1 ? "" : "s"}) to ${skill.registry}; the registry signed its manifest (${skill.registry_fingerprint}).`);
+          if (skill.version_note) ctx.io.stdout(`${skill.version_note}.`);
           if (skill.held) ctx.io.stdout(heldNotice("skill", skill.item_id, skill.version, skill.approval));
           return;
+        }
+        if (opts.version !== undefined) {
+          throw new RyeError("BAD_REQUEST", "--version applies to Agent Skill folders only", {
+            hint: "A directive, tool or knowledge item declares its version in its own metadata: change it there, sign and push.",
+          });
         }
         const isFile = await stat(file).then((s) => s.isFile(), () => false);
         if (!isFile && !type) {
