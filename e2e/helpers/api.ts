@@ -3,9 +3,9 @@
  * tokens, author keys, signed publishes and organizations. What a spec then checks, it checks in the
  * browser.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { BrowserContext } from "@playwright/test";
-import { generateKeyPair, type ItemType, type KeyPair, signItem } from "@rye/core";
+import { buildSkillManifest, generateKeyPair, type ItemType, type KeyPair, type SkillFile, signItem, signSkillManifest } from "@rye/core";
 
 // biome-ignore lint: tests read arbitrary JSON
 export type Json = Record<string, any>;
@@ -172,6 +172,19 @@ export class RyeApi {
       expect: 201,
     });
     return { type: item.type, id: item.id, version, content: signed, key: item.key, response: body!, path: `/${item.type}/${item.id}` };
+  }
+
+  /** Signs a skill's manifest with `key` and pushes the skill with `POST /v1/skills/push` (201: published). */
+  async pushSkill(token: string, key: KeyPair, namespace: string, files: SkillFile[], visibility: Visibility = "public"): Promise<Json> {
+    const manifest = await signSkillManifest(buildSkillManifest(files), key);
+    const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+    const json = {
+      namespace,
+      manifest,
+      visibility,
+      files: Object.fromEntries(files.map((f) => [f.path, { content_base64: Buffer.from(f.bytes).toString("base64"), sha256: sha256(f.bytes) }])),
+    };
+    return (await this.call("POST", "/v1/skills/push", { token, json, expect: 201 })).body!;
   }
 
   /**

@@ -57,10 +57,11 @@ describe(`items on ${kind}`, () => {
       }
     });
 
-    test("pulls count as downloads, page views (X-Rye-Purpose: view) do not", async () => {
+    test("pulls count as downloads, page views (X-Rye-Purpose: view) and HEAD do not", async () => {
       assert.equal((await push(aliceToken, { item_type: "knowledge", item_id: "alice/notes/counted", content: knowledge("counted"), version: "1.0.0" })).status, 201);
       const count = async () => (await reg.db.prisma.item.findFirstOrThrow({ where: { name: "counted" } })).downloadCount;
       for (let i = 0; i < 3; i++) assert.equal((await reg.request("GET", "/v1/pull/knowledge/alice/notes/counted", { headers: { "x-rye-purpose": "view" } })).status, 200);
+      assert.equal((await reg.request("HEAD", "/v1/pull/knowledge/alice/notes/counted")).status, 200, "HEAD is no download");
       assert.equal((await reg.request("GET", "/v1/pull/knowledge/alice/notes/counted")).status, 200);
       // Counted in memory, written in batches (pull-read-path.test.ts covers the flush): write them now.
       await reg.deps.reads.downloads.flush();

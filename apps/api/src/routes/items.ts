@@ -7,6 +7,7 @@ import type { AppEnv } from "../env.ts";
 import { optionalPrincipalOrSession, requirePrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { canRead } from "../services/access.ts";
+import { countDownload } from "../services/download-policy.ts";
 import { type PullAnswer, pullCacheKey } from "../services/pull-cache.ts";
 import { resolvePull } from "../services/pull.ts";
 import { publishItem } from "../services/publish.ts";
@@ -113,11 +114,9 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       c.header("Vary", "Authorization");
       c.header("Cache-Control", answer.cacheControl);
       if (c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(answer.etag)) return c.body(null, 304);
-      // A pull is a download unless the caller says it only shows the item (the website's pages and its
-      // in-browser verification send `X-Rye-Purpose: view`): page views must neither inflate the count
-      // nor block a deletion ("never downloaded"). Opting out is harmless, so the header needs no trust.
-      // Counted in memory and written in batches (services/download-counter.ts).
-      if (answer.status === "published" && !answer.mirrored && c.req.header("x-rye-purpose")?.toLowerCase() !== "view") deps.reads.downloads.add(answer.itemId, answer.version);
+      // services/download-policy.ts decides (page views neither inflate the count nor block a deletion). A skill's
+      // pull is its manifest alone, no download: its files come from /v1/skills?files=1 or an archive.
+      countDownload(c, deps.reads.downloads, answer.itemId, answer.version, { status: answer.status, whole: typeParam !== "skill", mirrored: answer.mirrored });
       c.header("Content-Type", "application/json");
       return c.body(answer.body as Uint8Array<ArrayBuffer>, 200);
     });

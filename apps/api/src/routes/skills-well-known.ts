@@ -16,6 +16,7 @@ import type { AppEnv } from "../env.ts";
 import { optionalPrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { buildDiscoveryIndex, indexNotFound } from "../services/skills/discovery-index.ts";
+import { countDownload } from "../services/download-policy.ts";
 import { findReadableSkillVersion } from "../services/skills/lookup.ts";
 import { artifactsOf, requiredBlob, storedManifest } from "../services/skills/stored.ts";
 
@@ -95,8 +96,8 @@ export function skillWellKnownRoutes(deps: AppDeps): Hono<AppEnv> {
       }
       if (notModified(c, etag)) return c.body(null, 304);
       const bytes = await requiredBlob(blobs, pick.sha256);
-      // An artifact fetched is a download, as a pull is (HEAD and 304 are not); raw SQL keeps updated_at.
-      if (c.req.method === "GET" && row.status === "published") deps.reads.downloads.add(item.id, row.version);
+      // An archive is the whole skill; SKILL.md only when it is the skill's one file (services/download-policy.ts).
+      countDownload(c, deps.reads.downloads, item.id, row.version, { status: row.status, whole: file !== "SKILL.md" || artifacts.skill_md !== undefined });
       return c.body(new Uint8Array(bytes), 200, { "Content-Type": pick.type, "Content-Length": String(bytes.length) });
     });
 }

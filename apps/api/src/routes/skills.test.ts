@@ -392,6 +392,66 @@ describe("skills from the wild: a MAJOR.MINOR version, or none and one given bes
   });
 });
 
+describe("skills: download counts (services/download-policy.ts)", () => {
+  const VIEW = { "x-rye-purpose": "view" };
+  const countOf = async (name: string) => {
+    await reg.deps.reads.downloads.flush();
+    return (await reg.db.prisma.item.findFirstOrThrow({ where: { type: "skill", name, namespace: { name: "alice" } } })).downloadCount;
+  };
+  const ok = async (method: string, path: string, headers: Record<string, string> = {}, status = 200) => {
+    const r = await call(method, path, { headers });
+    assert.equal(r.status, status, `${method} ${path}: ${JSON.stringify(r.body)}`);
+    return r;
+  };
+
+  test("what the website reads (page render, verification, file viewer, diffs) never counts, whatever it reads", async () => {
+    assert.equal((await push("alice", files("viewed-skill", "1.0.0", MULTI))).status, 201);
+    assert.equal((await push("alice", files("viewed-skill", "1.1.0", MULTI))).status, 201);
+    const dir = "/alice/.well-known/agent-skills/viewed-skill/1.0.0";
+    for (const path of ["/v1/skills/alice/viewed-skill", "/v1/skills/alice/viewed-skill?files=1", "/v1/skills/alice/viewed-skill?version=1.0.0&files=1", `${dir}/SKILL.md`, `${dir}/viewed-skill-1.0.0.tar.gz`, `${dir}/viewed-skill-1.0.0.zip`, "/v1/pull/skill/alice/viewed-skill"]) {
+      await ok("GET", path, VIEW);
+      await ok("GET", path, { "x-rye-purpose": " VIEW " });
+    }
+    assert.equal(await countOf("viewed-skill"), 0);
+  });
+
+  test("an install counts once: `rye skill add` (files=1) and the skills CLI (index, then one archive); metadata, HEAD and 304 do not", async () => {
+    assert.equal((await push("alice", files("installed-skill", "1.0.0", MULTI))).status, 201);
+    const dir = "/alice/.well-known/agent-skills/installed-skill/1.0.0";
+    const tarGz = `${dir}/installed-skill-1.0.0.tar.gz`;
+    // Reads that are not the whole skill: the manifest, SKILL.md of a skill with other files, indexes; HEAD; 304.
+    await ok("GET", "/v1/skills/alice/installed-skill");
+    await ok("GET", "/v1/skills/alice/installed-skill?version=1.0.0");
+    await ok("GET", "/v1/pull/skill/alice/installed-skill");
+    await ok("GET", `${dir}/SKILL.md`);
+    await ok("GET", "/alice/installed-skill/.well-known/agent-skills/index.json");
+    await ok("GET", "/alice/.well-known/agent-skills/index.json");
+    await ok("HEAD", tarGz);
+    await ok("HEAD", "/v1/skills/alice/installed-skill?files=1");
+    const etag = (await call("HEAD", tarGz)).res.headers.get("etag")!;
+    await ok("GET", tarGz, { "if-none-match": etag }, 304);
+    assert.equal(await countOf("installed-skill"), 0, "no read of metadata, HEAD or 304 counted");
+
+    await ok("GET", "/v1/skills/alice/installed-skill?files=1"); // rye skill add alice/installed-skill
+    assert.equal(await countOf("installed-skill"), 1);
+    const e = (await entry("installed-skill", "/alice/installed-skill/.well-known/agent-skills/index.json"))!; // npx skills add …/alice/installed-skill
+    await ok("GET", at(e.url, "/alice/installed-skill/.well-known/agent-skills/index.json"));
+    assert.equal(await countOf("installed-skill"), 2);
+    await ok("GET", `${dir}/installed-skill-1.0.0.zip`);
+    assert.equal(await countOf("installed-skill"), 3, "the .zip is the whole skill too");
+  });
+
+  test("a one-file skill's SKILL.md is the whole skill: it counts, unless the website reads it", async () => {
+    assert.equal((await push("alice", files("one-pager", "1.0.0"))).status, 201);
+    const md = "/alice/.well-known/agent-skills/one-pager/1.0.0/SKILL.md";
+    await ok("GET", md, VIEW);
+    await ok("GET", "/v1/skills/alice/one-pager");
+    assert.equal(await countOf("one-pager"), 0);
+    await ok("GET", md);
+    assert.equal(await countOf("one-pager"), 1);
+  });
+});
+
 describe("skills: errors", () => {
   test("VERSION_EXISTS for a version pushed twice", async () => {
     const r = await push("alice", files("note-taker", "1.0.0"));

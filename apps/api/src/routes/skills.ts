@@ -17,6 +17,7 @@ import { artifactsOf, requiredBlob, storedManifest } from "../services/skills/st
 import { setCacheHeaders } from "./bundles.ts";
 import { parseBody } from "./items.ts";
 import { artifactPaths } from "../services/skills/discovery-index.ts";
+import { countDownload } from "../services/download-policy.ts";
 
 /** base64 of the largest skill plus room for the manifest and JSON: bodies above this are refused (413). */
 export const MAX_SKILL_PUSH_BODY_BYTES = Math.ceil(MAX_SKILL_TOTAL_BYTES / 3) * 4 + 2 * 1024 * 1024;
@@ -80,9 +81,8 @@ export function skillRoutes(deps: AppDeps): Hono<AppEnv> {
         const bytes = withFiles ? await requiredBlob(blobs, entry.sha256) : null;
         files.push({ path, sha256: entry.sha256, size: entry.size, executable: entry.executable === true, ...(bytes ? { content_base64: Buffer.from(bytes).toString("base64") } : {}) });
       }
-      if (c.req.header("x-rye-purpose")?.toLowerCase() !== "view" && row.status === "published") {
-        deps.reads.downloads.add(item.id, row.version);
-      }
+      // With files=1 this is an install (`rye skill add`); the manifest alone is metadata (services/download-policy.ts).
+      countDownload(c, deps.reads.downloads, item.id, row.version, { status: row.status, whole: withFiles });
       const signature = extractSignature(row.content, "tool");
       const base = deps.config.publicUrl.replace(/\/+$/, "");
       return c.json({

@@ -279,7 +279,8 @@ export default async function SkillPage(props: Props) {
               Install
             </h2>
             <div className="mt-2 space-y-2">
-              <Command text={`npx skills add ${base}/${skill.namespace} -s ${skill.name}`} label="Copy skills CLI install command" />
+              {/* The skill's own index: from the namespace's (`-s name`), the skills CLI downloads every skill it lists. */}
+              <Command text={`npx skills add ${base}/${skill.namespace}/${skill.name}`} label="Copy skills CLI install command" />
               <Command text={`npx -y ryeos skill add ${skill.item_id}`} label="Copy rye install command" />
             </div>
           </section>
