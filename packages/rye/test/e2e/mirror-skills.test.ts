@@ -1,8 +1,8 @@
 /**
- * End to end, Agent Skills through a mirror (issue #36, docs/mirroring.md): a public registry and an organization's
+ * End to end, Agent Skills and bundles through a mirror (issue #36, docs/mirroring.md): a public registry and an organization's
  * registry that mirrors it (RYE_UPSTREAM_URL), both the real API on loopback ports; `rye skill add` (the real
  * binary) and the third-party `skills` CLI pointed at the mirror install the public registry's skills byte for
- * byte. Every request the public registry receives is recorded, so "never goes upstream" is checked on the wire.
+ * byte, and `rye bundle pull` pulls and verifies an upstream bundle. Every request the public registry receives is recorded, so "never goes upstream" is checked on the wire.
  */
 import "@rye/core/node";
 import assert from "node:assert/strict";
@@ -21,6 +21,7 @@ import { type MirrorServer, startMirrorServer } from "../mirror-server.ts";
 import type { TestRegistry } from "../registry-server.ts";
 import { startProxy, startTestRegistry } from "../registry-server.ts";
 import { createWorkspace, type Workspace } from "../workspace.ts";
+import { demoTree, writeTree } from "../../src/bundles/test-fixtures.ts";
 
 type Json = Record<string, any>;
 
@@ -42,6 +43,8 @@ const TAMPER_ME = {
   "scripts/run.sh": "#!/bin/sh\necho safe\n",
 };
 const SECRET = { "SKILL.md": skillMd("secret-plan", "1.0.0", "The organization's own. Use internally.", "# Secret plan\n") };
+
+const KIT = demoTree("alice/kit");
 
 const bytes = (content: string | Uint8Array) => (typeof content === "string" ? new TextEncoder().encode(content) : content);
 const sha = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
@@ -151,6 +154,15 @@ before(async () => {
   // The organization's registry: acme is bob's organization there, with a private skill.
   const bob = await makeUser(mirror.db, "bob", "acme");
   await pushSkill(await createWorkspace(), mirror.url, bob, "secret-plan", SECRET, ["--namespace", "acme", "--visibility", "private"]);
+  // A bundle on the public registry (its items unsigned: the consumer verifies the manifest and every file's hash).
+  const bundleEnv: NodeJS.ProcessEnv = { ...publisherWs.env, RYE_TOKEN: alice };
+  delete bundleEnv.RYE_OFFLINE;
+  delete bundleEnv.RYE_REGISTRY_URL;
+  await writeTree(publisherWs.projectDir, KIT);
+  for (const args of [["bundle", "create", "alice/kit", "--version", "1.0.0"], ["bundle", "push", "alice/kit", "--registry", pub.url, "--yes"]]) {
+    const run = await runRye(args, { env: bundleEnv, cwd: publisherWs.projectDir });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+  }
   pub.requests.length = 0;
 });
 
@@ -312,6 +324,62 @@ test("upstream stopped: cached skills still install (rye skill add and the skill
     assert.equal(uncached.body.error.code, "UPSTREAM_UNAVAILABLE");
     const viaClient = await skillAdd("dave/later-skill");
     assert.equal(viaClient.json.error.code, "UPSTREAM_UNAVAILABLE", JSON.stringify(viaClient.json));
+  } finally {
+    await pub.restart();
+  }
+});
+
+test("a bundle pulls and verifies through the mirror (rye bundle pull); a tampered file on the way is refused and nothing is cached", async () => {
+  const proxy = await startProxy(pub.url, (path, body) => {
+    const json = body as Json;
+    if (!path.startsWith("/v1/bundle/pull/alice/kit") || !json.files) return body;
+    const evil = Buffer.from("evil notes\n");
+    return { ...json, files: { ...json.files, ".ai/knowledge/alice/kit/notes.md": { content_base64: evil.toString("base64"), sha256: sha(evil) } } };
+  });
+  try {
+    await mirror.reconfigure({ ...MIRROR_ENV, RYE_UPSTREAM_URL: proxy.url });
+    const res = await getJson(`${mirror.url}/v1/bundle/pull/alice/kit?version=1.0.0`);
+    assert.equal(res.status, 502);
+    assert.equal(res.body.error.code, "UPSTREAM_UNTRUSTED", JSON.stringify(res.body));
+    assert.equal(await mirror.db.prisma.mirroredBundleVersion.count(), 0, "nothing cached");
+  } finally {
+    await mirror.reconfigure({ ...MIRROR_ENV, RYE_UPSTREAM_URL: pub.url });
+    await proxy.close();
+  }
+
+  const ws = await createWorkspace();
+  const env: NodeJS.ProcessEnv = { ...ws.env, RYE_REGISTRY_URL: mirror.url };
+  delete env.RYE_OFFLINE;
+  delete env.RYE_TOKEN;
+  const pulled = await runRye(["bundle", "pull", "alice/kit", "--json"], { env, cwd: ws.projectDir });
+  assert.equal(pulled.code, 0, pulled.stdout + pulled.stderr);
+  const result = JSON.parse(pulled.stdout) as Json;
+  assert.deepEqual([result.bundle_id, result.version, result.file_count], ["alice/kit", "1.0.0", Object.keys(KIT).length]);
+  for (const [path, content] of Object.entries(KIT)) assert.equal(sha(new Uint8Array(await readFile(join(ws.projectDir, path)))), sha(bytes(content)), `${path} byte-identical`);
+  const verified = await runRye(["bundle", "verify", "alice/kit", "--json"], { env, cwd: ws.projectDir });
+  assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+  assert.equal((JSON.parse(verified.stdout) as Json).ok, true);
+
+  const rows = await mirror.db.prisma.mirroredBundleVersion.findMany();
+  assert.deepEqual(rows.map((r) => [r.bundleId, r.version, r.upstreamKeyFingerprint]), [["alice/kit", "1.0.0", await pub.activeFingerprint()]]);
+  const via = await getJson(`${mirror.url}/v1/bundle/pull/alice/kit?version=1.0.0`);
+  assert.equal(via.headers.get("x-rye-mirror"), "cache");
+  const direct = await getJson(`${pub.url}/v1/bundle/pull/alice/kit?version=1.0.0`);
+  assert.equal(via.body.mirrored.content, direct.body.manifest, "the upstream's signed manifest, byte for byte");
+  const mirrorKey = (await mirror.deps().keyring.signer()).publicKey;
+  const ours = await verifyRegistryCopy({ type: "bundle", id: "alice/kit", version: "1.0.0", content: via.body.manifest, attestation: via.body.attestation }, [mirrorKey]);
+  const upstreamKey = publicKeyFromPem(await (await fetch(`${pub.url}/v1/public-key`)).text());
+  await verifyMirroredSection({ type: "bundle", id: "alice/kit", version: "1.0.0", contentHash: ours.contentHash, mirrorAttestation: via.body.attestation }, mirroredSectionSchema.parse(via.body.mirrored), [upstreamKey]);
+
+  // Upstream stopped: the cached bundle still pulls.
+  await pub.stop();
+  try {
+    const ws2 = await createWorkspace();
+    const env2: NodeJS.ProcessEnv = { ...ws2.env, RYE_REGISTRY_URL: mirror.url };
+    delete env2.RYE_OFFLINE;
+    delete env2.RYE_TOKEN;
+    const again = await runRye(["bundle", "pull", "alice/kit", "--json"], { env: env2, cwd: ws2.projectDir });
+    assert.equal(again.code, 0, again.stdout + again.stderr);
   } finally {
     await pub.restart();
   }

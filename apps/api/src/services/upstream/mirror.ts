@@ -22,6 +22,7 @@ import { UpstreamKeys, untrusted } from "./keys.ts";
 import { namesStayLocal } from "./privacy.ts";
 import type { BlobStore } from "../blob-store.ts";
 import { SkillMirror } from "./mirror-skills.ts";
+import { BundleMirror } from "./mirror-bundles.ts";
 
 const upstreamPullSchema = z.object({
   item_type: z.enum(ITEM_TYPES),
@@ -63,6 +64,8 @@ export class Mirror {
   private readonly keys: UpstreamKeys;
   /** Agent Skills of the upstream (services/upstream/mirror-skills.ts), on the same client and pinned keys. */
   readonly skills: SkillMirror;
+  /** Bundles of the upstream (services/upstream/mirror-bundles.ts). */
+  readonly bundles: BundleMirror;
 
   constructor(
     private readonly db: Database,
@@ -76,6 +79,7 @@ export class Mirror {
     this.client = new UpstreamClient(config);
     this.keys = new UpstreamKeys(db, config, this.client);
     this.skills = new SkillMirror(db, config, this.client, this.keys, keyring, registryUrl, blobs, logger);
+    this.bundles = new BundleMirror(db, config, this.client, this.keys, keyring, registryUrl, blobs, logger);
   }
 
   /** True when `namespace` exists here: its names are never looked up upstream. */
