@@ -26,6 +26,7 @@ const BENCHES = [
   "apps/api/bench/blob-store.bench.ts",
   "apps/api/bench/verification.bench.ts",
   "apps/api/bench/mirror-pull.bench.ts",
+  "apps/api/bench/mirror-skills.bench.ts",
   "apps/api/bench/relations.bench.ts",
   "apps/api/bench/topology.bench.ts",
   "apps/api/bench/quality.bench.ts",

@@ -50,6 +50,6 @@ export async function openRegistry(config: RegistryConfig, logger: Logger, optio
   const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens, revocations: new AccessTokenRevocations(db) });
   const counters = windowCountersFor(db, { store: config.rateLimit.store, onSweepError: (error) => logger.log("warn", "could not delete ended rate-limit windows", { error: error.message }) });
   const blobs = openBlobStore(config.blobs, db);
-  const mirror = config.mirror ? new Mirror(db, config.mirror, keyring, config.publicUrl, logger) : undefined;
+  const mirror = config.mirror ? new Mirror(db, config.mirror, keyring, config.publicUrl, logger, blobs) : undefined;
   return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, blobs, secrets, ...(mirror ? { mirror } : {}), counters, lifecycle: { draining: false } };
 }

@@ -10,6 +10,7 @@ import type { PushedFile, StoredBundleFile } from "../services/bundles.ts";
 import { findReadableBundle, publishBundle, readBundleFiles } from "../services/bundles.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { latestOf } from "../services/versions.ts";
+import { bundleGoesUpstream, serveMirroredBundle } from "../services/upstream/bundle-hooks.ts";
 import { parseBody } from "./items.ts";
 
 /** Padded standard base64 (a linear pattern: a grouped one overflows the regex stack on large files). */
@@ -78,8 +79,16 @@ export function bundleRoutes(deps: AppDeps): Hono<AppEnv> {
       return c.json(result, 201);
     })
     .get("/v1/bundle/pull/:bundle_id{.+}", async (c) => {
-      const { ref, bundle } = await findReadableBundle(deps.db, c.get("principal"), c.req.param("bundle_id"));
       const requested = c.req.query("version");
+      let found;
+      try {
+        found = await findReadableBundle(deps.db, c.get("principal"), c.req.param("bundle_id"));
+      } catch (err) {
+        // Not held here: a mirror answers with the upstream's verified copy, unless the namespace is this registry's.
+        if (!deps.mirror || !(await bundleGoesUpstream(deps.mirror, err, c.req.param("bundle_id")))) throw err;
+        return await serveMirroredBundle(c, deps.mirror, blobs, { bundleId: c.req.param("bundle_id"), version: requested });
+      }
+      const { ref, bundle } = found;
       const versions = await deps.db.prisma.bundleVersion.findMany({ where: { bundleId: bundle.id }, select: { version: true, yanked: true } });
       const version = requested ?? latestOf(versions);
       if (!version) throw new RyeError("NOT_FOUND", `Bundle ${ref.id} has no installable version (all are yanked)`, { hint: "Pull an explicit version with ?version=." });

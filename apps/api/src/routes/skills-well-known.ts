@@ -19,6 +19,7 @@ import { buildDiscoveryIndex, indexNotFound } from "../services/skills/discovery
 import { countDownload } from "../services/download-policy.ts";
 import { findReadableSkillVersion } from "../services/skills/lookup.ts";
 import { artifactsOf, requiredBlob, storedManifest } from "../services/skills/stored.ts";
+import { mirroredIndex, serveMirroredArtifact, skillGoesUpstream, withHeldUpstreamSkills } from "../services/upstream/skill-hooks.ts";
 
 const INDEX = ".well-known/agent-skills/index.json";
 const INDEX_CACHE = "public, max-age=60, must-revalidate";
@@ -46,8 +47,16 @@ function skillScope(namespace: string, segment: string): { namespace: string; sk
 export function skillWellKnownRoutes(deps: AppDeps): Hono<AppEnv> {
   const blobs = deps.blobs;
 
+  /** A mirror lists an upstream namespace's skills (never for a namespace of its own) and, at the root, those it holds. */
+  const indexFor = async (c: Context<AppEnv>, scope: { namespace?: string; skill?: string; version?: string }) => {
+    const mirror = deps.mirror;
+    if (mirror && scope.namespace !== undefined && !(await mirror.ownsNamespace(scope.namespace))) return await mirroredIndex(c, mirror, deps.config.publicUrl, { ...scope, namespace: scope.namespace });
+    const local = await buildDiscoveryIndex(deps.db, deps.config.publicUrl, scope);
+    return mirror && local && scope.namespace === undefined && scope.version === undefined ? await withHeldUpstreamSkills(local, mirror, deps.config.publicUrl) : local;
+  };
+
   const serveIndex = async (c: Context<AppEnv>, scope: { namespace?: string; skill?: string; version?: string }, what: string) => {
-    const index = await buildDiscoveryIndex(deps.db, deps.config.publicUrl, scope);
+    const index = await indexFor(c, scope);
     if (!index) throw indexNotFound(what);
     const body = JSON.stringify(index);
     const etag = `"${sha256Hex(new TextEncoder().encode(body))}"`;
@@ -68,7 +77,14 @@ export function skillWellKnownRoutes(deps: AppDeps): Hono<AppEnv> {
     .get("/:namespace/.well-known/agent-skills/:skill_name/:version/:file", async (c) => {
       const { namespace, skill_name: name, version, file } = c.req.param();
       if (!isSemver(version)) throw new RyeError("NOT_FOUND", `No artifact ${file} for ${namespace}/${name}@${version}`);
-      const { item, row } = await findReadableSkillVersion(deps.db, await optionalPrincipalOrSession(c, deps.db), namespace, name, version);
+      let found;
+      try {
+        found = await findReadableSkillVersion(deps.db, await optionalPrincipalOrSession(c, deps.db), namespace, name, version);
+      } catch (err) {
+        if (!deps.mirror || !(await skillGoesUpstream(deps.mirror, err, namespace))) throw err;
+        return await serveMirroredArtifact(c, deps.mirror, blobs, { namespace, name, version, file });
+      }
+      const { item, row } = found;
       const artifacts = artifactsOf(row.skillArtifacts);
       const base = `${item.name}-${row.version}`;
       const pick =

@@ -18,6 +18,7 @@ import { setCacheHeaders } from "./bundles.ts";
 import { parseBody } from "./items.ts";
 import { artifactPaths } from "../services/skills/discovery-index.ts";
 import { countDownload } from "../services/download-policy.ts";
+import { serveMirroredSkill, skillGoesUpstream } from "../services/upstream/skill-hooks.ts";
 
 /** base64 of the largest skill plus room for the manifest and JSON: bodies above this are refused (413). */
 export const MAX_SKILL_PUSH_BODY_BYTES = Math.ceil(MAX_SKILL_TOTAL_BYTES / 3) * 4 + 2 * 1024 * 1024;
@@ -69,8 +70,16 @@ export function skillRoutes(deps: AppDeps): Hono<AppEnv> {
     })
     .get("/v1/skills/:namespace/:skill_name", async (c) => {
       const principal = await optionalPrincipalOrSession(c, deps.db);
-      const { ref, item, row, pinned } = await findReadableSkillVersion(deps.db, principal, c.req.param("namespace"), c.req.param("skill_name"), c.req.query("version") || undefined);
       const withFiles = c.req.query("files") === "1" || c.req.query("files") === "true";
+      let found;
+      try {
+        found = await findReadableSkillVersion(deps.db, principal, c.req.param("namespace"), c.req.param("skill_name"), c.req.query("version") || undefined);
+      } catch (err) {
+        // Not held here: a mirror answers with the upstream's verified copy, unless the namespace is this registry's.
+        if (!deps.mirror || !(await skillGoesUpstream(deps.mirror, err, c.req.param("namespace")))) throw err;
+        return await serveMirroredSkill(c, deps.mirror, { blobs, publicUrl: deps.config.publicUrl }, { namespace: c.req.param("namespace"), name: c.req.param("skill_name"), version: c.req.query("version") || undefined, withFiles });
+      }
+      const { ref, item, row, pinned } = found;
       // A held version (seen by its reviewers only) is never cached by shared caches.
       if (setCacheHeaders(c, `"${row.fileSha256}${withFiles ? "-files" : ""}"`, row.status === "published" ? item.visibility : "private", pinned)) return c.body(null, 304);
       const manifest = storedManifest(row.content);

@@ -13,6 +13,7 @@ import type { PublicKey } from "../crypto/keys.ts";
 import { RyeError } from "../errors.ts";
 import { sha256Hex } from "../hash.ts";
 import type { ItemType } from "../item-types.ts";
+import type { RegistryItemType } from "../registry-types.ts";
 import { extractSignature } from "../signature/line.ts";
 import { keyResolverFrom, verifyItem } from "../signature/verify.ts";
 import { type PublishAttestation, publishAttestationSchema } from "./attestation.ts";
@@ -43,7 +44,8 @@ export const mirroredSectionSchema = z.object({
 export type MirroredSection = z.infer<typeof mirroredSectionSchema>;
 
 export interface RegistryCopy {
-  type: ItemType;
+  /** A skill's or a bundle's file is its registry-signed manifest, signed in the tool format. */
+  type: RegistryItemType | "bundle";
   id: string;
   version: string;
   /** The file as the registry serves it (its inline signature line included). */
@@ -72,12 +74,13 @@ function refuse(code: "BAD_SIGNATURE" | "UNTRUSTED_KEY" | "INTEGRITY_MISMATCH", 
  */
 export async function verifyRegistryCopy(copy: RegistryCopy, keys: readonly PublicKey[]): Promise<VerifiedCopy> {
   const label = `${copy.type} ${copy.id}@${copy.version}`;
-  const extracted = extractSignature(copy.content, copy.type);
+  const signedAs: ItemType = copy.type === "skill" || copy.type === "bundle" ? "tool" : copy.type;
+  const extracted = extractSignature(copy.content, signedAs);
   if (extracted.status !== "signed") throw refuse("BAD_SIGNATURE", `${label} carries no registry signature`);
   const sig = extracted.signature;
   const key = keys.find((k) => k.fingerprint === sig.fingerprint);
   if (!key) throw refuse("UNTRUSTED_KEY", `${label} is signed by key ${sig.fingerprint}, which is not pinned`, { fingerprint: sig.fingerprint, pinned: keys.map((k) => k.fingerprint) });
-  const verified = await verifyItem(copy.content, copy.type, keyResolverFrom([key]));
+  const verified = await verifyItem(copy.content, signedAs, keyResolverFrom([key]));
   if (!verified.ok) throw refuse(verified.code === "INTEGRITY_MISMATCH" ? "INTEGRITY_MISMATCH" : "BAD_SIGNATURE", `${label}: ${verified.message}`, { code: verified.code });
   if (sig.provider !== "rye-registry" || !sig.username) throw refuse("BAD_SIGNATURE", `${label} lacks the rye-registry@<publisher> provenance`);
 
@@ -87,7 +90,8 @@ export async function verifyRegistryCopy(copy: RegistryCopy, keys: readonly Publ
   const parsed = publishAttestationSchema.safeParse(copy.attestation.payload);
   if (!parsed.success) throw refuse("INTEGRITY_MISMATCH", `The attestation of ${label} is malformed`);
   const p = parsed.data;
-  if (p.subject.kind !== "item" || p.subject.item_type !== copy.type || p.subject.id !== copy.id || p.subject.version !== copy.version) {
+  const aboutType = copy.type === "bundle" ? p.subject.kind === "bundle" : p.subject.kind === "item" && p.subject.item_type === copy.type;
+  if (!aboutType || p.subject.id !== copy.id || p.subject.version !== copy.version) {
     throw refuse("INTEGRITY_MISMATCH", `The attestation of ${label} is about ${p.subject.item_type ?? p.subject.kind} ${p.subject.id}@${p.subject.version}`, { subject: p.subject });
   }
   const fileSha256 = sha256Hex(copy.content);
@@ -104,7 +108,7 @@ export async function verifyRegistryCopy(copy: RegistryCopy, keys: readonly Publ
  * caller) countersigns exactly that upstream attestation, and both files have the same content hash.
  */
 export async function verifyMirroredSection(
-  item: { type: ItemType; id: string; version: string; contentHash: string; mirrorAttestation: SignedDocument<unknown> },
+  item: { type: RegistryItemType | "bundle"; id: string; version: string; contentHash: string; mirrorAttestation: SignedDocument<unknown> },
   section: MirroredSection,
   upstreamKeys: readonly PublicKey[],
 ): Promise<VerifiedCopy> {

@@ -6,27 +6,13 @@
 import "@rye/core/node";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { once } from "node:events";
-import { mkdtemp } from "node:fs/promises";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { serve } from "@hono/node-server";
-import type { Hono } from "hono";
 import { itemDetailsSchema, mirroredSectionSchema, publicKeyFromPem, pullResponseSchema, searchResponseSchema, verifyMirroredSection, verifyRegistryCopy } from "@rye/core";
 import type { Database } from "@rye/db";
-import { openTestDatabase } from "@rye/db/testing";
 import { hashToken, TOKEN_PREFIX } from "../../../../apps/api/src/auth/api-tokens.ts";
-import { createApp } from "../../../../apps/api/src/app.ts";
-import { loadConfig } from "../../../../apps/api/src/config.ts";
-import type { AppEnv } from "../../../../apps/api/src/env.ts";
-import { silentLogger } from "../../../../apps/api/src/logger.ts";
-import { openRegistry } from "../../../../apps/api/src/registry.ts";
-import type { AppDeps } from "../../../../apps/api/src/services/deps.ts";
 import { runRye } from "../cli.ts";
 import type { TestRegistry } from "../registry-server.ts";
+import { type MirrorServer, startMirrorServer } from "../mirror-server.ts";
 import { startProxy, startTestRegistry } from "../registry-server.ts";
 import { createWorkspace, nodeTool } from "../workspace.ts";
 
@@ -37,44 +23,6 @@ const LATER = "alice/tools/later";
 const SECRET = "acme/tools/secret-plan";
 const BEFORE = "alice/tools/before";
 const tool = (result: string, version = "1.0.0") => nodeTool("tools", `export function main() { return ${result}; }`).replace('__version__ = "1.0.0"', `__version__ = "${version}"`);
-
-/** The org registry: the real app on a fixed URL whose settings can be changed in place (a restart with new env). */
-interface MirrorServer {
-  url: string;
-  db: Database;
-  deps(): AppDeps;
-  reconfigure(env: Record<string, string>): Promise<void>;
-  close(): Promise<void>;
-}
-
-async function startMirrorServer(env: Record<string, string>): Promise<MirrorServer> {
-  let app: Hono<AppEnv> | undefined;
-  let deps: AppDeps | undefined;
-  const server = serve({ fetch: (req, e) => app!.fetch(req, e), port: 0, hostname: "127.0.0.1" }) as Server;
-  await once(server, "listening");
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const db = await openTestDatabase();
-  const dataDir = await mkdtemp(join(tmpdir(), "rye-test-mirror-"));
-  const open = async (extra: Record<string, string>) => {
-    await deps?.reads.close();
-    const config = loadConfig({ RYE_DATA_DIR: dataDir, RYE_REGISTRY_URL: url, RYE_LOG_LEVEL: "silent", ...extra });
-    deps = await openRegistry(config, silentLogger, { env: { RYE_REGISTRY_KEY_DIR: join(dataDir, "keys") }, db });
-    app = createApp(deps);
-  };
-  await open(env);
-  return {
-    url,
-    db,
-    deps: () => deps!,
-    reconfigure: open,
-    async close() {
-      await deps?.reads.close();
-      server.close();
-      server.closeAllConnections();
-      await db.close();
-    },
-  };
-}
 
 /** A user with an items:read/write token, created in the registry's database; `push` publishes over HTTP. */
 async function publisher(reg: { url: string; db: Database }, username: string, org?: string) {

@@ -35,7 +35,8 @@ export function artifactPaths(namespace: string, name: string, version: string) 
   return { dir, skillMd: `${dir}/SKILL.md`, tarGz: `${dir}/${name}-${version}.tar.gz`, zip: `${dir}/${name}-${version}.zip` };
 }
 
-interface Row {
+/** What an entry is built from (a mirror builds entries of its cached upstream skills too: services/upstream). */
+export interface IndexRow {
   namespace: string;
   name: string;
   description: string;
@@ -45,6 +46,7 @@ interface Row {
   /** From the signed manifest (see manifestFacts). */
   facts: ManifestFacts;
 }
+type Row = IndexRow;
 
 /** What an entry needs from a version's signed manifest: its own description and the registry key that signed it. */
 interface ManifestFacts {
@@ -60,7 +62,7 @@ interface ManifestFacts {
 const MAX_REMEMBERED = 20_000;
 const remembered = new Map<string, ManifestFacts>();
 
-function manifestFacts(fileSha256: string, content: string): ManifestFacts {
+export function manifestFacts(fileSha256: string, content: string): ManifestFacts {
   const known = remembered.get(fileSha256);
   if (known) return known;
   const signature = extractSignature(content, "tool");
@@ -84,7 +86,7 @@ function reviewOf(value: unknown): { risk: string; findings: number } | null {
  * Artifact URLs are relative to the index (as the discovery schema resolves them), so an index works behind any
  * host name, CDN or path prefix: `toRoot` climbs from the index's folder to the origin's root.
  */
-function entryOf(row: Row, registryUrl: string, toRoot: string): IndexEntry {
+export function entryOf(row: Row, registryUrl: string, toRoot: string): IndexEntry {
   const base = registryUrl.replace(/\/+$/, "");
   const v = row.version;
   const artifacts = artifactsOf(v.skillArtifacts);
@@ -271,13 +273,17 @@ export async function buildDiscoveryIndex(
           facts: known,
         },
         registryUrl,
-        // /.well-known/agent-skills/ → "../../"; /<ns>/… → "../../../"; /<ns>/<skill>/… → "../../../../".
-        "../".repeat(2 + (scope.namespace !== undefined ? 1 : 0) + (scope.skill !== undefined ? 1 : 0)),
+        toRootOf(scope),
       ),
     );
   }
   skills.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { $schema: AGENT_SKILLS_SCHEMA, skills };
+}
+
+/** From an index's folder to the origin's root: /.well-known/agent-skills/ → "../../"; /<ns>/… → "../../../"; /<ns>/<skill>/… → "../../../../". */
+export function toRootOf(scope: { namespace?: string; skill?: string }): string {
+  return "../".repeat(2 + (scope.namespace !== undefined ? 1 : 0) + (scope.skill !== undefined ? 1 : 0));
 }
 
 export function indexNotFound(what: string): RyeError {

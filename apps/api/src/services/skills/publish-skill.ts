@@ -81,8 +81,8 @@ async function authorOf(ctx: SkillPushContext, manifestText: string, files: Skil
   throw new RyeError(result.code === "OK" ? "BAD_SIGNATURE" : result.code, `The skill manifest does not verify: ${result.message}`);
 }
 
-/** Stores the files and builds the served artifacts; returns their blob names and sizes. */
-async function storeArtifacts(blobs: BlobStore, files: SkillFile[]): Promise<SkillArtifacts> {
+/** Stores the files and builds the served artifacts; returns their blob names and sizes (a mirror's too). */
+export async function storeSkillArtifacts(blobs: BlobStore, files: SkillFile[]): Promise<SkillArtifacts> {
   for (const file of files) await blobs.put(file.bytes);
   const blob = async (bytes: Uint8Array) => ({ sha256: await blobs.put(bytes), size: bytes.length });
   const skillMd = files.length === 1 ? files.find((f) => f.path === SKILL_FILE) : undefined;
@@ -116,7 +116,7 @@ export async function publishSkill(input: SkillPushInput, ctx: SkillPushContext)
   if (known > 0) throw versionExists(id, version);
   // Execute bits are part of what was signed: the archives carry them from the manifest.
   const files = pushed.map((f) => ({ ...f, executable: manifest.files[f.path]?.executable === true }));
-  const artifacts = await storeArtifacts(ctx.blobs, files);
+  const artifacts = await storeSkillArtifacts(ctx.blobs, files);
   const signed = await signItem(manifestText, "tool", ctx.registryKey, { path: "manifest.yaml", provenance: { provider: "rye-registry", username: ctx.principal.username } });
   const fileSha256 = sha256Hex(signed.content);
   const contentHash = computeContentHash(signed.content, "tool");

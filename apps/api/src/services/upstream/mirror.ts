@@ -20,6 +20,9 @@ import type { MirrorConfig } from "./config.ts";
 import { cacheUpstreamVersion, type MirroredRow, type UpstreamVersion } from "./countersign.ts";
 import { UpstreamKeys, untrusted } from "./keys.ts";
 import { namesStayLocal } from "./privacy.ts";
+import type { BlobStore } from "../blob-store.ts";
+import { SkillMirror } from "./mirror-skills.ts";
+import { BundleMirror } from "./mirror-bundles.ts";
 
 const upstreamPullSchema = z.object({
   item_type: z.enum(ITEM_TYPES),
@@ -59,6 +62,10 @@ export class Mirror {
   readonly upstreamUrl: string;
   private readonly client: UpstreamClient;
   private readonly keys: UpstreamKeys;
+  /** Agent Skills of the upstream (services/upstream/mirror-skills.ts), on the same client and pinned keys. */
+  readonly skills: SkillMirror;
+  /** Bundles of the upstream (services/upstream/mirror-bundles.ts). */
+  readonly bundles: BundleMirror;
 
   constructor(
     private readonly db: Database,
@@ -66,10 +73,13 @@ export class Mirror {
     private readonly keyring: RegistryKeyring,
     private readonly registryUrl: string,
     private readonly logger: Logger,
+    blobs: BlobStore,
   ) {
     this.upstreamUrl = config.upstreamUrl;
     this.client = new UpstreamClient(config);
     this.keys = new UpstreamKeys(db, config, this.client);
+    this.skills = new SkillMirror(db, config, this.client, this.keys, keyring, registryUrl, blobs, logger);
+    this.bundles = new BundleMirror(db, config, this.client, this.keys, keyring, registryUrl, blobs, logger);
   }
 
   /** True when `namespace` exists here: its names are never looked up upstream. */
