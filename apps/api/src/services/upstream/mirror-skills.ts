@@ -18,7 +18,7 @@ import type { UpstreamClient } from "./client.ts";
 import type { MirrorConfig } from "./config.ts";
 import { cacheUpstreamVersion, type MirroredRow } from "./countersign.ts";
 import { type UpstreamKeys, untrusted } from "./keys.ts";
-import type { MirrorSource } from "./mirror.ts";
+import type { MirrorSource } from "./source.ts";
 
 const STRICT_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

@@ -23,6 +23,7 @@ import { namesStayLocal } from "./privacy.ts";
 import type { BlobStore } from "../blob-store.ts";
 import { SkillMirror } from "./mirror-skills.ts";
 import { BundleMirror } from "./mirror-bundles.ts";
+import type { MirrorSource } from "./source.ts";
 
 const upstreamPullSchema = z.object({
   item_type: z.enum(ITEM_TYPES),
@@ -48,8 +49,7 @@ const upstreamItemSchema = z
 
 const upstreamSearchSchema = z.object({ results: z.array(z.unknown()).max(1000) }).passthrough();
 
-/** How a pull answer was obtained, for the `X-Rye-Mirror` header. */
-export type MirrorSource = "cache" | "upstream" | "stale";
+export type { MirrorSource };
 
 export interface MirrorPullAnswer {
   body: Buffer;
