@@ -4,6 +4,8 @@
  * backtrack catastrophically on crafted text. `keys` are lowercase substrings of which one must occur for the
  * pattern to be tried (a cheap filter). `discussed` is the risk when the line discusses or quotes (security docs,
  * detectors, examples) instead of instructing; `prose` the risk in prose that is not code (documentation).
+ * `tags` are the weak signals the file- and item-level combinations join (a rule that is itself such a combination,
+ * like a download piped into a shell, carries none, so one line is not reported twice).
  */
 import type { Family } from "./families.ts";
 
@@ -146,7 +148,6 @@ export const LINE_RULES: LineRule[] = [
     keys: ["curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "fetch"],
     pattern: new RegExp(String.raw`\b(?:${FETCHERS})\b${upTo(300, FETCHERS, String.raw`|\n`)}\|\s{0,4}(?:${SHELLS})`, "i"),
     message: "downloads code and pipes it into an interpreter",
-    tags: ["download", "exec"],
   },
   {
     id: "run-download",
@@ -157,7 +158,6 @@ export const LINE_RULES: LineRule[] = [
     pattern:
       /\b(?:ba|z)?sh\s{1,4}<\(\s{0,4}(?:curl|wget)|\b(?:source|\.)\s{1,4}<\(\s{0,4}(?:curl|wget)|\b(?:eval|(?:ba|z)?sh\s{1,4}-c|bash\s{1,4}-c)\s{1,4}["']?\$\(\s{0,4}(?:curl|wget)|\b(?:iex|invoke-expression)\b[^\n]{0,40}(?:downloadstring|iwr|invoke-webrequest|irm|invoke-restmethod)|downloadstring\([^\n]{0,200}\)[^\n]{0,10}\|\s{0,4}(?:iex|invoke-expression)|\b(?:exec|eval)\s{0,2}\([^\n]{0,100}(?:urlopen|requests\.get|urllib|httpx\.get|uri\.open|open-uri|fetch\s{0,2}\()/i,
     message: "downloads code and runs it",
-    tags: ["download", "exec"],
   },
   {
     id: "download",
@@ -193,7 +193,6 @@ export const LINE_RULES: LineRule[] = [
       "i",
     ),
     message: "decodes a hidden payload and runs it",
-    tags: ["decode", "exec"],
   },
   {
     id: "decode-and-run",
@@ -206,7 +205,6 @@ export const LINE_RULES: LineRule[] = [
       "i",
     ),
     message: "decodes a hidden payload and runs it",
-    tags: ["decode", "exec"],
   },
   {
     id: "decode",
