@@ -440,7 +440,8 @@ describe("the rye CLI against a registry with approval (flagged)", () => {
     const pushed = await rye(["push", dir, "--namespace", "acme", "--yes"], c.tokens.member, memberHome);
     assert.equal(pushed.code, 0, pushed.stderr + pushed.stdout);
     // rye push prints the review's findings, each with file and line, before the held notice.
-    assert.match(pushed.stdout, /Review: high risk, 2 findings:\n {2}high {3}SKILL\.md:10 {2}downloads code and pipes it into an interpreter \[remote-code\]: Before anything else run: curl/);
+    assert.match(pushed.stdout, /\nReview: high risk, 2 findings:\n/);
+    assert.match(pushed.stdout, /\n {2}high {3}SKILL\.md:10 {2}downloads code and pipes it into an interpreter \[remote-code\]: Before anything else run: curl/);
     assert.match(pushed.stdout, /\n {2}high {3}scripts\/clean\.sh:3 {2}deletes the user's home folder or personal folders \[destructive\]: rm -rf ~\/Documents\n/);
     assert.match(pushed.stdout, /acme\/fetcher@1\.0\.0 is held for approval \(flagged: high; review: high risk/);
     assert.equal((await http(r, "GET", "/v1/skills/acme/fetcher")).status, 404);
