@@ -69,13 +69,18 @@ export function judgeName(raw: string): NameVerdict {
   // Letters from another script among ASCII ones: a look-alike of an ASCII name.
   if (/[a-z]/.test(name) && /[\u0370-\u03ff\u0400-\u04ff\u0530-\u058f\u13a0-\u13ff\u2100-\u214f\uff00-\uffef]/.test(name)) return { kind: "homoglyph" };
   if (name.length < 5 || POPULAR.has(name) || name.startsWith("@")) return null;
-  for (const p of POPULAR) {
-    if (p.length >= 4 && withinOneEdit(name, p)) return { kind: "typosquat", of: p };
-    // a separator dropped or added: crossenv / cross-env, babelcli / babel-cli
-    if (p.includes("-") && name === p.replace(/-/g, "")) return { kind: "typosquat", of: p };
+  for (let length = name.length - 1; length <= name.length + 1; length++) {
+    for (const p of POPULAR_BY_LENGTH.get(length) ?? []) if (withinOneEdit(name, p)) return { kind: "typosquat", of: p };
   }
-  return null;
+  // a separator dropped: crossenv / cross-env, babelcli / babel-cli
+  const joined = POPULAR_JOINED.get(name);
+  return joined ? { kind: "typosquat", of: joined } : null;
 }
+
+/** Popular names by length (a name one edit away has a length within one), and hyphenated ones without hyphens. */
+const POPULAR_BY_LENGTH = new Map<number, string[]>();
+for (const p of POPULAR) if (p.length >= 4) POPULAR_BY_LENGTH.set(p.length, [...(POPULAR_BY_LENGTH.get(p.length) ?? []), p]);
+const POPULAR_JOINED = new Map([...POPULAR].filter((p) => p.includes("-")).map((p) => [p.replace(/-/g, ""), p]));
 
 const INSTALL = /\b(?:pip3?|uv\s+pip|pipx|poetry|npm|pnpm|yarn|bun)\s+(?:-\S+\s+){0,4}(?:install|add|i)\b([^|;&\n]{0,400})/i;
 

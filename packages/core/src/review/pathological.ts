@@ -20,6 +20,7 @@ export function pathologicalInputs(): { name: string; path: string; text: string
     { name: "zero-width", path: "x.md", text: fill("a\u200bb") },
     { name: "rm options", path: "x.sh", text: fill("rm -rf -f -f -f -f ") },
     { name: "install names", path: "x.sh", text: fill("pip install reqeusts aaaaa bbbbb\n") },
+    { name: "install names, all different", path: "x.sh", text: Array.from({ length: 40_000 }, (_, i) => `pip install n${i.toString(36)}abcd x${i}yyy\n`).join("").slice(0, MiB) },
     { name: "every keyword", path: "x.sh", text: fill("curl eval exec base64 -d rm -rf ~ crontab >> .bashrc | sh ") },
   ];
   // Per rule, its keywords packed (each occurrence starts an attempt of the rule's pattern), once bare and once

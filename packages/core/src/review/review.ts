@@ -53,6 +53,8 @@ const MAX_FINDINGS = 1000;
 /** Encoded literals decoded and re-read per item, and their total decoded size. */
 const MAX_DECODED = 64;
 const MAX_DECODED_CHARS = 64 * 1024;
+/** Distinct package names judged per file (edit distance against the popular names). */
+const MAX_JUDGED = 4096;
 
 /** Whether a finding of `risk` is at least `floor`. */
 export function atLeast(risk: Risk, floor: Risk): boolean {
@@ -138,7 +140,16 @@ function candidates(lines: readonly Line[]): { marks: Uint8Array; any: Uint8Arra
 /** Where a line's findings go: the item's list, plus whether any was medium or higher (for hidden comments). */
 class Sink {
   serious = false;
+  /** Package names judged in this file (a file repeating names is judged once per name; at most MAX_JUDGED). */
+  private readonly judged = new Map<string, ReturnType<typeof judgeName>>();
   constructor(readonly push: (f: Finding) => void) {}
+  judge(name: string): ReturnType<typeof judgeName> {
+    const known = this.judged.get(name);
+    if (known !== undefined || this.judged.size >= MAX_JUDGED) return known ?? null;
+    const verdict = judgeName(name);
+    this.judged.set(name, verdict);
+    return verdict;
+  }
   add(f: Finding): void {
     if (f.risk !== "low") this.serious = true;
     this.push(f);
@@ -188,7 +199,7 @@ function packageNames(path: string, line: Line, sink: Sink, manifest: boolean): 
   const fromManifest = manifest ? manifestName(path, line.text) : null;
   if (fromManifest) names.push(fromManifest);
   for (const name of names.slice(0, 20)) {
-    const verdict = judgeName(name);
+    const verdict = sink.judge(name);
     if (!verdict) continue;
     sink.add(
       verdict.kind === "homoglyph"
