@@ -23,6 +23,8 @@ export function pathologicalInputs(): { name: string; path: string; text: string
     { name: "install names, all different", path: "x.sh", text: Array.from({ length: 40_000 }, (_, i) => `pip install n${i.toString(36)}abcd x${i}yyy\n`).join("").slice(0, MiB) },
     { name: "every keyword", path: "x.sh", text: fill("curl eval exec base64 -d rm -rf ~ crontab >> .bashrc | sh ") },
   ];
+  // Keywords that open a bounded span (curl …| sh, eval(… b64decode), packed alone: every occurrence starts a scan.
+  for (const key of ["curl", "wget", "iwr", "irm", "eval", "exec", "iex", "fetch(", "urlopen("]) out.push({ name: `${JSON.stringify(key)} packed`, path: "x.sh", text: fill(`${key} `) });
   // Per rule, its keywords packed (each occurrence starts an attempt of the rule's pattern), once bare and once
   // spaced by runs that bounded spans would scan.
   for (const rule of LINE_RULES.filter((r) => r.keys.length > 0)) {
