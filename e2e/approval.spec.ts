@@ -60,7 +60,9 @@ test("an owner approves a held version from the approvals page, and rejects the 
   await expect(page.getByRole("heading", { level: 1, name: "Approvals" })).toBeVisible();
   const held = page.getByRole("list", { name: "Versions held for approval" }).getByRole("listitem").filter({ hasText: `${id}@1.0.0` });
   await expect(held).toContainText("flagged: high");
-  await expect(held).toContainText("downloads code and runs it");
+  await expect(held).toContainText("downloads code and pipes it into an interpreter (remote-code)");
+  // The finding names the file and the line (of the file as served: line 1 is the signature).
+  await expect(held).toContainText(`${name}.md:4`);
   await expect(held).toContainText(member.username);
   const violations = await blockingViolations(page);
   expect(violations, formatViolations(violations)).toEqual([]);

@@ -53,6 +53,7 @@ test("a skill page shows SKILL.md (no script runs), allowed tools, files, review
   const review = page.getByRole("region", { name: "Review" });
   await expect(review.getByText("high risk")).toBeVisible();
   await expect(review.getByText("scripts/setup.sh:2")).toBeVisible();
+  await expect(review).toContainText("downloads code and pipes it into an interpreter (remote-code)");
   await expect(page.getByText(`npx skills add ${baseURL}/${author.username}/${name}`)).toBeVisible();
   await expect(page.getByText(`npx -y ryeos skill add ${author.username}/${name}`)).toBeVisible();
   const violations = await blockingViolations(page);

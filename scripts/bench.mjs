@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const BENCHES = [
   "packages/core/bench/verify.bench.ts",
+  "packages/core/bench/review.bench.ts",
   "packages/rye/bench/search.bench.ts",
   "packages/rye/bench/startup.bench.ts",
   "packages/rye/bench/load.bench.ts",

@@ -5,8 +5,23 @@ import type { decideVersion, listHeldVersions, setOrgApproval } from "../service
 import { approveSchema, orgApprovalSchema, rejectSchema } from "./approvals.ts";
 import type { Operation, SameKeys } from "../contract/operation.ts";
 
-/** What every push answers about approval (items and skills): spread into the push responses. */
+const reviewFinding = z.object({
+  rule: z.string(),
+  family: z.string().meta({ description: "The attack family: hidden-instructions, exfiltration, remote-code, encoded-payload, persistence, permission-tampering, destructive or dependency-confusion." }),
+  risk: z.enum(["low", "medium", "high"]),
+  path: z.string().meta({ description: "The file, relative to the item or skill." }),
+  line: z.number().int().meta({ description: "1-based." }),
+  excerpt: z.string(),
+  message: z.string(),
+});
+/** The publish-time review as stored and served (services/publish.ts, services/skills/publish-skill.ts). */
+export const PublishReview = z
+  .object({ risk: z.enum(["none", "low", "medium", "high"]), findings: z.array(reviewFinding), truncated: z.boolean() })
+  .meta({ description: "The static review at publish time (hidden instructions, exfiltration, remote code, encoded payloads, persistence, agent-permission tampering, destructive commands, dependency confusion): the highest risk and up to 50 findings, highest risk first, each with file, line and family." });
+
+/** What every push answers about approval (items and skills) and the review: spread into the push responses. */
 export const ApprovalAnswer = {
+  review: PublishReview.nullable(),
   status: z.enum(["published", "held"]).meta({ description: "held (HTTP 202): stored, signed and attested, but invisible until approved (registry setting RYE_REGISTRY_APPROVAL)." }),
   approval: z
     .object({

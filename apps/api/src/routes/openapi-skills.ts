@@ -1,7 +1,7 @@
 /** OpenAPI description of the Agent Skills routes (routes/skills.ts and routes/skills-well-known.ts). */
 import { z } from "zod";
 import { isoTimestampSchema, itemVisibilitySchema, publishAttestationSchema, sha256HexSchema, signedAttestationSchema, versionStatusSchema } from "@rye/core";
-import { ApprovalAnswer } from "./openapi-approvals.ts";
+import { ApprovalAnswer, PublishReview } from "./openapi-approvals.ts";
 import type { Operation } from "../contract/operation.ts";
 import { skillPushRequestSchema } from "./skills.ts";
 
@@ -29,10 +29,7 @@ const SkillPushResponse = z.object({
   log_index: z.number().int(),
 });
 
-const reviewFinding = z.object({ rule: z.string(), risk: z.enum(["low", "medium", "high"]), path: z.string(), line: z.number().int(), excerpt: z.string(), message: z.string() });
-const SkillReview = z
-  .object({ risk: z.enum(["none", "low", "medium", "high"]), findings: z.array(reviewFinding), truncated: z.boolean() })
-  .meta({ description: "The static review at publish time (hidden instructions, remote code, credential theft, encoded payloads, prompt injection, …): the highest risk and up to 50 findings. Null for versions pushed before reviews." });
+const SkillReview = PublishReview;
 
 const SkillPullResponse = z.object({
   item_type: z.literal("skill"),

@@ -242,7 +242,7 @@ describe("skills: happy paths", () => {
     const pulled = await call("GET", "/v1/skills/alice/quick-setup");
     SKILL_SCHEMAS.SkillPullResponse.strict().parse(pulled.body);
     assert.equal(pulled.body.review.risk, "high");
-    assert.deepEqual(pulled.body.review.findings.map((f: Json) => [f.rule, f.path, f.line]), [["remote-code-execution", "scripts/setup.sh", 2]]);
+    assert.deepEqual(pulled.body.review.findings.map((f: Json) => [f.rule, f.path, f.line]), [["pipe-to-shell", "scripts/setup.sh", 2]]);
     assert.deepEqual((await entry("quick-setup"))!.rye.review, { risk: "high", findings: 1 });
     const clean = await call("GET", "/v1/skills/alice/pdf-tools?version=1.0.0");
     assert.deepEqual(clean.body.review, { risk: "none", findings: [], truncated: false });

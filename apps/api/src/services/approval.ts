@@ -103,10 +103,14 @@ export function holdReason(approval: RegistryConfig["approval"], review: { risk:
   return null;
 }
 
-/** What a push answers about approval (`status` "published" or "held"). */
-export function approvalAnswer(heldReason: string | null, review: { risk: Risk; findings: unknown[] } | null) {
-  if (heldReason === null) return { status: "published" as const, approval: null };
+/**
+ * What a push answers about approval (`status` "published" or "held") and the publish-time review itself (risk and
+ * up to 50 findings, each with file, line and family), so the publisher sees what was flagged whether or not it held.
+ */
+export function approvalAnswer<R extends { risk: Risk; findings: unknown[] }>(heldReason: string | null, review: R | null) {
+  if (heldReason === null) return { status: "published" as const, approval: null, review };
   return {
+    review,
     status: "held" as const,
     approval: {
       status: "pending" as const,

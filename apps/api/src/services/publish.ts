@@ -7,6 +7,7 @@ import {
   ATTESTATION_TYPE,
   computeContentHash,
   extractSignature,
+  insertSignatureLine,
   keyResolverFrom,
   normalizeNewlines,
   parseItem,
@@ -113,8 +114,9 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
   const contentHash = computeContentHash(signed.content, input.item_type);
   const description = (input.metadata?.description ?? parsed.summary.description ?? "").slice(0, 2000);
   const toolType = input.item_type === "tool" ? (parsed.summary.toolType ?? null) : null;
-  // The static review at publish time (as for skills); under RYE_REGISTRY_APPROVAL it may hold the version.
-  const review = reviewSummary(reviewFiles([{ path: `${ref.name}${extension}`, text: stripSignature(content, input.item_type) }]));
+  // The static review at publish time (as for skills); under RYE_REGISTRY_APPROVAL it may hold the version. It reads
+  // the served file with its signature line blanked, so a finding's line number is the line in the file as served.
+  const review = reviewSummary(reviewFiles([{ path: `${ref.name}${extension}`, text: insertSignatureLine(signed.content, input.item_type, "") }]));
   // The static safety report of a tool (docs/quality.md), with the security gate's own rules, over the served file.
   const body = stripSignature(content, input.item_type);
   const safety = parsed.type === "tool" ? safetyOf(parsed, signed.content, ctx.safetyRules ?? (await systemSafetyRules())) : null;

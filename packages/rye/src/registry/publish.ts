@@ -242,6 +242,8 @@ export interface PushResult {
   held: boolean;
   /** The registry's approval answer for a held version (status pending, reason, review), else null. */
   approval: PushApproval | null;
+  /** The registry's publish-time review (risk and findings with file and line); null from registries without one. */
+  review: PushReview | null;
 }
 
 /** What a registry that holds new versions for approval answers on push (status "held", HTTP 202). */
@@ -260,13 +262,44 @@ interface PushResponse {
   log_index?: number | null;
   status?: string;
   approval?: PushApproval | null;
+  review?: unknown;
 }
 
-/** The approval part of a push answer (registries without approval answer status "published" and no approval). */
-export function pushApprovalOf(answer: { status?: string; approval?: PushApproval | null }): { held: boolean; approval: PushApproval | null } {
-  const held = answer.status === "held";
-  return { held, approval: held ? (answer.approval ?? { status: "pending", reason: "", review: null, message: "held for approval" }) : null };
+/** One finding of the publish-time review, as a registry answers it. */
+export interface PushFinding {
+  rule: string;
+  family: string;
+  risk: string;
+  path: string;
+  line: number;
+  excerpt: string;
+  message: string;
 }
+
+/** The publish-time review a registry answers on push: the highest risk and up to 50 findings. */
+export interface PushReview {
+  risk: string;
+  findings: PushFinding[];
+  truncated: boolean;
+}
+
+/** The review of a push answer, keeping only well-formed findings (null when the registry sent none). */
+function pushReviewOf(value: unknown): PushReview | null {
+  const r = value as { risk?: unknown; findings?: unknown; truncated?: unknown } | null | undefined;
+  if (!r || typeof r.risk !== "string" || !Array.isArray(r.findings)) return null;
+  const str = (v: unknown) => (typeof v === "string" ? v : "");
+  const findings = (r.findings as Record<string, unknown>[])
+    .filter((f) => f && typeof f.path === "string" && typeof f.line === "number" && typeof f.risk === "string")
+    .map((f) => ({ rule: str(f.rule), family: str(f.family), risk: str(f.risk), path: str(f.path), line: f.line as number, excerpt: str(f.excerpt), message: str(f.message) }));
+  return { risk: r.risk, findings, truncated: r.truncated === true };
+}
+
+/** The approval part of a push answer (registries without approval answer status "published" and no approval), and the review. */
+export function pushApprovalOf(answer: { status?: string; approval?: PushApproval | null; review?: unknown }): { held: boolean; approval: PushApproval | null; review: PushReview | null } {
+  const held = answer.status === "held";
+  return { held, approval: held ? (answer.approval ?? { status: "pending", reason: "", review: null, message: "held for approval" }) : null, review: pushReviewOf(answer.review) };
+}
+
 
 export async function pushItem(options: PushOptions, ctx: PublishContext): Promise<PushResult> {
   // 1. The local file, its type and metadata.

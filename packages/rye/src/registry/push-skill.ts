@@ -12,7 +12,7 @@ import { KeyStore } from "../keys/keystore.ts";
 import { readSkillFolder } from "../skills/folder.ts";
 import { readJson, registryFetch } from "./http.ts";
 import { whoAmI } from "./login.ts";
-import type { PublishContext, PushApproval, Visibility } from "./publish.ts";
+import type { PublishContext, PushApproval, PushReview, Visibility } from "./publish.ts";
 import { ensureKeyRegistered, pushApprovalOf, verifyWithPinnedKey } from "./publish.ts";
 import { resolveRegistryFor } from "./registries.ts";
 import { normalizeRegistryUrl } from "./registry-url.ts";
@@ -48,6 +48,8 @@ export interface PushSkillResult {
   /** True when the registry holds the version for approval: invisible until approved. */
   held: boolean;
   approval: PushApproval | null;
+  /** The registry's publish-time review: risk and findings, each with file and line. */
+  review: PushReview | null;
 }
 
 interface SkillPushAnswer {
@@ -57,6 +59,7 @@ interface SkillPushAnswer {
   log_index?: number | null;
   status?: string;
   approval?: PushApproval | null;
+  review?: unknown;
 }
 
 /** The folder's signed manifest when it verifies with `key` against the files and names `version`, else null. */

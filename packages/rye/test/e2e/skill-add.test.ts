@@ -220,8 +220,8 @@ describe("review before trust", () => {
     const p = await project();
     const refused = await p.rye(["skill", "add", `${host.url}/risky`, "--json"]);
     assert.equal(refused.json.error.code, "RISK_FLAGGED", refused.stdout);
-    assert.deepEqual(refused.json.error.details.findings.map((f: { rule: string; line: number }) => [f.rule, f.line]), [["conceal-from-user", 12], ["remote-code-execution", 12]]);
-    assert.match(refused.stderr, /quick-setup: high risk, downloads code and runs it \(SKILL\.md:12:/);
+    assert.deepEqual(refused.json.error.details.findings.map((f: { rule: string; line: number }) => [f.rule, f.line]), [["conceal-from-user", 12], ["pipe-to-shell", 12]]);
+    assert.match(refused.stderr, /quick-setup: high risk, downloads code and pipes it into an interpreter \(SKILL\.md:12:/);
     assert.equal(await p.exists(".agents"), false);
     const accepted = await p.rye(["skill", "add", `${host.url}/risky`, "--accept-risk", "--json"]);
     assert.equal(accepted.code, 0, accepted.stdout);

@@ -19,6 +19,8 @@ export const dynamic = "force-dynamic";
 
 interface Finding {
   rule: string;
+  /** The attack family (absent on reviews stored before families). */
+  family?: string;
   risk: string;
   path: string;
   line: number;
@@ -124,7 +126,7 @@ async function Held() {
                   <ul className="space-y-1 text-sm" aria-label={`Findings of ${v.item_id}@${v.version}`}>
                     {v.review.findings.slice(0, 10).map((f, i) => (
                       <li key={i}>
-                        <span className="font-medium">{f.risk}</span>: {f.message} — <code className={code}>{f.path}:{f.line}</code> <code className={code}>{f.excerpt}</code>
+                        <span className="font-medium">{f.risk}</span>: {f.message}{f.family ? ` (${f.family})` : ""} — <code className={code}>{f.path}:{f.line}</code> <code className={code}>{f.excerpt}</code>
                       </li>
                     ))}
                   </ul>

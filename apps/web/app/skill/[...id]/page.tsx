@@ -31,6 +31,8 @@ interface Props {
 
 interface Finding {
   rule: string;
+  /** The attack family (absent on reviews stored before families). */
+  family?: string;
   risk: "low" | "medium" | "high";
   path: string;
   line: number;
@@ -298,7 +300,8 @@ export default async function SkillPage(props: Props) {
                   <ul className="mt-2 space-y-2 text-sm">
                     {review.findings.map((f, i) => (
                       <li key={`${f.path}:${f.line}:${f.rule}:${i}`} className="rounded-md border border-slate-200 p-2 dark:border-slate-700">
-                        <span className="font-medium">{f.risk}</span>: {f.message} ·{" "}
+                        <span className="font-medium">{f.risk}</span>: {f.message}
+                        {f.family ? ` (${f.family})` : ""} ·{" "}
                         <code className="font-mono">
                           {f.path}:{f.line}
                         </code>

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
 import type { InstallTarget } from "../../registry/install.ts";
-import type { ManageAction, PublishContext, PushApproval } from "../../registry/publish.ts";
+import type { ManageAction, PublishContext, PushApproval, PushReview } from "../../registry/publish.ts";
 import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 import { parseItemType, parseRegistryItemType, parseTo, parseVisibility, ttyPrompt } from "./common.ts";
@@ -15,6 +15,18 @@ import { parseItemType, parseRegistryItemType, parseTo, parseVisibility, ttyProm
 export interface PublishCliOptions {
   /** Asks a yes/no question; defaults to a prompt on an interactive terminal, else "no". */
   prompt?: (question: string) => Promise<boolean>;
+}
+
+/** What `rye push` prints about the publish-time review: the risk, then findings with file and line (see registry/publish.ts). */
+function reviewLines(review: PushReview | null): string[] {
+  if (!review) return [];
+  if (review.findings.length === 0) return [`Review: ${review.risk === "none" ? "nothing flagged" : `${review.risk} risk`}.`];
+  const limit = 10;
+  const count = review.findings.length;
+  const lines = [`Review: ${review.risk} risk, ${count}${review.truncated ? "+" : ""} finding${count === 1 ? "" : "s"}:`];
+  for (const f of review.findings.slice(0, limit)) lines.push(`  ${f.risk.padEnd(6)} ${f.path}:${f.line}  ${f.message}${f.family ? ` [${f.family}]` : ""}${f.excerpt ? `: ${f.excerpt}` : ""}`);
+  if (count > limit || review.truncated) lines.push(`  … ${review.truncated ? "more" : count - limit} more on the version's page (or: rye registry pending)`);
+  return lines;
 }
 
 /** What `rye push` prints when the registry holds the version for approval. */
@@ -90,6 +102,7 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
           if (skill.key_registration === "registered") ctx.io.stderr(`Registered your public key ${skill.author_fingerprint} with ${skill.registry}.`);
           ctx.io.stdout(`Pushed skill ${skill.item_id}@${skill.version} (${skill.files} file${skill.files === 1 ? "" : "s"}) to ${skill.registry}; the registry signed its manifest (${skill.registry_fingerprint}).`);
           if (skill.version_note) ctx.io.stdout(`${skill.version_note}.`);
+          for (const line of reviewLines(skill.review)) ctx.io.stdout(line);
           if (skill.held) ctx.io.stdout(heldNotice("skill", skill.item_id, skill.version, skill.approval));
           return;
         }
@@ -118,6 +131,7 @@ export function registerPublish(program: Command, ctx: CliContext, options: Publ
         if (opts.json) return ctx.json(result);
         if (result.key_registration === "registered") ctx.io.stderr(`Registered your public key ${result.author_fingerprint} with ${result.registry}.`);
         ctx.io.stdout(`Pushed ${result.item_type} ${result.item_id}@${result.version} to ${result.registry}; ${result.path} now carries the registry signature (${result.registry_fingerprint}).`);
+        for (const line of reviewLines(result.review)) ctx.io.stdout(line);
         if (result.held) ctx.io.stdout(heldNotice(result.item_type, result.item_id, result.version, result.approval));
       }),
     );
