@@ -353,7 +353,8 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
           const res = await fetch(`${h.rye.url}/v1/auth/oidc/acme/start?next=${encodeURIComponent(next)}`, { redirect: "manual" });
           assert.equal(res.status, 400, next);
           assert.equal(res.headers.get("location"), null, next);
-          assert.equal(((await res.json()) as Json).error.code, "BAD_REQUEST", next);
+          // A control character is refused by the request guard before the route (middleware/request-target.ts).
+          assert.equal(((await res.json()) as Json).error.code, /[\r\n]/.test(next) ? "INVALID_PARAMETER" : "BAD_REQUEST", next);
         }
         const ok = await fetch(`${h.rye.url}/v1/auth/oidc/acme/start?next=${encodeURIComponent("/items/acme/x?tab=versions#top")}`, { redirect: "manual" });
         assert.equal(ok.status, 302);

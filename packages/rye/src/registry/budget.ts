@@ -16,7 +16,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { RyeError } from "@rye/core";
 import { progressListener, reportProgress } from "../engine/progress.ts";
-import { DEFAULT_REGISTRY_DEADLINE_MS, loadRegistries, MAX_REGISTRY_DEADLINE_MS, validDeadlineMs } from "./registries.ts";
+import { DEFAULT_REGISTRY_DEADLINE_MS, MAX_REGISTRY_DEADLINE_MS, validDeadlineMs } from "./deadline-limits.ts";
 
 export const REGISTRY_DEADLINE_VARIABLE = "RYE_REGISTRY_DEADLINE_MS";
 /** How often a call waiting on a registry reports progress (MCP `notifications/progress`). */
@@ -58,6 +58,8 @@ export async function registryDeadline(options: { env: NodeJS.ProcessEnv; projec
     if (!validDeadlineMs(ms)) throw invalidLength(raw, REGISTRY_DEADLINE_VARIABLE);
     return { ms, source: REGISTRY_DEADLINE_VARIABLE };
   }
+  // Loaded on first use: registries.ts parses its files with zod, which a local search must not load.
+  const { loadRegistries } = await import("./registries.ts");
   const config = await loadRegistries({ env: options.env, projectPath: options.projectPath });
   if (config.deadlineMs) return { ms: config.deadlineMs.ms, source: `"deadline_ms" in the ${config.deadlineMs.origin} .ai/config/registries.json` };
   return { ms: DEFAULT_REGISTRY_DEADLINE_MS, source: "the default" };

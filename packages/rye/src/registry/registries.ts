@@ -17,16 +17,11 @@ import { writeFileAtomic } from "../fs/atomic.ts";
 import { readJsonFile } from "../fs/json-file.ts";
 import { userAiDir } from "../spaces/paths.ts";
 import { DEFAULT_REGISTRY_URL, normalizeRegistryUrl } from "./registry-url.ts";
+import { MAX_REGISTRY_DEADLINE_MS, validDeadlineMs } from "./deadline-limits.ts";
 
 export const REGISTRY_NAME_RE = /^[a-z0-9-]{1,32}$/;
-/** The default registry budget of one engine call (budget.ts). */
-export const DEFAULT_REGISTRY_DEADLINE_MS = 5_000;
-/** The largest registry budget accepted from the environment or a configuration file (10 minutes). */
-export const MAX_REGISTRY_DEADLINE_MS = 600_000;
 
-export function validDeadlineMs(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 1 && value <= MAX_REGISTRY_DEADLINE_MS;
-}
+export { DEFAULT_REGISTRY_DEADLINE_MS, MAX_REGISTRY_DEADLINE_MS, validDeadlineMs } from "./deadline-limits.ts";
 
 export interface RegistryEntry {
   name: string;
