@@ -30,8 +30,19 @@ export const GUIDE = "alice/notes/guide";
 const guide = (version: string) => `---\nid: guide\ntitle: Guide ${version}\nversion: ${version}\nentry_type: reference\ncategory: notes\n---\n\nBody of the guide, version ${version}.\n`;
 const other = `---\nid: other\ntitle: Other\nversion: 1.0.0\nentry_type: reference\ncategory: notes\n---\n\nBody of another item.\n`;
 
-/** Short clocks and a small cap, so that hostile answers end quickly; honest answers are far below. */
-const LIMITS = { RYE_HTTP_CONNECT_TIMEOUT_MS: "4000", RYE_HTTP_IDLE_TIMEOUT_MS: "500", RYE_HTTP_DEADLINE_MS: "5000", RYE_MAX_ITEM_BYTES: "131072" };
+/**
+ * Short clocks and a small cap, so that hostile answers end quickly; honest answers are far below. These lanes
+ * test the limits of one request; the budget of a whole call (registry/budget.ts, tested in
+ * test/e2e/registry-stall.test.ts) is set long, because on a loaded machine four CLI start-ups plus the honest key
+ * and checkpoint requests can use up a 5 s call budget before the pull is sent, and the attack never happens.
+ */
+const LIMITS = {
+  RYE_HTTP_CONNECT_TIMEOUT_MS: "4000",
+  RYE_HTTP_IDLE_TIMEOUT_MS: "500",
+  RYE_HTTP_DEADLINE_MS: "5000",
+  RYE_REGISTRY_DEADLINE_MS: "30000",
+  RYE_MAX_ITEM_BYTES: "131072",
+};
 const DEADLINE_MS = Number(LIMITS.RYE_HTTP_DEADLINE_MS);
 /** The item answer cap those settings give (6 × 128 KiB + 256 KiB). */
 const CAP_BYTES = 131072 * 6 + 256 * 1024;
