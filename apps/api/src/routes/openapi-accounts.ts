@@ -278,6 +278,7 @@ export const ACCOUNT_OPERATIONS: Operation[] = [
     scopes: ["items:write"],
     body: "RegisterKeyRequest",
     ok: { status: 201, description: "Registered", schema: "UserKeyChange" },
+    also: [{ status: 200, description: "Already registered to the caller (status already_registered)", schema: "UserKeyChange" }],
     errors: [400, [409, "Registered to another account, or revoked"], 413],
   },
   { method: "delete", path: "/v1/me/keys/{fingerprint}", operationId: "revokeUserKey", summary: "Revoke one of the caller's author keys", tag: "keys", auth: "caller+csrf", scopes: ["items:write"], ok: { status: 200, description: "Revoked", schema: "UserKeyChange" }, errors: [[404, "Not a key of the caller"]] },
