@@ -9,14 +9,10 @@
 import { computeContentHash, isInlineSigned, maxSemver, parseManifest, RyeError, sha256Hex, signManifest, verifyRegistryCopy } from "@rye/core";
 import { type Database, isUniqueViolation, type Prisma } from "@rye/db";
 import { z } from "zod";
-import type { RegistryKeyring } from "../../keys/keyring.ts";
-import type { Logger } from "../../logger.ts";
-import type { BlobStore } from "../blob-store.ts";
 import { parseBundleId, type StoredBundleFile } from "../bundles.ts";
-import type { UpstreamClient } from "./client.ts";
-import type { MirrorConfig } from "./config.ts";
 import { countersignIn } from "./countersign.ts";
-import { type UpstreamKeys, untrusted } from "./keys.ts";
+import { untrusted } from "./keys.ts";
+import type { MirrorContext } from "./context.ts";
 import type { MirrorSource } from "./source.ts";
 
 const STRICT_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -34,23 +30,10 @@ const upstreamBundleSchema = z.object({
 export type MirroredBundleRow = NonNullable<Awaited<ReturnType<Database["prisma"]["mirroredBundleVersion"]["findFirst"]>>>;
 
 export class BundleMirror {
-  constructor(
-    private readonly db: Database,
-    private readonly config: MirrorConfig,
-    private readonly client: UpstreamClient,
-    private readonly keys: UpstreamKeys,
-    private readonly keyring: RegistryKeyring,
-    private readonly registryUrl: string,
-    private readonly blobs: BlobStore,
-    private readonly logger: Logger,
-  ) {}
-
-  private get upstreamUrl(): string {
-    return this.config.upstreamUrl;
-  }
+  constructor(private readonly ctx: MirrorContext) {}
 
   private async cached(bundleId: string, version: string): Promise<MirroredBundleRow | null> {
-    return await this.db.prisma.mirroredBundleVersion.findUnique({ where: { upstreamUrl_bundleId_version: { upstreamUrl: this.upstreamUrl, bundleId, version } } });
+    return await this.ctx.db.prisma.mirroredBundleVersion.findUnique({ where: { upstreamUrl_bundleId_version: { upstreamUrl: this.ctx.upstreamUrl, bundleId, version } } });
   }
 
   /** `bundleId[@requested]` from the cache or the upstream (the caller checked its namespace is not local). */
@@ -63,21 +46,21 @@ export class BundleMirror {
     const path = `/v1/bundle/pull/${ref.id.split("/").map(encodeURIComponent).join("/")}${requested ? `?version=${encodeURIComponent(requested)}` : ""}`;
     let answer;
     try {
-      answer = await this.client.getJson(path, this.config.timeoutMs, hops);
+      answer = await this.ctx.client.getJson(path, this.ctx.config.timeoutMs, hops);
     } catch (err) {
       if (!(err instanceof RyeError) || err.code !== "UPSTREAM_UNAVAILABLE" || requested) throw err;
-      const held = await this.db.prisma.mirroredBundleVersion.findMany({ where: { upstreamUrl: this.upstreamUrl, bundleId: ref.id, yanked: false }, select: { version: true } });
+      const held = await this.ctx.db.prisma.mirroredBundleVersion.findMany({ where: { upstreamUrl: this.ctx.upstreamUrl, bundleId: ref.id, yanked: false }, select: { version: true } });
       const latest = maxSemver(held.map((h) => h.version));
       if (!latest) throw new RyeError("UPSTREAM_UNAVAILABLE", `bundle ${ref.id} is not cached here and ${err.message.replace(/^The upstream/, "the upstream")}`, { hint: err.hint });
-      this.logger.log("warn", `mirror: upstream unavailable, serving cached bundle ${ref.id}@${latest}`);
+      this.ctx.logger.log("warn", `mirror: upstream unavailable, serving cached bundle ${ref.id}@${latest}`);
       return { row: (await this.cached(ref.id, latest))!, source: "stale" };
     }
     if (answer.status === 404) throw new RyeError("NOT_FOUND", `Bundle ${ref.id}${requested ? `@${requested}` : ""} not found here or at the upstream registry`, { hint: "Check the id and version." });
     const parsed = upstreamBundleSchema.safeParse(answer.body);
-    if (!parsed.success) throw untrusted(this.upstreamUrl, `its pull answer for bundle ${ref.id} is malformed`);
+    if (!parsed.success) throw untrusted(this.ctx.upstreamUrl, `its pull answer for bundle ${ref.id} is malformed`);
     const body = parsed.data;
     if (body.bundle_id !== ref.id || (requested !== undefined && body.version !== requested)) {
-      throw untrusted(this.upstreamUrl, `asked for bundle ${ref.id}${requested ? `@${requested}` : ""}, it answered ${body.bundle_id}@${body.version}`);
+      throw untrusted(this.ctx.upstreamUrl, `asked for bundle ${ref.id}${requested ? `@${requested}` : ""}, it answered ${body.bundle_id}@${body.version}`);
     }
     const known = await this.cached(ref.id, body.version);
     if (known) return { row: known, source: "cache" };
@@ -86,7 +69,7 @@ export class BundleMirror {
 
   private async verifyAndCache(ref: { id: string; namespace: string }, body: z.infer<typeof upstreamBundleSchema>, hops: number): Promise<MirroredBundleRow> {
     const label = `bundle ${ref.id}@${body.version}`;
-    const keys = await this.keys.trusted(hops);
+    const keys = await this.ctx.keys.trusted(hops);
     let verified;
     const files: { path: string; bytes: Uint8Array; stored: StoredBundleFile }[] = [];
     try {
@@ -108,23 +91,23 @@ export class BundleMirror {
       }
     } catch (err) {
       if (!(err instanceof RyeError)) throw err;
-      this.logger.log("warn", `mirror: refused ${label} from ${this.upstreamUrl}: ${err.code} ${err.message}`);
-      throw untrusted(this.upstreamUrl, `${label}: ${err.message}`, { reason: err.code, ...(err.details && typeof err.details === "object" ? err.details : {}) });
+      this.ctx.logger.log("warn", `mirror: refused ${label} from ${this.ctx.upstreamUrl}: ${err.code} ${err.message}`);
+      throw untrusted(this.ctx.upstreamUrl, `${label}: ${err.message}`, { reason: err.code, ...(err.details && typeof err.details === "object" ? err.details : {}) });
     }
-    const key = await this.keyring.signer();
+    const key = await this.ctx.keyring.signer();
     const signed = await signManifest(body.manifest, key, { provenance: { provider: "rye-registry", username: verified.publisher } });
     const contentHash = computeContentHash(signed, "tool");
     if (contentHash !== verified.contentHash) throw new RyeError("INTERNAL", `Re-signing ${label} changed its content hash`);
     const manifestSha256 = sha256Hex(signed);
-    for (const f of files) await this.blobs.put(f.bytes);
+    for (const f of files) await this.ctx.blobs.put(f.bytes);
     const stored = Object.fromEntries(files.map((f) => [f.path, f.stored]));
     try {
-      return await this.db.prisma.$transaction(async (tx) => {
+      return await this.ctx.db.prisma.$transaction(async (tx) => {
         const subject = { kind: "bundle" as const, id: ref.id, version: body.version };
-        const { attestation, signedAttestation, entry } = await countersignIn(tx, { registryUrl: this.registryUrl, key, upstreamUrl: this.upstreamUrl, subject, fileSha256: manifestSha256, contentHash, verified });
+        const { attestation, signedAttestation, entry } = await countersignIn(tx, { registryUrl: this.ctx.registryUrl, key, upstreamUrl: this.ctx.upstreamUrl, subject, fileSha256: manifestSha256, contentHash, verified });
         return await tx.mirroredBundleVersion.create({
           data: {
-            upstreamUrl: this.upstreamUrl,
+            upstreamUrl: this.ctx.upstreamUrl,
             bundleId: ref.id,
             namespace: ref.namespace,
             version: body.version,

@@ -8,16 +8,11 @@
  * manifest and attestation carried unchanged. Versions are immutable, so a cached one never goes upstream again.
  */
 import { keyResolverFrom, MAX_SKILL_FILES, maxSemver, RyeError, sha256Hex, type SkillFile, verifyRegistryCopy, verifySkill } from "@rye/core";
-import type { Database } from "@rye/db";
 import { z } from "zod";
-import type { RegistryKeyring } from "../../keys/keyring.ts";
-import type { Logger } from "../../logger.ts";
-import type { BlobStore } from "../blob-store.ts";
 import { storeSkillArtifacts } from "../skills/publish-skill.ts";
-import type { UpstreamClient } from "./client.ts";
-import type { MirrorConfig } from "./config.ts";
 import { cacheUpstreamVersion, type MirroredRow } from "./countersign.ts";
-import { type UpstreamKeys, untrusted } from "./keys.ts";
+import { untrusted } from "./keys.ts";
+import type { MirrorContext } from "./context.ts";
 import type { MirrorSource } from "./source.ts";
 
 const STRICT_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -82,28 +77,15 @@ export class SkillMirror {
   private readonly latestMemo = new Map<string, Memo<string | null>>();
   private readonly indexMemo = new Map<string, Memo<UpstreamIndexEntry[] | null>>();
 
-  constructor(
-    private readonly db: Database,
-    private readonly config: MirrorConfig,
-    private readonly client: UpstreamClient,
-    private readonly keys: UpstreamKeys,
-    private readonly keyring: RegistryKeyring,
-    private readonly registryUrl: string,
-    private readonly blobs: BlobStore,
-    private readonly logger: Logger,
-  ) {}
-
-  private get upstreamUrl(): string {
-    return this.config.upstreamUrl;
-  }
+  constructor(private readonly ctx: MirrorContext) {}
 
   private async cached(id: string, version: string): Promise<MirroredRow | null> {
-    return await this.db.prisma.mirroredVersion.findUnique({ where: { upstreamUrl_itemType_itemId_version: { upstreamUrl: this.upstreamUrl, itemType: "skill", itemId: id, version } } });
+    return await this.ctx.db.prisma.mirroredVersion.findUnique({ where: { upstreamUrl_itemType_itemId_version: { upstreamUrl: this.ctx.upstreamUrl, itemType: "skill", itemId: id, version } } });
   }
 
   /** The highest non-yanked version of `id` held here, or null. */
   private async highestCached(id: string): Promise<MirroredRow | null> {
-    const held = await this.db.prisma.mirroredVersion.findMany({ where: { upstreamUrl: this.upstreamUrl, itemType: "skill", itemId: id, yanked: false }, select: { version: true } });
+    const held = await this.ctx.db.prisma.mirroredVersion.findMany({ where: { upstreamUrl: this.ctx.upstreamUrl, itemType: "skill", itemId: id, yanked: false }, select: { version: true } });
     const latest = maxSemver(held.map((v) => v.version));
     return latest ? await this.cached(id, latest) : null;
   }
@@ -127,7 +109,7 @@ export class SkillMirror {
         if (!(err instanceof RyeError) || err.code !== "UPSTREAM_UNAVAILABLE") throw err;
         const row = await this.highestCached(id);
         if (!row) throw new RyeError("UPSTREAM_UNAVAILABLE", `skill ${id} is not cached here and ${err.message.replace(/^The upstream/, "the upstream")}`, { hint: err.hint });
-        this.logger.log("warn", `mirror: upstream unavailable, serving cached skill ${id}@${row.version}`);
+        this.ctx.logger.log("warn", `mirror: upstream unavailable, serving cached skill ${id}@${row.version}`);
         return { row, source: "stale" };
       }
       if (version === null) throw notFound(id);
@@ -142,11 +124,11 @@ export class SkillMirror {
     const id = `${namespace}/${name}`;
     const known = this.latestMemo.get(id);
     if (!opts.fresh && known && known.until > Date.now()) return known.value;
-    const answer = await this.client.getJson(`/v1/skills/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`, this.config.timeoutMs, opts.hops);
+    const answer = await this.ctx.client.getJson(`/v1/skills/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`, this.ctx.config.timeoutMs, opts.hops);
     let version: string | null = null;
     if (answer.status !== 404) {
       const parsed = upstreamLatestSchema.safeParse(answer.body);
-      if (!parsed.success || parsed.data.item_id !== id) throw untrusted(this.upstreamUrl, `its answer for skill ${id} is malformed`);
+      if (!parsed.success || parsed.data.item_id !== id) throw untrusted(this.ctx.upstreamUrl, `its answer for skill ${id} is malformed`);
       version = parsed.data.version;
     }
     remember(this.latestMemo, id, version);
@@ -157,16 +139,16 @@ export class SkillMirror {
   private async fetchVersion(namespace: string, name: string, version: string, hops: number): Promise<MirroredRow> {
     const id = `${namespace}/${name}`;
     const label = `skill ${id}@${version}`;
-    const answer = await this.client.getJson(`/v1/skills/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}?version=${encodeURIComponent(version)}&files=1`, this.config.timeoutMs, hops);
+    const answer = await this.ctx.client.getJson(`/v1/skills/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}?version=${encodeURIComponent(version)}&files=1`, this.ctx.config.timeoutMs, hops);
     if (answer.status === 404) throw notFound(`${id}@${version}`);
     const parsed = upstreamSkillSchema.safeParse(answer.body);
-    if (!parsed.success) throw untrusted(this.upstreamUrl, `its answer for ${label} is malformed`);
+    if (!parsed.success) throw untrusted(this.ctx.upstreamUrl, `its answer for ${label} is malformed`);
     const body = parsed.data;
-    if (body.item_id !== id || body.version !== version) throw untrusted(this.upstreamUrl, `asked for ${label}, it answered skill ${body.item_id}@${body.version}`);
+    if (body.item_id !== id || body.version !== version) throw untrusted(this.ctx.upstreamUrl, `asked for ${label}, it answered skill ${body.item_id}@${body.version}`);
     const known = await this.cached(id, version);
     if (known) return known;
 
-    const keys = await this.keys.trusted(hops);
+    const keys = await this.ctx.keys.trusted(hops);
     let verified;
     let files: SkillFile[];
     try {
@@ -188,12 +170,12 @@ export class SkillMirror {
       files = files.map((f) => ({ ...f, executable: manifest.files[f.path]?.executable === true }));
     } catch (err) {
       if (!(err instanceof RyeError)) throw err;
-      this.logger.log("warn", `mirror: refused ${label} from ${this.upstreamUrl}: ${err.code} ${err.message}`);
-      throw untrusted(this.upstreamUrl, `${label}: ${err.message}`, { reason: err.code, ...(err.details && typeof err.details === "object" ? err.details : {}) });
+      this.ctx.logger.log("warn", `mirror: refused ${label} from ${this.ctx.upstreamUrl}: ${err.code} ${err.message}`);
+      throw untrusted(this.ctx.upstreamUrl, `${label}: ${err.message}`, { reason: err.code, ...(err.details && typeof err.details === "object" ? err.details : {}) });
     }
-    const skillArtifacts = await storeSkillArtifacts(this.blobs, files);
-    return await cacheUpstreamVersion(this.db, this.registryUrl, await this.keyring.signer(), {
-      upstreamUrl: this.upstreamUrl,
+    const skillArtifacts = await storeSkillArtifacts(this.ctx.blobs, files);
+    return await cacheUpstreamVersion(this.ctx.db, this.ctx.registryUrl, await this.ctx.keyring.signer(), {
+      upstreamUrl: this.ctx.upstreamUrl,
       type: "skill",
       id,
       namespace,
@@ -228,8 +210,8 @@ export class SkillMirror {
     }
     if (listed === null) return null;
     const wanted = listed.slice(0, MAX_MIRRORED_INDEX_ENTRIES);
-    const rows = await this.db.prisma.mirroredVersion.findMany({
-      where: { upstreamUrl: this.upstreamUrl, itemType: "skill", OR: wanted.map((e) => ({ itemId: `${namespace}/${e.name}`, version: e.version })) },
+    const rows = await this.ctx.db.prisma.mirroredVersion.findMany({
+      where: { upstreamUrl: this.ctx.upstreamUrl, itemType: "skill", OR: wanted.map((e) => ({ itemId: `${namespace}/${e.name}`, version: e.version })) },
     });
     const heldIds = new Set(rows.map((r) => `${r.itemId}@${r.version}`));
     return { held: rows, listed: wanted.filter((e) => !heldIds.has(`${namespace}/${e.name}@${e.version}`)) };
@@ -238,11 +220,11 @@ export class SkillMirror {
   private async upstreamIndex(namespace: string, hops: number): Promise<UpstreamIndexEntry[] | null> {
     const known = this.indexMemo.get(namespace);
     if (known && known.until > Date.now()) return known.value;
-    const answer = await this.client.getJson(`/${encodeURIComponent(namespace)}/.well-known/agent-skills/index.json`, this.config.timeoutMs, hops);
+    const answer = await this.ctx.client.getJson(`/${encodeURIComponent(namespace)}/.well-known/agent-skills/index.json`, this.ctx.config.timeoutMs, hops);
     let listed: UpstreamIndexEntry[] | null = null;
     if (answer.status !== 404) {
       const parsed = upstreamIndexSchema.safeParse(answer.body);
-      if (!parsed.success) throw untrusted(this.upstreamUrl, `its agent-skills index of ${namespace} is malformed`);
+      if (!parsed.success) throw untrusted(this.ctx.upstreamUrl, `its agent-skills index of ${namespace} is malformed`);
       listed = parsed.data.skills.map((s) => ({ name: s.name, type: s.type, description: s.description, url: s.url, digest: s.digest, version: s.version }));
     }
     remember(this.indexMemo, namespace, listed);
@@ -251,8 +233,8 @@ export class SkillMirror {
 
   /** The latest version held here of every cached upstream skill (of one namespace, or all), first fetched first. */
   async heldLatestRows(limit: number, namespace?: string): Promise<MirroredRow[]> {
-    const held = await this.db.prisma.mirroredVersion.findMany({
-      where: { upstreamUrl: this.upstreamUrl, itemType: "skill", yanked: false, ...(namespace !== undefined ? { namespace } : {}) },
+    const held = await this.ctx.db.prisma.mirroredVersion.findMany({
+      where: { upstreamUrl: this.ctx.upstreamUrl, itemType: "skill", yanked: false, ...(namespace !== undefined ? { namespace } : {}) },
       select: { itemId: true, version: true },
       orderBy: { fetchedAt: "asc" },
     });

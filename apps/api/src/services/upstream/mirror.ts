@@ -23,6 +23,7 @@ import { namesStayLocal } from "./privacy.ts";
 import type { BlobStore } from "../blob-store.ts";
 import { SkillMirror } from "./mirror-skills.ts";
 import { BundleMirror } from "./mirror-bundles.ts";
+import type { MirrorContext } from "./context.ts";
 import type { MirrorSource } from "./source.ts";
 
 const upstreamPullSchema = z.object({
@@ -78,8 +79,9 @@ export class Mirror {
     this.upstreamUrl = config.upstreamUrl;
     this.client = new UpstreamClient(config);
     this.keys = new UpstreamKeys(db, config, this.client);
-    this.skills = new SkillMirror(db, config, this.client, this.keys, keyring, registryUrl, blobs, logger);
-    this.bundles = new BundleMirror(db, config, this.client, this.keys, keyring, registryUrl, blobs, logger);
+    const context: MirrorContext = { db, config, upstreamUrl: this.upstreamUrl, client: this.client, keys: this.keys, keyring, registryUrl, blobs, logger };
+    this.skills = new SkillMirror(context);
+    this.bundles = new BundleMirror(context);
   }
 
   /** True when `namespace` exists here: its names are never looked up upstream. */
