@@ -19,9 +19,9 @@ import { fileURLToPath } from "node:url";
 import { createScratchPostgresDatabase } from "@rye/db/testing";
 import { ensureServerBuild } from "../../../scripts/build-server.mjs";
 import { pushBundle, signUpPublisher } from "../test/bundle-publisher.ts";
-import { freePort } from "../test/free-port.ts";
+import { startApiProcess } from "./api-process.ts";
 import { postgresServer } from "./postgres-server.ts";
-import { type Figures, formatFigures, knowledgeItem, loadFigures } from "./load.ts";
+import { type Figures, formatFigures, loadFigures } from "./load.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
@@ -43,31 +43,13 @@ async function startS3Process(): Promise<{ env: Record<string, string>; stop(): 
   return { env: JSON.parse(line) as Record<string, string>, stop: () => stopChild(child) };
 }
 
-async function startApi(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const entry = RUNTIME === "dist" ? [join(root, "apps/api/dist/main.js")] : ["--import", "tsx", join(root, "apps/api/src/main.ts")];
-  const child = spawn(process.execPath, entry, {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", RYE_LOG_LEVEL: "warn", RYE_RATE_LIMIT_READS: "1000000000", RYE_RATE_LIMIT_WRITES: "1000000000" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`the registry exited with ${child.exitCode}`);
-    if (await fetch(`${url}/health`).then((r) => r.ok, () => false)) break;
-    if (i > 600) throw new Error("the registry did not start");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { url, stop: () => stopChild(child) };
-}
-
 const load = (url: string) => loadFigures(url, { connections: CONNECTIONS, seconds: SECONDS });
 
 /** One registry process on a fresh database with `env`'s blob store: publish the bundle, load its pinned pull. */
 async function lane(name: string, databaseUrl: string | undefined, env: Record<string, string>): Promise<Figures> {
   const dataDir = await mkdtemp(join(tmpdir(), "rye-bench-blobs-"));
   const scratch = databaseUrl ? await createScratchPostgresDatabase(databaseUrl) : undefined;
-  const api = await startApi({ ...env, RYE_DATA_DIR: dataDir, DATABASE_URL: scratch?.url ?? "" });
+  const api = await startApiProcess({ ...env, RYE_DATA_DIR: dataDir, DATABASE_URL: scratch?.url ?? "" }, { runtime: RUNTIME, logLevel: "warn" });
   try {
     const publisher = await signUpPublisher(api.url, "bench");
     const files = Object.fromEntries(Array.from({ length: FILES }, (_, i) => [`.ai/knowledge/bench/kit/part-${i}.bin`, new Uint8Array(randomBytes(FILE_BYTES))]));

@@ -10,55 +10,21 @@
  * BENCH_SECONDS (default 10), BENCH_CONNECTIONS (50), BENCH_COLD (20).
  * Run: node --import tsx apps/api/bench/mirror-pull.bench.ts
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
-import { mkdtemp, rm } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
-import { freePort } from "../test/free-port.ts";
+import { signUpPublisher } from "../test/bundle-publisher.ts";
+import { startApiProcess } from "./api-process.ts";
 import { formatFigures, knowledgeItem, loadFigures } from "./load.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const COLD = Number(process.env.BENCH_COLD ?? 20);
-const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 const load = (url: string) => loadFigures(url, { connections: CONNECTIONS, seconds: SECONDS });
 
-async function startApi(env: NodeJS.ProcessEnv): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const dataDir = await mkdtemp(join(tmpdir(), "rye-bench-mirror-"));
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", join(root, "apps/api/src/main.ts")], {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production", RYE_DATA_DIR: dataDir, RYE_LOG_LEVEL: "error", RYE_RATE_LIMIT_READS: "1000000000", RYE_RATE_LIMIT_WRITES: "1000000000" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`the registry exited with ${child.exitCode}`);
-    if (await fetch(`${url}/health`).then((r) => r.ok, () => false)) break;
-    if (i > 600) throw new Error("the registry did not start");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    url,
-    stop: async () => {
-      child.kill("SIGTERM");
-      if (child.exitCode === null) await once(child, "exit");
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
 /** Signs up `username` and returns a function that pushes knowledge `username/notes/<name>@1.0.0`. */
 async function publisher(url: string, username: string): Promise<(name: string) => Promise<void>> {
-  const signup = await fetch(`${url}/v1/auth/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username, email: `${username}@example.test`, password: "correct horse battery staple" }) });
-  if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
-  const cookie = signup.headers.get("set-cookie")!.split(";")[0]!;
-  const { csrf_token } = (await signup.json()) as { csrf_token: string };
-  const { token } = (await (await fetch(`${url}/v1/tokens`, { method: "POST", headers: { "content-type": "application/json", cookie, "x-csrf-token": csrf_token }, body: JSON.stringify({ name: "bench", scopes: ["items:write"] }) })).json()) as { token: string };
+  const { token } = await signUpPublisher(url, username);
   return async (name) => {
     const res = await fetch(`${url}/v1/push`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ item_type: "knowledge", item_id: `${username}/notes/${name}`, version: "1.0.0", content: knowledgeItem(name) }) });
     if (res.status !== 201) throw new Error(`push: ${res.status} ${await res.text()}`);
@@ -76,8 +42,8 @@ async function timeEach(urls: string[]): Promise<number> {
 }
 
 console.log(`mirror pull bench: load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
-const upstream = await startApi({});
-const mirror = await startApi({ RYE_UPSTREAM_URL: upstream.url });
+const upstream = await startApiProcess({}, { dataDirPrefix: "rye-bench-mirror-" });
+const mirror = await startApiProcess({ RYE_UPSTREAM_URL: upstream.url }, { dataDirPrefix: "rye-bench-mirror-" });
 try {
   const pushPublic = await publisher(upstream.url, "alice");
   const cold = Array.from({ length: COLD }, (_, i) => `cold${i}`);
