@@ -7,16 +7,17 @@
 import "@rye/core/node";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { createHash, randomBytes } from "node:crypto";
-import { chmod, mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { mirroredSectionSchema, publicKeyFromPem, verifyMirroredSection, verifyRegistryCopy } from "@rye/core";
 import type { Database } from "@rye/db";
 import { hashToken, TOKEN_PREFIX } from "../../../../apps/api/src/auth/api-tokens.ts";
 import { runRye } from "../cli.ts";
+import { assertSameFiles, bytes, readTree, sha, skillMd, writeSkill } from "../skill-files.ts";
 import { type MirrorServer, startMirrorServer } from "../mirror-server.ts";
 import type { TestRegistry } from "../registry-server.ts";
 import { startProxy, startTestRegistry } from "../registry-server.ts";
@@ -27,9 +28,6 @@ type Json = Record<string, any>;
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const SKILLS_CLI = join(ROOT, "node_modules", "skills", "bin", "cli.mjs");
-
-const skillMd = (name: string, version: string, description: string, body: string) =>
-  `---\nname: ${name}\ndescription: ${description}\nlicense: MIT\nmetadata:\n  version: "${version}"\n---\n\n${body}`;
 
 const PDF_TOOLS: Record<string, string | Uint8Array> = {
   "SKILL.md": skillMd("pdf-tools", "1.0.0", "Extract text and tables from PDF files. Use when a PDF is mentioned.", "# PDF tools\n\nRun `scripts/extract.sh <file>`.\r\n"),
@@ -46,36 +44,10 @@ const SECRET = { "SKILL.md": skillMd("secret-plan", "1.0.0", "The organization's
 
 const KIT = demoTree("alice/kit");
 
-const bytes = (content: string | Uint8Array) => (typeof content === "string" ? new TextEncoder().encode(content) : content);
-const sha = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 const strip = (text: string) => text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, "");
 
-async function writeSkill(dir: string, files: Record<string, string | Uint8Array>): Promise<void> {
-  for (const [path, content] of Object.entries(files)) {
-    const target = join(dir, ...path.split("/"));
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, bytes(content));
-    if (path.endsWith(".sh")) await chmod(target, 0o755);
-  }
-}
 
-async function readTree(dir: string): Promise<Map<string, Uint8Array>> {
-  const out = new Map<string, Uint8Array>();
-  const walk = async (at: string) => {
-    for (const entry of await readdir(at, { withFileTypes: true })) {
-      const path = join(at, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else out.set(relative(dir, path).split("\\").join("/"), new Uint8Array(await readFile(path)));
-    }
-  };
-  await walk(dir);
-  return out;
-}
 
-function assertSameFiles(installed: Map<string, Uint8Array>, files: Record<string, string | Uint8Array>, label: string): void {
-  assert.deepEqual([...installed.keys()].sort(), Object.keys(files).sort(), `${label}: exactly the published files`);
-  for (const [path, content] of Object.entries(files)) assert.equal(sha(installed.get(path)!), sha(bytes(content)), `${label}: ${path} byte-identical`);
-}
 
 /** A user (optionally owning an organization) with a read/write token, made in the registry's database. */
 async function makeUser(db: Database, username: string, org?: string): Promise<string> {

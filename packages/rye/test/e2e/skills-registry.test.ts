@@ -11,14 +11,15 @@ import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createHash, randomBytes } from "node:crypto";
-import { chmod, mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { hashToken, TOKEN_PREFIX } from "../../../../apps/api/src/auth/api-tokens.ts";
 import { runRye } from "../cli.ts";
+import { assertSameFiles, bytes, readTree, sha, skillMd, writeSkill } from "../skill-files.ts";
 import type { TestRegistry } from "../registry-server.ts";
 import { startTestRegistry } from "../registry-server.ts";
 import { createWorkspace, type Workspace } from "../workspace.ts";
@@ -28,9 +29,6 @@ type Json = Record<string, any>;
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const SKILLS_CLI = join(ROOT, "node_modules", "skills", "bin", "cli.mjs");
 const SKILLS_REF = join(ROOT, "node_modules", "skills-ref", "dist", "cli.js");
-
-const skillMd = (name: string, version: string, description: string, body: string) =>
-  `---\nname: ${name}\ndescription: ${description}\nlicense: MIT\nmetadata:\n  version: "${version}"\n---\n\n${body}`;
 
 /** The skills as files: path → bytes (what must arrive byte for byte). */
 const MY_SKILL = (version: string) => ({ "SKILL.md": skillMd("my-skill", version, "Writes release notes. Use when asked for a changelog.", `# My skill ${version}\n\nSummarize the commits.\n`) });
@@ -46,31 +44,8 @@ let ws: Workspace;
 let env: NodeJS.ProcessEnv;
 let token: string;
 
-const bytes = (content: string | Uint8Array) => (typeof content === "string" ? new TextEncoder().encode(content) : content);
-const sha = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 
-async function writeSkill(dir: string, files: Record<string, string | Uint8Array>): Promise<void> {
-  for (const [path, content] of Object.entries(files)) {
-    const target = join(dir, ...path.split("/"));
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, bytes(content));
-    if (path.endsWith(".sh")) await chmod(target, 0o755);
-  }
-}
 
-/** Every file under `dir` (relative `/` paths) → bytes. */
-async function readTree(dir: string): Promise<Map<string, Uint8Array>> {
-  const out = new Map<string, Uint8Array>();
-  const walk = async (at: string) => {
-    for (const entry of await readdir(at, { withFileTypes: true })) {
-      const path = join(at, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else out.set(relative(dir, path).split("\\").join("/"), new Uint8Array(await readFile(path)));
-    }
-  };
-  await walk(dir);
-  return out;
-}
 
 async function rye(args: string[]): Promise<Json> {
   const run = await runRye([...args, "--registry", reg.url, ...(args[0] === "push" ? ["--yes"] : []), "--json"], { env, cwd: ws.projectDir });
@@ -157,8 +132,7 @@ test("the skills CLI lists and installs from the namespace's well-known index, b
     assert.equal(add.code, 0, strip(add.stdout + add.stderr));
     const installedDir = join(project, ".claude", "skills", name);
     const installed = await readTree(installedDir);
-    assert.deepEqual([...installed.keys()].sort(), Object.keys(files).sort(), `${name}: exactly the pushed files (no .rye/)`);
-    for (const [path, content] of Object.entries(files)) assert.equal(sha(installed.get(path)!), sha(bytes(content)), `${name}/${path} byte-identical`);
+    assertSameFiles(installed, files, `${name} (no .rye/)`);
     const validate = await runNode(SKILLS_REF, ["validate", installedDir], project, home);
     assert.equal(validate.code, 0, validate.stdout + validate.stderr);
   }
@@ -190,8 +164,7 @@ test("the .zip artifact installs with the skills CLI too (an index elsewhere poi
     const add = await runNode(SKILLS_CLI, ["add", `http://127.0.0.1:${(server.address() as AddressInfo).port}`, "-s", "pdf-tools", "-a", "claude-code", "-y"], project, home);
     assert.equal(add.code, 0, strip(add.stdout + add.stderr));
     const installed = await readTree(join(project, ".claude", "skills", "pdf-tools"));
-    assert.deepEqual([...installed.keys()].sort(), Object.keys(PDF_TOOLS).sort());
-    for (const [path, content] of Object.entries(PDF_TOOLS)) assert.equal(sha(installed.get(path)!), sha(bytes(content)), path);
+    assertSameFiles(installed, PDF_TOOLS, "pdf-tools from a plain HTTP host");
   } finally {
     server.close();
   }
@@ -235,8 +208,7 @@ test("rye skill add alice/pdf-tools installs the same bytes, verified with the p
   assert.equal(installed.code, 0, installed.stdout + installed.stderr);
   assert.deepEqual([installed.json.skills[0].verified, installed.json.skills[0].signer, installed.json.skills[0].version], ["signature", await reg.activeFingerprint(), "1.0.0"]);
   const tree = await readTree(join(consumer.projectDir, ".claude", "skills", "pdf-tools"));
-  assert.deepEqual([...tree.keys()].sort(), Object.keys(PDF_TOOLS).sort());
-  for (const [path, content] of Object.entries(PDF_TOOLS)) assert.equal(sha(tree.get(path)!), sha(bytes(content)), path);
+  assertSameFiles(tree, PDF_TOOLS, "pdf-tools by rye skill add");
   const lock = JSON.parse(await readFile(join(consumer.projectDir, ".ai", "rye.lock"), "utf8")) as Json;
   assert.equal(lock.skills[0].source.kind, "registry");
 
