@@ -15,13 +15,14 @@ import { bundlePullRoute, bundlePushRoute } from "../routes/bundles.ts";
 import { skillPullRoute, skillPushRoute } from "../routes/skills.ts";
 import { agentSkillsIndexRoute, namespaceIndexRoute, skillArtifactRoute, skillIndexRoute } from "../routes/skills-well-known.ts";
 
-export const DECLARED_ROUTES: RouteConfig[] = [
-  healthRoute, readyRoute, publicKeyRoute, keysRoute, statsRoute, relationsRoute, qualityRoute, logEntriesRoute, logCheckpointRoute, changesRoute,
-  // item side
+export const DECLARED_ROUTES: RouteConfig[] = [healthRoute, readyRoute, publicKeyRoute, keysRoute, statsRoute, relationsRoute, qualityRoute, logEntriesRoute, logCheckpointRoute, changesRoute];
+
+// item side (a group of its own, so route groups moved in parallel merge without touching each other's lines)
+DECLARED_ROUTES.push(
   pushRoute, pullRoute,
   searchRoute, itemDetailsRoute,
   downloadsRoute,
   bundlePushRoute, bundlePullRoute,
   skillPushRoute, skillPullRoute,
   agentSkillsIndexRoute, namespaceIndexRoute, skillIndexRoute, skillArtifactRoute,
-];
+);
