@@ -62,6 +62,12 @@ export function errors(...statuses: (number | [status: number, description: stri
   return Object.fromEntries(statuses.map((s) => (typeof s === "number" ? [s, { description: "", "x-rye-error": true }] : [s[0], { description: s[1], "x-rye-error": true }]))) as Record<number, ErrorAnswer>;
 }
 
+/**
+ * The 304 of a conditional GET: a route with `"x-rye-etag": true` lists it (so its handler may answer `c.body(null, 304)`);
+ * the document describes it once, with the If-None-Match parameter and the ETag header.
+ */
+export const NOT_MODIFIED = { 304: { description: "Not modified (If-None-Match matched the ETag)" } };
+
 /** rye's extensions of a route declaration (removed from the document). */
 export interface RyeRouteExtensions {
   /** Conditional GET: If-None-Match in, ETag + 304 out. */

@@ -1,17 +1,19 @@
 /** Bundle push and pull (the original v1 shapes, plus base64 file contents, attestations and log indexes). */
-import type { Context } from "hono";
-import { Hono } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { createRoute } from "@hono/zod-openapi";
 import { limitBody } from "../middleware/body-limit.ts";
 import { z } from "zod";
-import { extractSignature, MAX_BUNDLE_FILES, RyeError, utf8Encode } from "@rye/core";
+import { type BundlePullResponse, bundlePullResponseSchema, bundlePushResponseSchema, extractSignature, MAX_BUNDLE_FILES, RyeError, utf8Encode } from "@rye/core";
+import type { PublishAttestation } from "@rye/core";
 import type { AppEnv } from "../env.ts";
+import { access, errors, json, NOT_MODIFIED } from "../contract/route.ts";
+import { contractRouter } from "../contract/router.ts";
 import { requirePrincipal } from "../middleware/auth.ts";
 import type { PushedFile, StoredBundleFile } from "../services/bundles.ts";
 import { findReadableBundle, publishBundle, readBundleFiles } from "../services/bundles.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { latestOf } from "../services/versions.ts";
 import { bundleGoesUpstream, serveMirroredBundle } from "../services/upstream/bundle-hooks.ts";
-import { parseBody } from "./items.ts";
 
 /** Padded standard base64 (a linear pattern: a grouped one overflows the regex stack on large files). */
 const isBase64 = (s: string) => s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s);
@@ -25,7 +27,8 @@ export const bundleFileSchema = z
   })
   .refine((f) => (f.content === undefined) !== (f.content_base64 === undefined), "Send exactly one of content and content_base64");
 
-export const bundlePushRequestSchema = z.object({
+export const bundlePushRequestSchema = z
+  .object({
   bundle_id: z.string().min(3).max(256).meta({ description: "namespace/name…; must equal the manifest's bundle.id." }),
   version: z.string().max(256).optional().meta({ description: "Defaults to the manifest's bundle.version, which it must equal." }),
   manifest: z.string().min(1).meta({ description: "manifest.yaml, signed with a key registered to the publisher." }),
@@ -34,7 +37,37 @@ export const bundlePushRequestSchema = z.object({
     .refine((files) => Object.keys(files).length <= MAX_BUNDLE_FILES, `A bundle holds at most ${MAX_BUNDLE_FILES} files`)
     .meta({ description: "Relative path → file; exactly the files of the manifest." }),
   visibility: z.enum(["public", "unlisted", "private"]).optional().meta({ description: "Applies when the bundle is created; default public." }),
+  })
+  .meta({ id: "BundlePushRequest" });
+
+export const bundlePushRoute = createRoute({
+  method: "post",
+  path: "/v1/bundle/push",
+  operationId: "pushBundle",
+  summary: "Publish a version of a bundle (a signed manifest and its files)",
+  tags: ["bundles"],
+  ...access("required", ["items:write"]),
+  request: { body: { required: true, content: { "application/json": { schema: bundlePushRequestSchema } } } },
+  responses: { 201: json(bundlePushResponseSchema, "Published"), ...errors(400, 401, 403, 404, 409, 413) },
 });
+
+export const bundlePullRoute = createRoute({
+  method: "get",
+  path: "/v1/bundle/pull/{bundle_id{.+}}",
+  operationId: "pullBundle",
+  summary: "Download a version of a bundle",
+  tags: ["bundles"],
+  ...access("optional"),
+  request: { query: z.object({ version: z.string().optional().meta({ description: "Default: the highest non-yanked version." }) }) },
+  responses: { 200: json(bundlePullResponseSchema, "The bundle"), ...NOT_MODIFIED, ...errors(400, 404) },
+  "x-rye-etag": true,
+});
+
+/** A token with items:write, checked before the body is (401/403 before a 400). */
+export const writerFirst: MiddlewareHandler<AppEnv> = async (c, next) => {
+  requirePrincipal(c, "items:write");
+  await next();
+};
 
 function decodeFiles(files: z.infer<typeof bundlePushRequestSchema>["files"]): Record<string, PushedFile> {
   const out: Record<string, PushedFile> = {};
@@ -56,13 +89,13 @@ export function setCacheHeaders(c: Context<AppEnv>, etag: string, visibility: st
   return c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(etag) ?? false;
 }
 
-export function bundleRoutes(deps: AppDeps): Hono<AppEnv> {
+export function bundleRoutes(deps: AppDeps) {
   const blobs = deps.blobs;
   const limit = limitBody(deps.config.limits.maxBundleBodyBytes, "Bundle request bodies");
-  return new Hono<AppEnv>()
-    .post("/v1/bundle/push", limit, async (c) => {
+  return contractRouter()
+    .openapi({ ...bundlePushRoute, middleware: [limit, writerFirst] as const }, async (c) => {
       const principal = requirePrincipal(c, "items:write");
-      const body = parseBody(bundlePushRequestSchema, await c.req.json());
+      const body = c.req.valid("json");
       const result = await publishBundle(
         { bundle_id: body.bundle_id, version: body.version, manifest: body.manifest, files: decodeFiles(body.files), visibility: body.visibility },
         {
@@ -78,8 +111,8 @@ export function bundleRoutes(deps: AppDeps): Hono<AppEnv> {
       );
       return c.json(result, 201);
     })
-    .get("/v1/bundle/pull/:bundle_id{.+}", async (c) => {
-      const requested = c.req.query("version");
+    .openapi(bundlePullRoute, async (c) => {
+      const requested = c.req.valid("query").version;
       let found;
       try {
         found = await findReadableBundle(deps.db, c.get("principal"), c.req.param("bundle_id"));
@@ -102,7 +135,7 @@ export function bundleRoutes(deps: AppDeps): Hono<AppEnv> {
       const files = await readBundleFiles(blobs, row.files as unknown as Record<string, StoredBundleFile>);
       void deps.db.raw.query("UPDATE bundles SET download_count = download_count + 1 WHERE id = $1::uuid", [bundle.id]).catch(() => undefined);
       const signature = extractSignature(row.manifest, "tool");
-      return c.json({
+      const answer: BundlePullResponse = {
         bundle_id: ref.id,
         version: row.version,
         manifest: row.manifest,
@@ -113,13 +146,14 @@ export function bundleRoutes(deps: AppDeps): Hono<AppEnv> {
         author: row.publisher.username,
         created_at: row.createdAt.toISOString(),
         attestation: {
-          payload: row.attestation,
+          payload: row.attestation as PublishAttestation,
           signature: row.attestationSignature,
           key_fingerprint: signature.status === "signed" ? signature.signature.fingerprint : null,
         },
         log_index: row.logIndex === null ? null : Number(row.logIndex),
         yanked: row.yanked,
         visibility: bundle.visibility,
-      });
+      };
+      return c.json(answer, 200);
     });
 }

@@ -170,6 +170,18 @@ describe(`items on ${kind}`, () => {
       assert.equal((await reg.request("GET", "/v1/pull/knowledge/alice/notes/intrusion")).status, 404);
     });
 
+    test("the caller is checked before the body: no credential is a 401 and a read-only token a 403, whatever is sent", async () => {
+      const readOnly = await reg.token(alice, { scopes: ["items:read"] });
+      for (const [path, json] of [["/v1/push", { item_type: "widget" }], ["/v1/bundle/push", { files: 1 }], ["/v1/skills/push", {}]] as const) {
+        const anonymous = await reg.request("POST", path, { json });
+        assert.equal(anonymous.status, 401, path);
+        assert.equal(((await anonymous.json()) as Json).error.code, "UNAUTHORIZED", path);
+        const weak = await reg.request("POST", path, { token: readOnly, json });
+        assert.equal(weak.status, 403, path);
+        assert.equal(((await weak.json()) as Json).error.code, "FORBIDDEN", path);
+      }
+    });
+
     test("a signature from a key not registered to the publisher is refused", async () => {
       const stranger = await generateKeyPair();
       const signed = (await signItem(knowledge("forged"), "knowledge", stranger)).content;

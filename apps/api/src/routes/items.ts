@@ -1,9 +1,10 @@
 /** Push and pull of items (wire-compatible with the original v1 API). */
-import { Hono } from "hono";
+import { createRoute } from "@hono/zod-openapi";
 import { limitBody } from "../middleware/body-limit.ts";
 import { z } from "zod";
-import { ITEM_TYPES, RyeError } from "@rye/core";
-import type { AppEnv } from "../env.ts";
+import { ITEM_TYPES, pullResponseSchema, pushResponseSchema, RyeError } from "@rye/core";
+import { access, errors, json, NOT_MODIFIED } from "../contract/route.ts";
+import { contractRouter } from "../contract/router.ts";
 import { optionalPrincipalOrSession, requirePrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { canRead } from "../services/access.ts";
@@ -14,8 +15,11 @@ import { publishItem } from "../services/publish.ts";
 import { tokenAllowsItem } from "../services/tokens.ts";
 import { mirroredPull, mirrorTarget } from "../services/upstream/hooks.ts";
 import { assertStorableText } from "../middleware/json-text.ts";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../env.ts";
 
-export const pushRequestSchema = z.object({
+export const pushRequestSchema = z
+  .object({
   item_type: z.enum(ITEM_TYPES),
   item_id: z.string().min(5).max(256),
   content: z.string().min(1),
@@ -34,7 +38,8 @@ export const pushRequestSchema = z.object({
     })
     .passthrough()
     .optional(),
-});
+  })
+  .meta({ id: "PushRequest" });
 
 /** A parsed JSON body checked against its schema, after the text every body must have (middleware/json-text.ts). */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
@@ -49,13 +54,39 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   return result.data;
 }
 
-export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
+const pushAnswer = (description: string) => json(pushResponseSchema, description);
+
+export const pushRoute = createRoute({
+  method: "post",
+  path: "/v1/push",
+  operationId: "pushItem",
+  summary: "Publish a version of an item (the website publishes with its session cookie and CSRF token)",
+  tags: ["items"],
+  ...access("caller+csrf", ["items:write"]),
+  request: { body: { required: true, content: { "application/json": { schema: pushRequestSchema } } } },
+  responses: { 201: pushAnswer("Published"), 202: pushAnswer("Stored but held for approval (status held): invisible until approved"), ...errors(400, 401, 403, 404, 409, 413) },
+});
+
+export const pullRoute = createRoute({
+  method: "get",
+  path: "/v1/pull/{item_type}/{item_id{.+}}",
+  operationId: "pullItem",
+  summary: "Download a version of an item",
+  tags: ["items"],
+  ...access("optional-caller"),
+  // Not validated here: resolvePull answers INVALID_VERSION for a version that is not one.
+  request: { query: z.object({ version: z.string().optional().meta({ description: "Default: the highest non-yanked version." }) }) },
+  responses: { 200: json(pullResponseSchema, "The item, signed by the registry"), ...NOT_MODIFIED, ...errors(400, 404) },
+  "x-rye-etag": true,
+});
+
+export function itemRoutes(deps: AppDeps) {
   const limit = limitBody(deps.config.limits.maxJsonBodyBytes);
-  return new Hono<AppEnv>()
-    .post("/v1/push", limit, async (c) => {
-      // A bearer token with items:write, or the website's session cookie + CSRF token (publishing from the browser).
+  return contractRouter()
+    .openapi({ ...pushRoute, middleware: [limit, callerFirst(deps)] }, async (c) => {
+      // Checked again (callerFirst did first): a token is read from the context, a session cookie looked up once more.
       const principal = await requirePrincipalOrSession(c, deps.db, "items:write");
-      const body = parseBody(pushRequestSchema, await c.req.json());
+      const body = c.req.valid("json");
       if (!tokenAllowsItem(principal, body.item_id)) {
         throw new RyeError("FORBIDDEN", `This token may only publish items matching ${principal.itemPattern}`);
       }
@@ -83,7 +114,7 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       // 202: stored, but held for approval (RYE_REGISTRY_APPROVAL) and invisible until approved.
       return c.json(result, result.status === "held" ? 202 : 201);
     })
-    .get("/v1/pull/:item_type/:item_id{.+}", async (c) => {
+    .openapi(pullRoute, async (c) => {
       const typeParam = c.req.param("item_type");
       const id = c.req.param("item_id");
       const requested = c.req.query("version");
@@ -120,5 +151,16 @@ export function itemRoutes(deps: AppDeps): Hono<AppEnv> {
       c.header("Content-Type", "application/json");
       return c.body(answer.body as Uint8Array<ArrayBuffer>, 200);
     });
+}
+
+/**
+ * The push's caller, checked before its body is (401/403 before a 400): a bearer token with items:write, or the
+ * website's session cookie + CSRF token (publishing from the browser).
+ */
+function callerFirst(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await requirePrincipalOrSession(c, deps.db, "items:write");
+    await next();
+  };
 }
 

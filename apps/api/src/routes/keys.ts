@@ -6,7 +6,7 @@ import { access, json } from "../contract/route.ts";
 import { contractRouter } from "../contract/router.ts";
 import type { AppDeps } from "../services/deps.ts";
 
-const KeysResponse = keysResponseSchema.meta({ id: "KeysResponse" });
+const KeysResponse = keysResponseSchema;
 
 export const publicKeyRoute = createRoute({
   method: "get",

@@ -1,7 +1,7 @@
 /** The public transparency log: its entries (a hash chain) and signed checkpoints of its head. */
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
-import { isoTimestampSchema, logCheckpointSchema, sha256HexSchema, signedDocumentSchema } from "@rye/core";
+import { isoTimestampSchema, sha256HexSchema, signedCheckpointSchema } from "@rye/core";
 import { access, errors, json } from "../contract/route.ts";
 import { contractRouter } from "../contract/router.ts";
 import type { CheckpointPolicy } from "../services/checkpoints.ts";
@@ -24,7 +24,7 @@ const LogEntry = z.object({
   created_at: isoTimestampSchema,
 });
 const LogEntriesResponse = z.object({ entries: z.array(LogEntry), tree_size: z.number().int(), next_from: z.number().int().nullable() }).meta({ id: "LogEntriesResponse" });
-export const SignedCheckpoint = signedDocumentSchema(logCheckpointSchema).meta({ id: "SignedCheckpoint" });
+export const SignedCheckpoint = signedCheckpointSchema;
 
 export const logEntriesRoute = createRoute({
   method: "get",

@@ -1,10 +1,8 @@
-/** OpenAPI description of download statistics (routes/downloads.ts), namespace webhooks (routes/webhooks.ts). */
+/** OpenAPI description of namespace webhooks (routes/webhooks.ts). */
 import { z } from "zod";
 import { isoTimestampSchema } from "@rye/core";
 import { WEBHOOK_EVENTS } from "../services/webhooks/events.ts";
 import type { createWebhook, listDeliveries, redeliver } from "../services/webhooks/service.ts";
-import { downloadsQuerySchema } from "./downloads.ts";
-import type { downloadStats } from "../services/download-stats.ts";
 import type { Operation, SameKeys } from "../contract/operation.ts";
 import { createWebhookSchema, updateWebhookSchema } from "./webhooks.ts";
 
@@ -42,20 +40,7 @@ const DeliveriesResponse = z.object({ webhook_id: z.string(), deliveries: z.arra
 true satisfies SameKeys<z.output<typeof DeliveriesResponse>, Awaited<ReturnType<typeof listDeliveries>>>;
 const DeletedWebhook = z.object({ status: z.literal("deleted"), id: z.string() });
 
-const DownloadStatsResponse = z.object({
-  item_type: z.string(),
-  item_id: z.string(),
-  download_count: z.number().int().meta({ description: "All-time downloads (as GET /v1/items)." }),
-  since: z.string().meta({ description: "First day of the window (UTC date)." }),
-  until: z.string().meta({ description: "Last day of the window: today (UTC date)." }),
-  total: z.number().int().meta({ description: "Downloads in the window." }),
-  days: z.array(z.object({ date: z.string(), downloads: z.number().int() })).meta({ description: "Every day of the window, oldest first (zeros included)." }),
-  versions: z.array(z.object({ version: z.string(), downloads: z.number().int() })).meta({ description: "Downloads per version in the window, most first (at most 100)." }),
-});
-true satisfies SameKeys<Omit<z.output<typeof DownloadStatsResponse>, "item_type" | "item_id" | "download_count">, Awaited<ReturnType<typeof downloadStats>>>;
-
 export const WEBHOOK_SCHEMAS = {
-  DownloadStatsResponse,
   Webhook,
   CreatedWebhook,
   WebhooksResponse,
@@ -71,17 +56,6 @@ const NOT_YOURS: [number, string] = [403, "FORBIDDEN: not an owner or admin of t
 const NOT_FOUND: [number, string] = [404, "NOT_FOUND: no such namespace, webhook or delivery"];
 
 export const WEBHOOK_OPERATIONS: Operation[] = [
-  {
-    method: "get",
-    path: "/v1/downloads/{item_type}/{item_id}",
-    operationId: "getDownloadStats",
-    summary: "An item's downloads per day and per version (private items: members only)",
-    tag: "items",
-    auth: "optional-caller",
-    query: downloadsQuerySchema,
-    ok: { status: 200, description: "Download statistics", schema: "DownloadStatsResponse" },
-    errors: [400, 404],
-  },
   { method: "get", path: hooks, operationId: "listWebhooks", summary: "A namespace's webhooks (owners and admins)", tag: "webhooks", auth: "caller", scopes: ["items:read"], ok: { status: 200, description: "The webhooks (never their secrets)", schema: "WebhooksResponse" }, errors: [NOT_YOURS, NOT_FOUND] },
   {
     method: "post",

@@ -9,22 +9,12 @@ import { z } from "zod";
 import {
   ERROR_CODE_LIST,
   errorEnvelopeSchema,
-  isoTimestampSchema,
-  itemCoordinates,
-  itemDetailsSchema,
   itemTypeSchema,
   itemVisibilitySchema,
   keysResponseSchema,
   logCheckpointSchema,
-  publishAttestationSchema,
-  pulledSignatureSchema,
-  pullResponseSchema,
   REGISTRY_ITEM_TYPES,
   registryStatsSchema,
-  SEARCH_SORTS,
-  searchResponseSchema,
-  searchResultSchema,
-  sha256HexSchema,
   signedAttestationSchema,
   signedDocumentSchema,
 } from "@rye/core";
@@ -35,16 +25,9 @@ import type { Operation, Reply, SameKeys } from "../contract/operation.ts";
 import { type ErrorFormat, securityOf } from "../contract/route.ts";
 import { SESSION_COOKIE } from "../auth/web-sessions.ts";
 import type { AppEnv } from "../env.ts";
-import type { publishBundle } from "../services/bundles.ts";
 import type { AppDeps } from "../services/deps.ts";
 import type { deleteItem, setDeprecation, setVisibility, setYanked, transferItem } from "../services/manage.ts";
-import type { publishItem } from "../services/publish.ts";
-import type { SearchResponse as SearchAnswer, SearchResult as SearchAnswerResult } from "../services/search.ts";
-import type { publishSkill } from "../services/skills/publish-skill.ts";
-import { bundlePushRequestSchema } from "./bundles.ts";
-import { pushRequestSchema } from "./items.ts";
-import { SKILL_OPERATIONS, SKILL_SCHEMAS } from "./openapi-skills.ts";
-import { APPROVAL_OPERATIONS, APPROVAL_SCHEMAS, ApprovalAnswer } from "./openapi-approvals.ts";
+import { APPROVAL_OPERATIONS, APPROVAL_SCHEMAS } from "./openapi-approvals.ts";
 import { WEBHOOK_OPERATIONS, WEBHOOK_SCHEMAS } from "./openapi-webhooks.ts";
 import { VERIFICATION_OPERATIONS, VERIFICATION_SCHEMAS } from "./openapi-verification.ts";
 import { ACCOUNT_HEADERS, ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS } from "./openapi-accounts.ts";
@@ -54,46 +37,11 @@ import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
 // ---------------------------------------------------------------- shared pieces
 // The shapes clients read come from @rye/core's contracts (packages/core/src/contracts): one definition
 // for the API, this document, the website and the CLI.
-const hex64 = sha256HexSchema;
-const timestamp = isoTimestampSchema;
 const itemType = itemTypeSchema;
 const visibility = itemVisibilitySchema;
 
 const SignedAttestation = signedAttestationSchema;
 const ErrorEnvelope = errorEnvelopeSchema.meta({ description: `The one error shape of the API. error.code is one of: ${ERROR_CODE_LIST.join(", ")}.` });
-
-// ---------------------------------------------------------------- items
-const SignatureInfo = pulledSignatureSchema;
-const ItemCoordinates = itemCoordinates;
-const PushResponse = z.object({
-  ...ApprovalAnswer,
-  ...ItemCoordinates,
-  signature: SignatureInfo,
-  signed_content: z.string().meta({ description: "The item re-signed by the registry (|rye-registry@<publisher>)." }),
-  file_sha256: hex64,
-  attestation: SignedAttestation,
-  log_index: z.number().int(),
-});
-const PullQuery = z.object({ version: z.string().optional().meta({ description: "Default: the highest non-yanked version." }) });
-const PullResponse = pullResponseSchema;
-
-// ---------------------------------------------------------------- search and metadata
-const SearchQuery = z.object({
-  query: z.string().max(256).optional().meta({ description: "Search text (name, description, category, content)." }),
-  item_type: itemType.optional(),
-  namespace: z.string().max(64).optional(),
-  category: z.string().max(256).optional().meta({ description: "Category prefix." }),
-  tool_type: z.string().max(64).optional(),
-  min_quality: z.number().int().min(0).max(100).optional().meta({ description: "Only items whose quality score (0 … 100, docs/quality.md) is at least this." }),
-  limit: z.number().int().min(1).max(100).default(20),
-  cursor: z.string().max(512).optional().meta({ description: "next_cursor of the previous page." }),
-  offset: z.number().int().min(0).max(10_000).optional().meta({ description: "Original API paging; prefer cursor." }),
-  sort: z.enum(SEARCH_SORTS).optional().meta({ description: "relevance (default with a query), recent (default without one; updated_at, newest first), downloads (most pulled first) or quality (highest quality score first)." }),
-  facets: z.enum(["1", "0", "true", "false"]).optional().meta({ description: "1: add facet counts (item_type, namespace, category, tool_type) over the visible match set." }),
-});
-const SearchResult = searchResultSchema;
-const SearchResponse = searchResponseSchema;
-const ItemDetails = itemDetailsSchema;
 
 // ---------------------------------------------------------------- management
 const ItemTarget = { item_type: itemType, item_id: z.string() };
@@ -122,52 +70,18 @@ const DeleteResponse = z.object({ status: z.literal("deleted"), ...ItemTarget, v
 const TransferRequest = z.object({ to_namespace: z.string().min(1).max(64) });
 const TransferResponse = z.object({ status: z.literal("transferred"), ...ItemTarget, previous_item_id: z.string(), namespace: z.string(), previous_namespace: z.string() });
 
-// ---------------------------------------------------------------- bundles and log
-const BundlePushResponse = z.object({
-  status: z.literal("pushed"),
-  bundle_id: z.string(),
-  version: z.string(),
-  file_count: z.number().int(),
-  manifest: z.string().meta({ description: "The manifest re-signed by the registry (|rye-registry@<publisher>)." }),
-  attestation: SignedAttestation,
-  log_index: z.number().int(),
-});
-const BundlePullResponse = z.object({
-  bundle_id: z.string(),
-  version: z.string(),
-  manifest: z.string(),
-  manifest_sha256: hex64,
-  files: z.record(z.string(), z.object({ content_base64: z.string(), sha256: hex64, size: z.number().int(), inline_signed: z.boolean() })),
-  author: z.string(),
-  created_at: timestamp,
-  attestation: z.object({ payload: publishAttestationSchema, signature: z.string(), key_fingerprint: z.string().nullable() }),
-  log_index: z.number().int().nullable(),
-  yanked: z.boolean(),
-  visibility,
-});
-
 // What the services answer has the documented fields (the tests check the values of the newer routes live).
-true satisfies SameKeys<z.output<typeof PushResponse>, Awaited<ReturnType<typeof publishItem>>>;
-true satisfies SameKeys<z.output<typeof SearchResponse>, SearchAnswer>;
-true satisfies SameKeys<z.output<typeof SearchResult>, SearchAnswerResult>;
 true satisfies SameKeys<z.output<typeof VisibilityResponse>, Awaited<ReturnType<typeof setVisibility>>>;
 true satisfies SameKeys<z.output<typeof YankResponse>, Awaited<ReturnType<typeof setYanked>>>;
 true satisfies SameKeys<z.output<typeof DeprecateResponse>, Awaited<ReturnType<typeof setDeprecation>>>;
 true satisfies SameKeys<z.output<typeof DeleteResponse>, Awaited<ReturnType<typeof deleteItem>>>;
 true satisfies SameKeys<z.output<typeof TransferResponse>, Awaited<ReturnType<typeof transferItem>>>;
-true satisfies SameKeys<z.output<typeof BundlePushResponse>, Awaited<ReturnType<typeof publishBundle>>>;
-true satisfies SameKeys<z.output<typeof SKILL_SCHEMAS.SkillPushResponse>, Awaited<ReturnType<typeof publishSkill>>>;
 
 // ---------------------------------------------------------------- the registry of named schemas
 /** The named shapes of the operations not yet declared with their routes. */
 const HAND_WRITTEN_SCHEMAS: Record<string, z.ZodType> = {
   ErrorEnvelope,
   SignedAttestation,
-  PushRequest: pushRequestSchema,
-  PushResponse,
-  PullResponse,
-  SearchResponse,
-  ItemDetails,
   VisibilityRequest,
   VisibilityResponse,
   YankRequest,
@@ -178,10 +92,6 @@ const HAND_WRITTEN_SCHEMAS: Record<string, z.ZodType> = {
   DeleteResponse,
   TransferRequest,
   TransferResponse,
-  BundlePushRequest: bundlePushRequestSchema,
-  BundlePushResponse,
-  BundlePullResponse,
-  ...SKILL_SCHEMAS,
   ...APPROVAL_SCHEMAS,
   ...WEBHOOK_SCHEMAS,
   ...VERIFICATION_SCHEMAS,
@@ -284,7 +194,12 @@ function declaredOperation(route: RouteConfig, schemas: Record<string, z.ZodType
   };
   const replies: Reply[] = [];
   const errors: Operation["errors"] = [];
+  const extensions = route as RouteConfig & { "x-rye-etag"?: true; "x-rye-error-format"?: ErrorFormat };
   for (const [status, response] of Object.entries(route.responses) as [string, DeclaredResponse][]) {
+    if (status === "304") {
+      if (!extensions["x-rye-etag"]) throw new Error(`${where}: a 304 goes with "x-rye-etag": true`);
+      continue; // operationObject describes it with the ETag
+    }
     if (response["x-rye-error"]) {
       errors.push(response.description ? [Number(status), response.description] : Number(status));
       continue;
@@ -298,7 +213,6 @@ function declaredOperation(route: RouteConfig, schemas: Record<string, z.ZodType
   const bodyType = route.request?.body?.content?.["application/json"];
   const body = bodyType && "schema" in bodyType ? bodyType.schema : undefined;
   const query = route.request?.query;
-  const extensions = route as RouteConfig & { "x-rye-etag"?: true; "x-rye-error-format"?: ErrorFormat };
   return {
     method: route.method as Operation["method"],
     path: route.path.replace(/\{(\w+)\{[^}]*\}\}/g, "{$1}"),
@@ -332,10 +246,6 @@ export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = { ...HAND_WRITTEN_SCHE
 
 const OPERATIONS: Operation[] = [
   ...DECLARED.operations,
-  { method: "post", path: "/v1/push", operationId: "pushItem", summary: "Publish a version of an item (the website publishes with its session cookie and CSRF token)", tag: "items", auth: "caller+csrf", scopes: ["items:write"], body: "PushRequest", ok: { status: 201, description: "Published", schema: "PushResponse" }, also: [{ status: 202, description: "Stored but held for approval (status held): invisible until approved", schema: "PushResponse" }], errors: [400, 401, 403, 404, 409, 413] },
-  { method: "get", path: "/v1/pull/{item_type}/{item_id}", operationId: "pullItem", summary: "Download a version of an item", tag: "items", auth: "optional-caller", query: PullQuery, ok: { status: 200, description: "The item, signed by the registry", schema: "PullResponse" }, errors: [400, 404], etag: true },
-  { method: "get", path: "/v1/search", operationId: "search", summary: "Search items (private items of the caller's namespaces included)", tag: "items", auth: "optional-caller", query: SearchQuery, ok: { status: 200, description: "A page of results", schema: "SearchResponse" }, errors: [400] },
-  { method: "get", path: "/v1/items/{item_type}/{item_id}", operationId: "getItem", summary: "An item's metadata and versions", tag: "items", auth: "optional-caller", ok: { status: 200, description: "The item", schema: "ItemDetails" }, errors: [400, 404] },
   manage("visibility", "setVisibility", "Change an item's visibility", "VisibilityRequest", "VisibilityResponse"),
   manage("publish", "publishItem", "Make an item public", undefined, "VisibilityResponse"),
   manage("unpublish", "unpublishItem", "Make an item private", undefined, "VisibilityResponse"),
@@ -344,10 +254,7 @@ const OPERATIONS: Operation[] = [
   manage("deprecate", "deprecateItem", "Deprecate an item with a message, or undo it with {deprecated:false}", "DeprecateRequest", "DeprecateResponse"),
   manage("delete", "deleteItem", "Delete a version, or the whole item (subject to the deletion policy)", undefined, "DeleteResponse", "delete"),
   manage("transfer", "transferItem", "Move an item to another namespace", "TransferRequest", "TransferResponse"),
-  { method: "post", path: "/v1/bundle/push", operationId: "pushBundle", summary: "Publish a version of a bundle (a signed manifest and its files)", tag: "bundles", auth: "required", scopes: ["items:write"], body: "BundlePushRequest", ok: { status: 201, description: "Published", schema: "BundlePushResponse" }, errors: [400, 401, 403, 404, 409, 413] },
-  { method: "get", path: "/v1/bundle/pull/{bundle_id}", operationId: "pullBundle", summary: "Download a version of a bundle", tag: "bundles", auth: "optional", query: PullQuery, ok: { status: 200, description: "The bundle", schema: "BundlePullResponse" }, errors: [400, 404], etag: true },
   { method: "get", path: "/v1/openapi.json", operationId: "getOpenApi", summary: "This document", tag: "meta", auth: "none", ok: { status: 200, description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } }, errors: [] },
-  ...SKILL_OPERATIONS,
   ...APPROVAL_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...VERIFICATION_OPERATIONS,

@@ -1,13 +1,14 @@
 /** Discovery: GET /v1/search (wire-compatible with the original v1 API) and GET /v1/items/{type}/{id} metadata. */
-import { Hono } from "hono";
+import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
-import { compareSemver, RyeError, searchSortSchema } from "@rye/core";
-import type { AppEnv } from "../env.ts";
+import { compareSemver, type ItemDetails, itemDetailsSchema, REGISTRY_ITEM_TYPES, searchResponseSchema, searchSortSchema } from "@rye/core";
+import { access, errors, json } from "../contract/route.ts";
+import { contractRouter, refuseWith } from "../contract/router.ts";
 import { optionalPrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { assertType, findReadableItem } from "../services/items.ts";
 import { storedQualityScore } from "../services/quality.ts";
-import { SEARCH_MAX_LIMIT, searchItems } from "../services/search.ts";
+import { SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_CHARS, searchItems } from "../services/search.ts";
 import { MIRROR_HOPS_HEADER, mirrorHops } from "../services/upstream/client.ts";
 import { mirrorTarget } from "../services/upstream/hooks.ts";
 
@@ -23,37 +24,53 @@ function safetyVerdict(report: unknown): "ok" | "review" | "danger" | null {
 const text = (max: number) => z.string().max(max).regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters");
 
 /** Empty parameters (`?item_type=`) count as absent, as an HTML form sends them. */
-const optional = (schema: z.ZodString) =>
-  z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+const emptyIsAbsent = (v: unknown) => (v === "" ? undefined : v);
+const optional = (schema: z.ZodString) => z.preprocess(emptyIsAbsent, schema.optional());
 
-const searchQuerySchema = z.object({
-  query: z.string().default(""),
-  item_type: optional(text(64)),
+/** Validated here (400 BAD_REQUEST naming the parameter); item_type is checked by assertType (INVALID_ITEM_TYPE). */
+export const searchQuerySchema = z.object({
+  // Its length is checked by searchItems, in characters (code points) as JSON Schema's maxLength counts them.
+  query: z.string().default("").meta({ description: "Search text (name, description, category, content).", maxLength: SEARCH_MAX_QUERY_CHARS }),
+  // Checked by assertType (INVALID_ITEM_TYPE), so the document states the values without zod refusing others first.
+  item_type: optional(text(64)).meta({ enum: [...REGISTRY_ITEM_TYPES] }),
   namespace: optional(text(64)),
-  category: optional(text(256)),
+  category: optional(text(256)).meta({ description: "Category prefix." }),
   tool_type: optional(text(64)),
-  min_quality: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(0).max(100).optional()),
+  min_quality: z.preprocess(emptyIsAbsent, z.coerce.number().int().min(0).max(100).optional()).meta({ description: "Only items whose quality score (0 … 100, docs/quality.md) is at least this." }),
   limit: z.coerce.number().int().min(1).max(SEARCH_MAX_LIMIT).default(20),
-  offset: z.preprocess((v) => (v === "" ? undefined : v), z.coerce.number().int().min(0).max(10_000).optional()),
-  cursor: optional(z.string().max(512)),
-  sort: z.preprocess((v) => (v === "" ? undefined : v), searchSortSchema.optional()),
-  facets: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["1", "0", "true", "false"]).optional()),
+  cursor: optional(z.string().max(512)).meta({ description: "next_cursor of the previous page." }),
+  offset: z.preprocess(emptyIsAbsent, z.coerce.number().int().min(0).max(10_000).optional()).meta({ description: "Original API paging; prefer cursor." }),
+  sort: z.preprocess(emptyIsAbsent, searchSortSchema.optional()).meta({ description: "relevance (default with a query), recent (default without one; updated_at, newest first), downloads (most pulled first) or quality (highest quality score first)." }),
+  facets: z.preprocess(emptyIsAbsent, z.enum(["1", "0", "true", "false"]).optional()).meta({ description: "1: add facet counts (item_type, namespace, category, tool_type) over the visible match set." }),
 });
 
-function parseQuery<T>(schema: z.ZodType<T>, query: Record<string, string>): T {
-  const result = schema.safeParse(query);
-  if (!result.success) {
-    throw new RyeError("BAD_REQUEST", "The query parameters are invalid", {
-      details: result.error.issues.map((i) => ({ field: i.path.join("."), message: i.message })),
-    });
-  }
-  return result.data;
-}
+export const searchRoute = createRoute({
+  method: "get",
+  path: "/v1/search",
+  operationId: "search",
+  summary: "Search items (private items of the caller's namespaces included)",
+  tags: ["items"],
+  ...access("optional-caller"),
+  request: { query: searchQuerySchema },
+  responses: { 200: json(searchResponseSchema, "A page of results"), ...errors(400) },
+});
 
-export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
-  return new Hono<AppEnv>()
-    .get("/v1/search", async (c) => {
-      const q = parseQuery(searchQuerySchema, c.req.query());
+export const itemDetailsRoute = createRoute({
+  method: "get",
+  path: "/v1/items/{item_type}/{item_id{.+}}",
+  operationId: "getItem",
+  summary: "An item's metadata and versions",
+  tags: ["items"],
+  ...access("optional-caller"),
+  responses: { 200: json(itemDetailsSchema, "The item"), ...errors(400, 404) },
+});
+
+export function searchRoutes(deps: AppDeps) {
+  return contractRouter()
+    .openapi(
+      searchRoute,
+      async (c) => {
+      const q = c.req.valid("query");
       const result = await searchItems(deps.db, await optionalPrincipalOrSession(c, deps.db), {
         query: q.query,
         itemType: q.item_type === undefined ? undefined : assertType(q.item_type),
@@ -68,11 +85,13 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
         facets: q.facets === "1" || q.facets === "true",
       });
       c.header("Cache-Control", "private, no-cache");
-      if (!deps.mirror) return c.json(result);
+      if (!deps.mirror) return c.json(result, 200);
       const firstPage = q.offset === undefined && q.cursor === undefined;
-      return c.json(await deps.mirror.mergeSearch(result, { query: q.query, itemType: q.item_type, namespace: q.namespace, category: q.category, toolType: q.tool_type, limit: q.limit, firstPage }, mirrorHops(c.req.header(MIRROR_HOPS_HEADER))));
-    })
-    .get("/v1/items/:item_type/:item_id{.+}", async (c) => {
+      return c.json(await deps.mirror.mergeSearch(result, { query: q.query, itemType: q.item_type, namespace: q.namespace, category: q.category, toolType: q.tool_type, limit: q.limit, firstPage }, mirrorHops(c.req.header(MIRROR_HOPS_HEADER))), 200);
+      },
+      refuseWith("See GET /v1/openapi.json for the search parameters (limit 1–100, min_quality 0–100, sort relevance|recent|downloads|quality)."),
+    )
+    .openapi(itemDetailsRoute, async (c) => {
       // Members see private items with a token or their website session (item and manage pages).
       let found;
       try {
@@ -81,7 +100,8 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
         const mirrorType = await mirrorTarget(deps.mirror, err, c.req.param("item_type"), c.req.param("item_id"));
         if (!mirrorType || !deps.mirror) throw err;
         c.header("Cache-Control", "private, no-cache");
-        return c.json(await deps.mirror.item(mirrorType, c.req.param("item_id"), mirrorHops(c.req.header(MIRROR_HOPS_HEADER))));
+        // mirror.ts checks the upstream's answer (or builds the cached one) in this shape; test/e2e/mirror.test.ts parses it with the schema.
+        return c.json((await deps.mirror.item(mirrorType, c.req.param("item_id"), mirrorHops(c.req.header(MIRROR_HOPS_HEADER)))) as ItemDetails, 200);
       }
       const { type, ref, item, seesHeld } = found;
       // Versions held for approval are listed (with their status) only for the namespace's owners/admins and registry admins.
@@ -92,7 +112,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
       });
       versions.sort((a, b) => compareSemver(b.version, a.version));
       c.header("Cache-Control", "private, no-cache");
-      return c.json({
+      const details: ItemDetails = {
         item_type: type,
         item_id: ref.id,
         namespace: item.namespace.name,
@@ -123,6 +143,7 @@ export function searchRoutes(deps: AppDeps): Hono<AppEnv> {
           ...(reviewer ? { status: v.status, held_reason: v.heldReason } : {}),
           ...(type === "tool" ? { safety_verdict: safetyVerdict(v.safety) } : {}),
         })),
-      });
+      };
+      return c.json(details, 200);
     });
 }

@@ -10,9 +10,12 @@
  * held for approval (services/approval.ts) are in no index either; their artifacts exist only for their reviewers.
  */
 import type { Context } from "hono";
-import { Hono } from "hono";
-import { isSemver, parseNamespace, parseSkillId, RyeError, sha256Hex } from "@rye/core";
+import { createRoute } from "@hono/zod-openapi";
+import { z } from "zod";
+import { agentSkillsIndexSchema, isSemver, parseNamespace, parseSkillId, RyeError, sha256Hex } from "@rye/core";
 import type { AppEnv } from "../env.ts";
+import { access, errors, json, NOT_MODIFIED } from "../contract/route.ts";
+import { contractRouter } from "../contract/router.ts";
 import { optionalPrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { buildDiscoveryIndex, indexNotFound } from "../services/skills/discovery-index.ts";
@@ -24,6 +27,44 @@ import { mirroredIndex, serveMirroredArtifact, skillGoesUpstream, withHeldUpstre
 const INDEX = ".well-known/agent-skills/index.json";
 const INDEX_CACHE = "public, max-age=60, must-revalidate";
 const IMMUTABLE = "public, max-age=31536000, immutable";
+
+const indexRoute = <P extends string>(path: P, operationId: string, summary: string) =>
+  createRoute({
+    method: "get",
+    path,
+    operationId,
+    summary,
+    tags: ["skills"],
+    ...access("none"),
+    responses: { 200: json(agentSkillsIndexSchema, "The index (Cache-Control: public, max-age=60; Access-Control-Allow-Origin: *)"), ...NOT_MODIFIED, ...errors(404) },
+    "x-rye-etag": true,
+  });
+
+export const agentSkillsIndexRoute = indexRoute(`/${INDEX}`, "agentSkillsIndex", "Agent Skills discovery: every public skill");
+export const namespaceIndexRoute = indexRoute(`/{namespace}/${INDEX}`, "namespaceAgentSkillsIndex", "Agent Skills discovery: one namespace's public skills");
+export const skillIndexRoute = indexRoute(`/{namespace}/{skill}/${INDEX}`, "skillAgentSkillsIndex", "Agent Skills discovery: one public skill (name@version pins a version)");
+
+export const skillArtifactRoute = createRoute({
+  method: "get",
+  path: "/{namespace}/.well-known/agent-skills/{skill_name}/{version}/{file}",
+  operationId: "skillArtifact",
+  summary: "A skill version's artifact: SKILL.md, .tar.gz or .zip (immutable; private skills only to those who may read them)",
+  tags: ["skills"],
+  ...access("optional-caller"),
+  responses: {
+    200: {
+      description: "The artifact's bytes (public: Cache-Control immutable, Access-Control-Allow-Origin: *)",
+      content: {
+        "text/markdown; charset=utf-8": { schema: z.string() },
+        "application/gzip": { schema: z.string().meta({ format: "binary" }) },
+        "application/zip": { schema: z.string().meta({ format: "binary" }) },
+      },
+    },
+    ...NOT_MODIFIED,
+    ...errors(404),
+  },
+  "x-rye-etag": true,
+});
 
 function cors(c: Context<AppEnv>): void {
   c.header("Access-Control-Allow-Origin", "*");
@@ -44,7 +85,7 @@ function skillScope(namespace: string, segment: string): { namespace: string; sk
   return { namespace: ref.namespace, skill: ref.name, version };
 }
 
-export function skillWellKnownRoutes(deps: AppDeps): Hono<AppEnv> {
+export function skillWellKnownRoutes(deps: AppDeps) {
   const blobs = deps.blobs;
 
   /** A mirror lists an upstream namespace's skills (never for a namespace of its own) and, at the root, those it holds. */
@@ -67,14 +108,14 @@ export function skillWellKnownRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.body(body, 200, { "Content-Type": "application/json; charset=utf-8" });
   };
 
-  return new Hono<AppEnv>()
-    .get(`/${INDEX}`, (c) => serveIndex(c, {}, "this registry"))
-    .get(`/:namespace/${INDEX}`, (c) => serveIndex(c, { namespace: parseNamespace(c.req.param("namespace")) }, c.req.param("namespace")))
-    .get(`/:namespace/:skill/${INDEX}`, (c) => {
+  return contractRouter()
+    .openapi(agentSkillsIndexRoute, (c) => serveIndex(c, {}, "this registry"))
+    .openapi(namespaceIndexRoute, (c) => serveIndex(c, { namespace: parseNamespace(c.req.param("namespace")) }, c.req.param("namespace")))
+    .openapi(skillIndexRoute, (c) => {
       const namespace = c.req.param("namespace");
       return serveIndex(c, skillScope(namespace, c.req.param("skill")), `${namespace}/${c.req.param("skill")}`);
     })
-    .get("/:namespace/.well-known/agent-skills/:skill_name/:version/:file", async (c) => {
+    .openapi(skillArtifactRoute, async (c) => {
       const { namespace, skill_name: name, version, file } = c.req.param();
       if (!isSemver(version)) throw new RyeError("NOT_FOUND", `No artifact ${file} for ${namespace}/${name}@${version}`);
       let found;

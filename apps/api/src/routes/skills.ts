@@ -4,18 +4,18 @@
  * files: their paths, digests and, with files=1, their bytes). Versions, yank, deprecate, visibility, transfer
  * and delete are the item routes with item_type `skill` and id `namespace/name`.
  */
-import { Hono } from "hono";
+import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
-import { extractSignature, MAX_SKILL_FILES, MAX_SKILL_TOTAL_BYTES } from "@rye/core";
-import type { AppEnv } from "../env.ts";
+import { extractSignature, MAX_SKILL_FILES, MAX_SKILL_TOTAL_BYTES, type PublishAttestation, type PublishReview, type SkillPullResponse, skillPullResponseSchema, skillPushResponseSchema } from "@rye/core";
+import { access, errors, json, NOT_MODIFIED } from "../contract/route.ts";
+import { contractRouter } from "../contract/router.ts";
 import { limitBody } from "../middleware/body-limit.ts";
 import { optionalPrincipalOrSession, requirePrincipal } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { findReadableSkillVersion } from "../services/skills/lookup.ts";
 import { publishSkill } from "../services/skills/publish-skill.ts";
 import { artifactsOf, requiredBlob, storedManifest } from "../services/skills/stored.ts";
-import { setCacheHeaders } from "./bundles.ts";
-import { parseBody } from "./items.ts";
+import { setCacheHeaders, writerFirst } from "./bundles.ts";
 import { artifactPaths } from "../services/skills/discovery-index.ts";
 import { countDownload } from "../services/download-policy.ts";
 import { serveMirroredSkill, skillGoesUpstream } from "../services/upstream/skill-hooks.ts";
@@ -25,7 +25,8 @@ export const MAX_SKILL_PUSH_BODY_BYTES = Math.ceil(MAX_SKILL_TOTAL_BYTES / 3) * 
 
 const isBase64 = (s: string) => s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s);
 
-export const skillPushRequestSchema = z.object({
+export const skillPushRequestSchema = z
+  .object({
   namespace: z.string().min(1).max(64).meta({ description: "Your username or an organization you publish to." }),
   manifest: z.string().min(1).max(1024 * 1024).meta({ description: ".rye/manifest.yaml, signed with a key registered to the publisher." }),
   files: z
@@ -44,14 +45,46 @@ export const skillPushRequestSchema = z.object({
     .optional()
     .meta({ description: "Defaults to the manifest's skill.version, which it must equal. The manifest's version is SKILL.md's metadata.version (MAJOR.MINOR read as MAJOR.MINOR.0), or, when SKILL.md declares none readable as a semantic version, one chosen by the signer: the files are never changed." }),
   visibility: z.enum(["public", "unlisted", "private"]).optional().meta({ description: "Applies when the skill is created; default public." }),
+  })
+  .meta({ id: "SkillPushRequest" });
+
+const skillPushAnswer = (description: string) => json(skillPushResponseSchema, description);
+
+export const skillPushRoute = createRoute({
+  method: "post",
+  path: "/v1/skills/push",
+  operationId: "pushSkill",
+  summary: "Publish a version of an Agent Skill (its signed manifest and files)",
+  tags: ["skills"],
+  ...access("required", ["items:write"]),
+  request: { body: { required: true, content: { "application/json": { schema: skillPushRequestSchema } } } },
+  responses: { 201: skillPushAnswer("Published"), 202: skillPushAnswer("Stored but held for approval (status held): invisible until approved"), ...errors(400, 401, 403, 404, 409, 413) },
 });
 
-export function skillRoutes(deps: AppDeps): Hono<AppEnv> {
+export const skillPullRoute = createRoute({
+  method: "get",
+  path: "/v1/skills/{namespace}/{skill_name}",
+  operationId: "pullSkill",
+  summary: "A skill version: registry-signed manifest, attestation, files and artifact links",
+  tags: ["skills"],
+  ...access("optional-caller"),
+  // Not validated here: findReadableSkillVersion answers INVALID_VERSION, and files is 1/true or not.
+  request: {
+    query: z.object({
+      version: z.string().optional().meta({ description: "Default: the highest non-yanked version." }),
+      files: z.string().optional().meta({ description: "1: include every file's bytes (content_base64).", enum: ["1", "0", "true", "false"] }),
+    }),
+  },
+  responses: { 200: json(skillPullResponseSchema, "The skill"), ...NOT_MODIFIED, ...errors(400, 404) },
+  "x-rye-etag": true,
+});
+
+export function skillRoutes(deps: AppDeps) {
   const blobs = deps.blobs;
-  return new Hono<AppEnv>()
-    .post("/v1/skills/push", limitBody(MAX_SKILL_PUSH_BODY_BYTES, "Skill push bodies"), async (c) => {
+  return contractRouter()
+    .openapi({ ...skillPushRoute, middleware: [limitBody(MAX_SKILL_PUSH_BODY_BYTES, "Skill push bodies"), writerFirst] as const }, async (c) => {
       const principal = requirePrincipal(c, "items:write");
-      const body = parseBody(skillPushRequestSchema, await c.req.json());
+      const body = c.req.valid("json");
       const files = Object.entries(body.files).map(([path, f]) => ({ path, bytes: new Uint8Array(Buffer.from(f.content_base64, "base64")), sha256: f.sha256 }));
       const result = await publishSkill(
         { namespace: body.namespace, manifest: body.manifest, files, version: body.version, visibility: body.visibility },
@@ -68,7 +101,7 @@ export function skillRoutes(deps: AppDeps): Hono<AppEnv> {
       );
       return c.json(result, result.status === "held" ? 202 : 201);
     })
-    .get("/v1/skills/:namespace/:skill_name", async (c) => {
+    .openapi(skillPullRoute, async (c) => {
       const principal = await optionalPrincipalOrSession(c, deps.db);
       const withFiles = c.req.query("files") === "1" || c.req.query("files") === "true";
       let found;
@@ -94,7 +127,7 @@ export function skillRoutes(deps: AppDeps): Hono<AppEnv> {
       countDownload(c, deps.reads.downloads, item.id, row.version, { status: row.status, whole: withFiles });
       const signature = extractSignature(row.content, "tool");
       const base = deps.config.publicUrl.replace(/\/+$/, "");
-      return c.json({
+      const answer: SkillPullResponse = {
         item_type: "skill",
         item_id: ref.id,
         namespace: item.namespace.name,
@@ -111,9 +144,9 @@ export function skillRoutes(deps: AppDeps): Hono<AppEnv> {
         },
         author: row.publisher.username,
         author_key: row.authorFingerprint ? { fingerprint: row.authorFingerprint, signature: row.authorSignature, verified: row.authorVerified } : null,
-        attestation: { payload: row.attestation, signature: row.attestationSignature, key_fingerprint: signature.status === "signed" ? signature.signature.fingerprint : null },
+        attestation: { payload: row.attestation as PublishAttestation, signature: row.attestationSignature, key_fingerprint: signature.status === "signed" ? signature.signature.fingerprint : null },
         log_index: row.logIndex === null ? null : Number(row.logIndex),
-        review: row.review ?? null,
+        review: (row.review as PublishReview | null) ?? null,
         yanked: row.yanked,
         yanked_reason: row.yankedReason,
         deprecated: item.deprecated,
@@ -121,6 +154,7 @@ export function skillRoutes(deps: AppDeps): Hono<AppEnv> {
         visibility: item.visibility,
         status: row.status,
         created_at: row.createdAt.toISOString(),
-      });
+      };
+      return c.json(answer, 200);
     });
 }

@@ -12,3 +12,8 @@ export * from "./verification.ts";
 export * from "./relations.ts";
 export { errorEnvelopeSchema } from "./errors.ts";
 export * from "./quality.ts";
+export * from "./publish.ts";
+export * from "./bundles.ts";
+export * from "./skills.ts";
+export * from "./downloads.ts";
+export * from "./log.ts";

@@ -57,13 +57,14 @@ export const itemDetailsSchema = z.object({
   versions: z.array(itemVersionSchema).meta({ description: "Highest version first." }),
   mirrored_from: z.string().optional().meta({ description: "On a mirroring registry: the upstream registry the item belongs to (docs/mirroring.md)." }),
   upstream_unavailable: z.boolean().optional().meta({ description: "With mirrored_from: the upstream could not be reached; the versions listed are those the mirror holds." }),
-});
+}).meta({ id: "ItemDetails" });
 export type ItemDetails = z.infer<typeof itemDetailsSchema>;
 
 /** The inline signature line of served content (registry-signed). */
 export const pulledSignatureSchema = z.object({ timestamp: z.string(), hash: z.string(), registry_username: z.string().nullable(), fingerprint: z.string() });
 export type PulledSignature = z.infer<typeof pulledSignatureSchema>;
 
+/** The one definition of the pull answer: the route declares it, the client (packages/rye registry/pull.ts) parses with it. */
 export const pullResponseSchema = z.object({
   ...itemCoordinates,
   content: z.string(),
@@ -85,5 +86,5 @@ export const pullResponseSchema = z.object({
   mirrored: mirroredSectionSchema.optional().meta({
     description: "On a mirroring registry, for an upstream item: the upstream's file and signed attestation exactly as fetched. The item itself is re-signed by this registry, whose attestation countersigns the upstream's in `mirror_of` (docs/mirroring.md).",
   }),
-});
+}).meta({ id: "PullResponse" });
 export type PullResponse = z.infer<typeof pullResponseSchema>;

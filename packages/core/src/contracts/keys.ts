@@ -17,5 +17,5 @@ export const registryKeyInfoSchema = z.object({
 });
 export type RegistryKeyInfo = z.infer<typeof registryKeyInfoSchema>;
 
-export const keysResponseSchema = z.object({ registry: z.string(), active: z.string(), keys: z.array(registryKeyInfoSchema) });
+export const keysResponseSchema = z.object({ registry: z.string(), active: z.string(), keys: z.array(registryKeyInfoSchema) }).meta({ id: "KeysResponse" });
 export type KeysResponse = z.infer<typeof keysResponseSchema>;

@@ -60,5 +60,5 @@ export const searchResponseSchema = z.object({
   sort: searchSortSchema,
   facets: searchFacetsSchema.optional().meta({ description: "With facets=1 only." }),
   upstream: z.enum(["ok", "unavailable"]).optional().meta({ description: "On a mirroring registry, when the upstream was asked: whether its hits are merged in (docs/mirroring.md)." }),
-});
+}).meta({ id: "SearchResponse" });
 export type SearchResponse = z.infer<typeof searchResponseSchema>;

@@ -19,7 +19,6 @@
 import { randomBytes } from "node:crypto";
 import { lstat, mkdir, open, readFile, rename, rm, rmdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { z } from "zod";
 import type { KeyResolver, PublicKey, PublishAttestation, SignedDocument } from "@rye/core";
 import {
   computeContentHash,
@@ -50,7 +49,8 @@ import { httpLimits, readJson, registryFetch } from "./http.ts";
 import type { RegistryKeyResult } from "./key-pinning.ts";
 import { readRegistryPins, registryKeyFor } from "./key-pinning.ts";
 import type { RegistrySignature } from "./registry-signed.ts";
-import { attestationShape, verifyAttestation, verifyRegistrySignature } from "./registry-signed.ts";
+import { attestationShape, bundlePullAnswerSchema, bundlePushAnswerSchema } from "./answers.ts";
+import { verifyAttestation, verifyRegistrySignature } from "./registry-signed.ts";
 import type { PublishContext, Visibility } from "./publish.ts";
 import { ensureKeyRegistered } from "./publish.ts";
 import { resolveRegistryFor } from "./registries.ts";
@@ -213,15 +213,6 @@ export interface PushBundleResult {
   files_unlisted: string[];
 }
 
-interface PushResponse {
-  bundle_id: string;
-  version: string;
-  file_count?: number;
-  manifest: string;
-  attestation: unknown;
-  log_index?: number | null;
-}
-
 function toBase64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 }
@@ -283,7 +274,7 @@ export async function pushBundle(options: PushBundleOptions, ctx: BundleTransfer
     json: { bundle_id: bundleId, version, manifest, files, ...(options.visibility ? { visibility: options.visibility } : {}) },
   });
   if (!res.ok) failure(res, registryUrl);
-  const pushed = readJson<PushResponse>(res);
+  const pushed = readJson(res, bundlePushAnswerSchema);
   const pinned = await pinnedKey(registryUrl, ctx);
   const label = `${bundleId}@${version}`;
   if (typeof pushed.manifest !== "string" || pushed.bundle_id !== bundleId || pushed.version !== version) {
@@ -344,18 +335,6 @@ export interface PullBundleResult {
   yanked: boolean;
 }
 
-const pulledFileSchema = z.object({ content_base64: z.string(), sha256: z.string().optional(), size: z.number().optional(), inline_signed: z.boolean().optional() });
-const pullResponseSchema = z.object({
-  bundle_id: z.string(),
-  version: z.string(),
-  manifest: z.string(),
-  manifest_sha256: z.string().optional(),
-  files: z.record(z.string(), pulledFileSchema),
-  attestation: z.unknown(),
-  log_index: z.number().nullable().optional(),
-  yanked: z.boolean().optional(),
-});
-
 const STRICT_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function decodeBase64(text: string): Uint8Array | undefined {
@@ -399,7 +378,7 @@ export async function fetchVerifiedBundle(options: PullBundleOptions, ctx: Bundl
     throw new RyeError("ITEM_NOT_FOUND", `Bundle ${label} not found at ${registryUrl}`, { hint: "Check the id and version; private bundles need `rye login`." });
   }
   if (!res.ok) failure(res, registryUrl);
-  const body = readJson(res, pullResponseSchema);
+  const body = readJson(res, bundlePullAnswerSchema);
 
   // The answer is the bundle and version asked for.
   if (body.bundle_id !== bundleId) throw refused(`it served bundle ${body.bundle_id} for ${bundleId}`, registryUrl);

@@ -8,14 +8,13 @@
  * itself is still fully verified): this detects rollback and forks, not a registry host that withholds
  * its checkpoint.
  */
-import { z } from "zod";
 import type { SignedDocument } from "@rye/core";
 import { logCheckpointSchema, RyeError, verifyDocument } from "@rye/core";
+import { checkpointAnswerSchema } from "./answers.ts";
 import { answerError, malformed, readJson, registryFetch } from "./http.ts";
 import type { RegistryKeyResult, SeenCheckpoint } from "./key-pinning.ts";
 import { assertSignedByPinned, getRegistryPin, recordCheckpoint } from "./key-pinning.ts";
 
-const signedShape = z.object({ payload: z.unknown(), signature: z.string(), key_fingerprint: z.string() });
 
 /** The registry's current signed checkpoint, or undefined when it serves none or cannot be reached. */
 export async function fetchCheckpoint(url: string, env: NodeJS.ProcessEnv): Promise<SignedDocument<unknown> | undefined> {
@@ -29,7 +28,7 @@ export async function fetchCheckpoint(url: string, env: NodeJS.ProcessEnv): Prom
   if (answer.status === 404 || answer.status === 405 || answer.status === 501) return undefined;
   if (answer.status >= 500) return undefined;
   if (!answer.ok) throw answerError(answer);
-  return readJson(answer, signedShape) as SignedDocument<unknown>;
+  return readJson(answer, checkpointAnswerSchema) as SignedDocument<unknown>;
 }
 
 /**

@@ -26,6 +26,7 @@ import { fingerprintOfPem, keyRotationSchema, publicKeyFromPem, RyeError, verify
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { readJsonFileAs } from "../fs/json-file.ts";
 import { userAiDir } from "../spaces/paths.ts";
+import { keysAnswerSchema, registryKeyAnswerSchema } from "./answers.ts";
 import { readJson, registryFetch } from "./http.ts";
 
 /** Longest rotation chain followed in one reconciliation. */
@@ -54,24 +55,8 @@ const pinSchema = z.object({
 export type RegistryKeyPin = z.infer<typeof pinSchema>;
 const pinFileSchema = z.record(z.string(), pinSchema);
 
-const keyEntrySchema = z.object({
-  fingerprint: z.string(),
-  public_key: z.string(),
-  algorithm: z.string().optional(),
-  valid_from: z.string().nullable().optional(),
-  valid_until: z.string().nullable().optional(),
-  previous_fingerprint: z.string().nullable().optional(),
-  rotation: z
-    .object({ payload: z.unknown(), signature: z.string(), key_fingerprint: z.string().nullable() })
-    .nullable()
-    .optional(),
-  revoked_at: z.string().nullable().optional(),
-  revocation_reason: z.string().nullable().optional(),
-  active: z.boolean().optional(),
-});
-export type RegistryKeyEntry = z.infer<typeof keyEntrySchema>;
-const keysDocumentSchema = z.object({ registry: z.string(), active: z.string(), keys: z.array(keyEntrySchema) });
-export type RegistryKeysDocument = z.infer<typeof keysDocumentSchema>;
+export type RegistryKeyEntry = z.infer<typeof registryKeyAnswerSchema>;
+export type RegistryKeysDocument = z.infer<typeof keysAnswerSchema>;
 
 export type FetchKeys = (registryUrl: string) => Promise<RegistryKeysDocument>;
 
@@ -147,7 +132,7 @@ export async function recordCheckpoint(url: string, checkpoint: SeenCheckpoint, 
 
 /** `GET <url>/v1/keys`, validated. Network and HTTP failures throw (UNAVAILABLE / TIMEOUT / …). */
 export async function fetchRegistryKeys(registryUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<RegistryKeysDocument> {
-  return readJson(await registryFetch(registryUrl, "/v1/keys", { env }), keysDocumentSchema);
+  return readJson(await registryFetch(registryUrl, "/v1/keys", { env }), keysAnswerSchema);
 }
 
 function resetHint(target: string): string {

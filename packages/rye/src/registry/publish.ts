@@ -36,7 +36,8 @@ import { whoAmI } from "./login.ts";
 import { resolveRegistryFor } from "./registries.ts";
 import type { LockEntry } from "./project-lock.ts";
 import { upsertLockEntry } from "./project-lock.ts";
-import { attestationShape, verifyAttestation, verifyRegistrySignature } from "./registry-signed.ts";
+import { attestationShape, type PushAnswer, pushAnswerSchema } from "./answers.ts";
+import { verifyAttestation, verifyRegistrySignature } from "./registry-signed.ts";
 import { normalizeRegistryUrl } from "./registry-url.ts";
 import { accessTokenFor } from "./session.ts";
 
@@ -58,9 +59,9 @@ export interface PublishContext {
 /* ------------------------------------------------------------------ HTTP */
 
 /** Reads the answer; errors keep the registry's code and hint, with a sign-in hint for 401. */
-export function answer<T>(res: RegistryAnswer, registryUrl: string): T {
+export function answer<T>(res: RegistryAnswer, registryUrl: string, schema?: z.ZodType<T>): T {
   try {
-    return readJson<T>(res);
+    return readJson<T>(res, schema);
   } catch (err) {
     if (err instanceof RyeError && err.code === "UNAUTHORIZED") {
       throw new RyeError("UNAUTHORIZED", `${err.message} (${registryUrl})`, { hint: `Run: rye login --registry ${registryUrl}`, details: err.details });
@@ -254,16 +255,7 @@ export interface PushApproval {
   message: string;
 }
 
-interface PushResponse {
-  item_id: string;
-  version: string;
-  signed_content: string;
-  attestation?: z.infer<typeof attestationShape>;
-  log_index?: number | null;
-  status?: string;
-  approval?: PushApproval | null;
-  review?: unknown;
-}
+type PushResponse = PushAnswer;
 
 /** One finding of the publish-time review, as a registry answers it. */
 export interface PushFinding {
@@ -351,7 +343,7 @@ export async function pushItem(options: PushOptions, ctx: PublishContext): Promi
       metadata: { ...(options.visibility ? { visibility: options.visibility } : {}), ...(parsed.summary.description ? { description: parsed.summary.description.slice(0, 2000) } : {}) },
     },
   });
-  const pushed = answer<PushResponse>(res, registryUrl);
+  const pushed = answer(res, registryUrl, pushAnswerSchema);
   let registryFingerprint: string;
   let pin: LockEntry | undefined;
   try {

@@ -11,14 +11,14 @@
  *   bytes and its `content_hash` the inline signature's hash, its publisher the signature's;
  * - the registry's signed log checkpoint, when it serves one, is not older than the largest seen.
  */
-import { z } from "zod";
 import type { ItemType, PublishAttestation, SignedDocument } from "@rye/core";
-import { documentDigest, extensionsFor, ITEM_TYPES, parseRegistryItemId, RyeError, sha256Hex } from "@rye/core";
+import { documentDigest, extensionsFor, parseRegistryItemId, RyeError, sha256Hex } from "@rye/core";
+import { pullAnswerSchema } from "./answers.ts";
 import { fetchCheckpoint, observeCheckpoint } from "./checkpoint.ts";
 import { displayText, readJson, registryFetch } from "./http.ts";
 import type { FetchKeys } from "./key-pinning.ts";
 import { fetchRegistryKeys, registryKeyFor } from "./key-pinning.ts";
-import { attestationShape, mismatch, verifyAttestation, verifyRegistrySignature } from "./registry-signed.ts";
+import { mismatch, verifyAttestation, verifyRegistrySignature } from "./registry-signed.ts";
 import { resolveRegistryFor } from "./registries.ts";
 import { accessTokenFor } from "./session.ts";
 
@@ -61,24 +61,6 @@ export interface VerifiedPull {
   notice?: string;
   warnings: string[];
 }
-
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/, "a SHA-256 in hex");
-
-/** The fields of `GET /v1/pull/{type}/{id}` the client relies on. */
-const pullAnswerSchema = z.object({
-  item_type: z.enum(ITEM_TYPES),
-  item_id: z.string(),
-  version: z.string(),
-  content: z.string(),
-  file_extension: z.string().optional(),
-  content_hash: hex64.optional(),
-  file_sha256: hex64.optional(),
-  attestation: attestationShape,
-  log_index: z.number().int().nonnegative().nullable().optional(),
-  yanked: z.boolean().optional(),
-  deprecated: z.boolean().optional(),
-  deprecation_message: z.string().nullable().optional(),
-});
 
 function pullPath(request: PullRequest): string {
   return `/v1/pull/${request.type}/${request.id.split("/").map(encodeURIComponent).join("/")}${request.version ? `?version=${encodeURIComponent(request.version)}` : ""}`;

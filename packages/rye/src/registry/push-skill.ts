@@ -10,6 +10,7 @@ import type { KeyPair } from "@rye/core";
 import { buildSkillManifest, checkSkillFiles, keyResolverFrom, RyeError, sha256Hex, SKILL_MANIFEST_PATH, signSkillManifest, skillVersionNote, verifySkill } from "@rye/core";
 import { KeyStore } from "../keys/keystore.ts";
 import { readSkillFolder } from "../skills/folder.ts";
+import { type SkillPushAnswer, skillPushAnswerSchema } from "./answers.ts";
 import { readJson, registryFetch } from "./http.ts";
 import { whoAmI } from "./login.ts";
 import type { PublishContext, PushApproval, PushReview, Visibility } from "./publish.ts";
@@ -50,16 +51,6 @@ export interface PushSkillResult {
   approval: PushApproval | null;
   /** The registry's publish-time review: risk and findings, each with file and line. */
   review: PushReview | null;
-}
-
-interface SkillPushAnswer {
-  item_id: string;
-  version: string;
-  signed_manifest: string;
-  log_index?: number | null;
-  status?: string;
-  approval?: PushApproval | null;
-  review?: unknown;
 }
 
 /** The folder's signed manifest when it verifies with `key` against the files and names `version`, else null. */
@@ -104,7 +95,7 @@ export async function pushSkill(options: PushSkillOptions, ctx: PublishContext):
   });
   let pushed: SkillPushAnswer;
   try {
-    pushed = readJson<SkillPushAnswer>(res);
+    pushed = readJson(res, skillPushAnswerSchema);
   } catch (err) {
     if (err instanceof RyeError && err.code === "UNAUTHORIZED") throw new RyeError("UNAUTHORIZED", `${err.message} (${registryUrl})`, { hint: `Run: rye login --registry ${registryUrl}` });
     throw err;

@@ -6,7 +6,8 @@
  * - `verifyAttestation`: the publish attestation is signed by a pinned key and is about exactly what was
  *   asked for and served (subject, whole-file SHA-256, content hash, publisher).
  */
-import { z } from "zod";
+import type { z } from "zod";
+import type { attestationShape } from "./answers.ts";
 import type { ItemType, PublicKey, PublishAttestation, SignedDocument } from "@rye/core";
 import { extractSignature, keyResolverFrom, publishAttestationSchema, RyeError, sha256Hex, verifyDocument, verifyItem } from "@rye/core";
 import type { RegistryKeyResult } from "./key-pinning.ts";
@@ -56,8 +57,6 @@ export async function verifyRegistrySignature(content: string, type: ItemType, p
   return { key, hash: verified.contentHash ?? sig.hash, publisher: sig.username };
 }
 
-/** How a registry answer carries the attestation (`key_fingerprint` only names the key). */
-export const attestationShape = z.object({ payload: z.unknown(), signature: z.string(), key_fingerprint: z.string().nullable().optional() });
 
 export interface AttestationSubject {
   kind: "item" | "bundle";

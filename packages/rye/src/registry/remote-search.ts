@@ -7,35 +7,14 @@
  */
 import type { ItemType } from "@rye/core";
 import type { RegistryHit } from "../engine/results.ts";
-import { z } from "zod";
-import { MAX_ITEM_ID_LENGTH, RyeError, validateItemId } from "@rye/core";
+import { RyeError, validateItemId } from "@rye/core";
+import { searchAnswerSchema } from "./answers.ts";
 import { displayText, readJson, registryFetch } from "./http.ts";
 import { loadRegistries, routeRegistry } from "./registries.ts";
 import { accessTokenFor } from "./session.ts";
 
 /** A registry hit; its type comes from the result schemas (engine/results.ts). */
 export type { RegistryHit };
-
-/** The fields of `GET /v1/search` the client shows (other fields are ignored). */
-const searchAnswerSchema = z.object({
-  results: z
-    .array(
-      z.object({
-        item_type: z.string(),
-        item_id: z.string().max(MAX_ITEM_ID_LENGTH),
-        name: z.string(),
-        description: z.string().nullable().optional(),
-        category: z.string().nullable().optional(),
-        version: z.string().nullable().optional(),
-        score: z.number().nullable().optional(),
-        deprecated: z.boolean().optional(),
-        download_count: z.number().optional(),
-        quality_score: z.number().int().min(0).max(100).optional(),
-      }),
-    )
-    .max(1000),
-  total: z.number().int().nonnegative(),
-});
 
 export interface RegistrySearchResult {
   registry: string;

@@ -6,11 +6,11 @@
  */
 import type { SignedDocument, SkillFile } from "@rye/core";
 import { keyResolverFrom, publishAttestationSchema, RyeError, sha256Hex, skillNameProblem, verifyDocument, verifySkill } from "@rye/core";
-import { z } from "zod";
 import { readJson, registryFetch } from "../registry/http.ts";
 import { assertSignedByPinned, registryKeyFor } from "../registry/key-pinning.ts";
 import { splitVersion } from "../registry/publish.ts";
-import { attestationShape, mismatch, verifyRegistrySignature } from "../registry/registry-signed.ts";
+import { skillPullAnswerSchema } from "../registry/answers.ts";
+import { mismatch, verifyRegistrySignature } from "../registry/registry-signed.ts";
 import { resolveRegistryFor } from "../registry/registries.ts";
 import { accessTokenFor } from "../registry/session.ts";
 
@@ -23,18 +23,6 @@ export function parseSkillRef(source: string): { namespace: string; name: string
   if (parts.length !== 2 || !NAMESPACE.test(parts[0]!) || skillNameProblem(parts[1]!) !== null) return null;
   return { namespace: parts[0]!, name: parts[1]!, ...(version ? { version } : {}) };
 }
-
-const answerSchema = z.object({
-  item_id: z.string(),
-  version: z.string(),
-  manifest: z.string(),
-  files: z.array(z.object({ path: z.string(), sha256: z.string(), executable: z.boolean().optional(), content_base64: z.string() })),
-  attestation: attestationShape,
-  yanked: z.boolean().optional(),
-  yanked_reason: z.string().nullable().optional(),
-  deprecated: z.boolean().optional(),
-  deprecation_message: z.string().nullable().optional(),
-});
 
 export interface RegistrySkill {
   registry: string;
@@ -59,7 +47,7 @@ export async function fetchRegistrySkill(ref: { namespace: string; name: string;
   if (answer.status === 404) {
     throw new RyeError("ITEM_NOT_FOUND", `${registry} has no skill ${id}${ref.version ? `@${ref.version}` : ""}`, { hint: token ? "Check the name and version." : "Check the name; a private skill needs `rye login`." });
   }
-  const body = readJson(answer, answerSchema);
+  const body = readJson(answer, skillPullAnswerSchema);
   const label = `skill ${id}@${body.version}`;
   if (body.item_id !== id) throw mismatch(`it answered for ${body.item_id}`, label, registry);
   if (ref.version && body.version !== ref.version) throw mismatch(`it answered version ${body.version}`, label, registry);
