@@ -4,15 +4,24 @@ import { RyeError, toErrorEnvelope } from "@rye/core";
 import type { AppEnv } from "../env.ts";
 import type { Logger } from "../logger.ts";
 
+const JSON_BODY_HINT = "Send a JSON object with Content-Type: application/json.";
+
+/** Hono's own refusals (its body validators: malformed JSON, another Content-Type; its body limit), with a hint. */
+function fromHttpException(err: HTTPException): RyeError {
+  if (err.status === 413) return new RyeError("PAYLOAD_TOO_LARGE", err.message || "The request body is too large");
+  if (err.status === 401) return new RyeError("UNAUTHORIZED", err.message || "Unauthorized");
+  const aboutBody = /json|content-type|media type|body/i.test(err.message);
+  return new RyeError("BAD_REQUEST", err.message || "Bad request", { hint: aboutBody ? JSON_BODY_HINT : "See GET /v1/openapi.json for the request shapes." });
+}
+
 /** Every error leaves as the shared envelope; unexpected ones are logged (server side) and answered 500. */
 export function errorHandler(logger: Logger) {
   return (err: Error, c: Context<AppEnv>) => {
     let error: RyeError;
     if (err instanceof RyeError) error = err;
-    else if (err instanceof HTTPException) {
-      error = new RyeError(err.status === 413 ? "PAYLOAD_TOO_LARGE" : err.status === 401 ? "UNAUTHORIZED" : "BAD_REQUEST", err.message || "Bad request");
-    } else if (err instanceof SyntaxError) {
-      error = new RyeError("BAD_REQUEST", "The request body is not valid JSON", { hint: "Send a JSON object with Content-Type: application/json." });
+    else if (err instanceof HTTPException) error = fromHttpException(err);
+    else if (err instanceof SyntaxError) {
+      error = new RyeError("BAD_REQUEST", "The request body is not valid JSON", { hint: JSON_BODY_HINT });
     } else {
       logger.log("error", "unhandled error", { requestId: c.get("requestId"), error: err.message, stack: err.stack });
       error = new RyeError("INTERNAL", "Internal error", { details: { request_id: c.get("requestId") } });

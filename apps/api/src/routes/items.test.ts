@@ -182,6 +182,19 @@ describe(`items on ${kind}`, () => {
       }
     });
 
+    test("a body that is not JSON, or sent as another media type, is a 400 BAD_REQUEST with a hint, on every push route", async () => {
+      const token = await reg.token(alice);
+      for (const path of ["/v1/push", "/v1/bundle/push", "/v1/skills/push"]) {
+        for (const [body, type] of [["{not json", "application/json"], ['{"item_type":"knowledge"}', "text/plain"]] as const) {
+          const res = await reg.request("POST", path, { token, body, headers: { "content-type": type } });
+          assert.equal(res.status, 400, `${path} ${type}`);
+          const { error } = (await res.json()) as Json;
+          assert.equal(error.code, "BAD_REQUEST", `${path} ${type}`);
+          assert.equal(error.hint, "Send a JSON object with Content-Type: application/json.", `${path} ${type}: ${error.message}`);
+        }
+      }
+    });
+
     test("a signature from a key not registered to the publisher is refused", async () => {
       const stranger = await generateKeyPair();
       const signed = (await signItem(knowledge("forged"), "knowledge", stranger)).content;
