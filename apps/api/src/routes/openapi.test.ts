@@ -125,6 +125,7 @@ test("the paths and methods are pinned", () => {
     "PATCH /v1/namespaces/{namespace}/webhooks/{id}",
     "PATCH /v1/orgs/{name}/approval",
     "PATCH /v1/orgs/{name}/members/{username}",
+    "POST /mcp",
     "POST /oauth/authorize/decision",
     "POST /oauth/device/code",
     "POST /oauth/revoke",
