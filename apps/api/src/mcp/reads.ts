@@ -4,7 +4,7 @@
  * versions (listed, pullable by exact version, never "latest") follow the HTTP rules because they are the HTTP
  * code. Mirrors' upstream fallbacks are not asked (the MCP tools answer for this registry's own items).
  */
-import { compareSemver, RyeError } from "@rye/core";
+import { compareSemver } from "@rye/core";
 import type { Principal } from "../auth/principal.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { findReadableItem } from "../services/items.ts";
@@ -93,9 +93,4 @@ export async function publisherKey(deps: AppDeps, username: string, fingerprint:
   const row = await deps.db.prisma.userKey.findFirst({ where: { fingerprint, user: { username } }, select: { publicKeyPem: true, revokedAt: true } });
   if (!row) return { fingerprint, public_key: null, revoked: false };
   return { fingerprint, public_key: row.publicKeyPem, revoked: row.revokedAt !== null };
-}
-
-/** A tool argument the services refuse gets the services' error; anything else is not ours to explain. */
-export function isClientError(err: unknown): err is RyeError {
-  return err instanceof RyeError && err.status < 500;
 }

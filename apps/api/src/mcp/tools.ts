@@ -7,7 +7,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import { parseSkillId, RyeError, toErrorEnvelope } from "@rye/core";
+import { parseSkillId, toErrorEnvelope } from "@rye/core";
+import { callerError } from "./errors.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { assertType } from "../services/items.ts";
@@ -15,7 +16,7 @@ import { itemRelations } from "../services/relations.ts";
 import { searchItems } from "../services/search.ts";
 import { findReadableSkillVersion } from "../services/skills/lookup.ts";
 import { requiredBlob, storedManifest } from "../services/skills/stored.ts";
-import { isClientError, publisherKey, readItemDetails, readPull, registryKeyPem } from "./reads.ts";
+import { publisherKey, readItemDetails, readPull, registryKeyPem } from "./reads.ts";
 import {
   getItemInput,
   getItemOutput,
@@ -48,21 +49,13 @@ function answer<S extends z.ZodType>(schema: S, value: z.input<S>): CallToolResu
   return { structuredContent: structured, content: [{ type: "text", text: JSON.stringify(structured) }] };
 }
 
-/**
- * A refusal the caller can act on answers the error envelope as text; an unexpected failure is logged here and
- * answered INTERNAL with the request id (its message may describe the server's insides, which are not the caller's).
- */
+/** A failure answers `isError` with the error envelope as text (errors.ts: unexpected ones logged, answered INTERNAL). */
 function refusing(caller: McpCaller, tool: string) {
   return async (run: () => Promise<CallToolResult>): Promise<CallToolResult> => {
     try {
       return await run();
     } catch (err) {
-      let error = err;
-      if (!isClientError(err)) {
-        caller.deps.logger.log("error", "mcp tool failed", { requestId: caller.requestId, tool, error: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined });
-        error = new RyeError("INTERNAL", "Internal error", { details: { request_id: caller.requestId } });
-      }
-      return { isError: true, content: [{ type: "text", text: JSON.stringify(toErrorEnvelope(error)) }] };
+      return { isError: true, content: [{ type: "text", text: JSON.stringify(toErrorEnvelope(callerError(caller, err, `tools/call ${tool}`))) }] };
     }
   };
 }
