@@ -22,6 +22,7 @@ import { keyRoutes } from "./routes/keys.ts";
 import { logRoutes } from "./routes/log.ts";
 import { manageRoutes } from "./routes/manage.ts";
 import { MCP_PATH, mcpRoutes } from "./mcp/http.ts";
+import { mcpAuthChallenge } from "./oauth/protected-resource.ts";
 import { namespaceRoutes } from "./routes/namespaces.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { orgRoutes } from "./routes/orgs.ts";
@@ -41,6 +42,8 @@ export type { AppDeps } from "./services/deps.ts";
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Before the request context: its refusal of a bad bearer token (401) leaves /mcp with the RFC 9728 challenge.
+  app.use(MCP_PATH, mcpAuthChallenge(deps.config.publicUrl));
   app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy, internalSecret: deps.internalSecret }));
   const apiLimit = rateLimit({ ...deps.config.rateLimit, counters: deps.counters });
   app.use("/v1/*", apiLimit);

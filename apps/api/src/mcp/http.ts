@@ -6,11 +6,14 @@
  * spec allows.
  *
  * The caller is the bearer token the request context authenticated (middleware/request-context.ts), or anonymous;
- * the website's session cookie is never used here (a cross-site POST must not act as the signed-in person).
+ * the website's session cookie is never used here (a cross-site POST must not act as the signed-in person). A refused
+ * token is a 401 with the RFC 9728 challenge (oauth/protected-resource.ts mcpAuthChallenge, mounted in app.ts); a
+ * token without items:read a 403 insufficient_scope.
  */
 import { Hono } from "hono";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { AppEnv } from "../env.ts";
+import { mcpScopeRefusal } from "../oauth/protected-resource.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { createRegistryMcpServer } from "./server.ts";
 
@@ -25,6 +28,8 @@ function rpcError(status: number, code: number, message: string, headers: Record
 export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   return new Hono<AppEnv>()
     .post(MCP_PATH, async (c) => {
+      const refusal = mcpScopeRefusal(c.get("principal"), deps.config.publicUrl);
+      if (refusal) return c.json(refusal.body, refusal.status, { "WWW-Authenticate": refusal.challenge });
       const server = createRegistryMcpServer({ deps, principal: c.get("principal"), requestId: c.get("requestId") });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MCP_MAX_BODY_BYTES });
       await server.connect(transport);

@@ -37,6 +37,8 @@ export const MCP_OPERATIONS: Operation[] = [
     also: [{ status: 202, description: "A notification or response was accepted (no body)" }],
     errors: [
       [400, "Not a JSON-RPC message, or not JSON (a JSON-RPC error, id null)"],
+      [401, "The bearer token is invalid, expired or revoked: WWW-Authenticate: Bearer error=\"invalid_token\", resource_metadata=\"<public URL>/.well-known/oauth-protected-resource/mcp\" (RFC 9728)"],
+      [403, "The bearer token lacks items:read: WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"items:read\", resource_metadata=…"],
       [406, "Accept does not list both application/json and text/event-stream"],
       [413, "Body above 256 KiB"],
       [415, "Content-Type is not application/json"],

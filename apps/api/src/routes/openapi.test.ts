@@ -79,6 +79,8 @@ test("the paths and methods are pinned", () => {
     "GET /.well-known/agent-skills/index.json",
     "GET /.well-known/jwks.json",
     "GET /.well-known/oauth-authorization-server",
+    "GET /.well-known/oauth-protected-resource",
+    "GET /.well-known/oauth-protected-resource/mcp",
     "GET /health",
     "GET /oauth/authorize",
     "GET /ready",
