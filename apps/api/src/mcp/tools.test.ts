@@ -9,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { keyResolverFrom, verifyItem } from "@rye/core";
 import { startMcpFixture, type McpFixture } from "../../test/mcp-registry.ts";
+import { MCP_MAX_BODY_BYTES } from "./http.ts";
 
 type Json = Record<string, any>;
 
@@ -187,6 +188,8 @@ describe("stateless Streamable HTTP", () => {
     const list = await f.http("POST", "/mcp", { headers: { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" }, json: { jsonrpc: "2.0", id: 2, method: "tools/list" } });
     assert.equal(list.status, 200);
     assert.equal(((await list.json()) as Json).result.tools.length, 5);
+    const huge = await f.http("POST", "/mcp", { headers: { accept: "application/json, text/event-stream" }, json: { ...{ jsonrpc: "2.0", id: 3, method: "tools/call" }, params: { name: "search", arguments: { query: "x".repeat(MCP_MAX_BODY_BYTES) } } } });
+    assert.equal(huge.status, 413, "a body above MCP_MAX_BODY_BYTES is refused before it is parsed");
     for (const method of ["GET", "DELETE", "PUT"]) {
       const res = await f.http(method, "/mcp", { headers: { accept: "text/event-stream" } });
       assert.equal(res.status, 405, method);
