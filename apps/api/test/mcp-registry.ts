@@ -106,6 +106,15 @@ async function expectStatus(res: Response, status: number): Promise<void> {
   assert.equal(res.status, status, await res.text());
 }
 
+/** Publishes a skill signed with `user`'s key. */
+export async function pushSkill(f: McpFixture, user: TestUser, token: string, files: SkillFile[]): Promise<Response> {
+  const manifest = await signSkillManifest(buildSkillManifest(files), f.keys.get(user.id)!);
+  return f.http("POST", "/v1/skills/push", {
+    token,
+    json: { namespace: user.username, manifest, files: Object.fromEntries(files.map((file) => [file.path, { content_base64: Buffer.from(file.bytes).toString("base64"), sha256: sha(file.bytes) }])) },
+  });
+}
+
 async function publishCast(f: McpFixture): Promise<void> {
   const { tokens } = f;
   await expectStatus(await push(f, tokens.alice, "directive", "alice/flows/greet", directive("greet", "flows", "1.0.0"), "1.0.0"), 201);
@@ -114,11 +123,5 @@ async function publishCast(f: McpFixture): Promise<void> {
   // 1.1.0 is held for approval (flagged): invisible to everyone but its reviewers (registry admins for a user namespace).
   await expectStatus(await push(f, tokens.alice, "knowledge", "alice/notes/style", knowledge("style", "notes", "1.1.0", FLAGGED), "1.1.0"), 202);
   await expectStatus(await push(f, tokens.mia, "knowledge", "acme/internal/secret-plan", knowledge("secret-plan", "internal", "1.0.0", "The acme plan."), "1.0.0", "private"), 201);
-  const files = skillFiles("notes", "1.0.0");
-  const manifest = await signSkillManifest(buildSkillManifest(files), f.keys.get(f.users.alice.id)!);
-  const res = await f.http("POST", "/v1/skills/push", {
-    token: tokens.alice,
-    json: { namespace: "alice", manifest, files: Object.fromEntries(files.map((file) => [file.path, { content_base64: Buffer.from(file.bytes).toString("base64"), sha256: sha(file.bytes) }])) },
-  });
-  await expectStatus(res, 201);
+  await expectStatus(await pushSkill(f, f.users.alice, tokens.alice, skillFiles("notes", "1.0.0")), 201);
 }

@@ -8,8 +8,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { keyResolverFrom, verifyItem } from "@rye/core";
-import { startMcpFixture, type McpFixture } from "../../test/mcp-registry.ts";
+import { pushSkill, startMcpFixture, type McpFixture } from "../../test/mcp-registry.ts";
 import { MCP_MAX_BODY_BYTES } from "./http.ts";
+import { SKILL_FILES_MAX_BYTES, SKILL_FILES_MAX_PATHS } from "./schemas.ts";
 
 type Json = Record<string, any>;
 
@@ -102,7 +103,9 @@ describe("tools/call", () => {
     const versions = await call(client, "list_versions", { item_type: "knowledge", item_id: "alice/notes/style" });
     assert.equal(versions.isError, false, versions.text);
     const http = (await (await f.http("GET", "/v1/items/knowledge/alice/notes/style")).json()) as Json;
-    assert.deepEqual(versions.structured, http);
+    // The download count is flushed in the background (an earlier test pulled over HTTP): compared apart.
+    const counted = ({ download_count, ...rest }: Json) => (assert.equal(typeof download_count, "number"), rest);
+    assert.deepEqual(counted(versions.structured), counted(http));
     assert.deepEqual(versions.structured.versions.map((v: Json) => v.version), ["1.0.0"]);
 
     const relations = await call(client, "relations", { item_type: "tool", item_id: "alice/tools/fetch" });
@@ -125,6 +128,21 @@ describe("tools/call", () => {
       { path: "assets/logo.bin", encoding: "base64", text: Buffer.from([0xff, 0xfe, 0x00, 0x01]).toString("base64") },
     ]);
     assert.deepEqual(more.structured.omitted, [{ path: "nope.md", reason: "not_in_skill" }]);
+  });
+
+  test("skill_files: at most SKILL_FILES_MAX_BYTES of contents per answer, at most SKILL_FILES_MAX_PATHS paths", async () => {
+    const big = (path: string) => ({ path, bytes: new Uint8Array(Math.ceil(SKILL_FILES_MAX_BYTES * 0.6)).fill(0x61) });
+    const files = [{ path: "SKILL.md", bytes: new TextEncoder().encode("---\nname: bulky\ndescription: Holds big files. Use when testing limits.\nmetadata:\n  version: \"1.0.0\"\n---\n\n# bulky\n") }, big("a.txt"), big("b.txt")];
+    const res = await pushSkill(f, f.users.alice, f.tokens.alice, files);
+    assert.equal(res.status, 201, await res.text());
+    const client = await f.client();
+    const r = await call(client, "skill_files", { skill_id: "alice/bulky", paths: ["a.txt", "b.txt", "SKILL.md"] });
+    assert.equal(r.isError, false, r.text.slice(0, 500));
+    assert.deepEqual(r.structured.contents.map((c: Json) => c.path), ["a.txt", "SKILL.md"], "b.txt would pass the budget; the small SKILL.md still fits");
+    assert.deepEqual(r.structured.omitted, [{ path: "b.txt", reason: "too_large" }]);
+    const tooMany = await call(client, "skill_files", { skill_id: "alice/bulky", paths: Array.from({ length: SKILL_FILES_MAX_PATHS + 1 }, (_, i) => `f${i}.md`) });
+    assert.equal(tooMany.isError, true);
+    assert.match(tooMany.text, /paths/);
   });
 
   test("bad arguments and unknown items are isError answers with the API's code, never a protocol failure", async () => {
@@ -154,6 +172,18 @@ describe("visibility follows the HTTP rules", () => {
     assert.equal(got.structured.item.visibility, "private");
     const found = await call(member, "search", { query: "secret plan" });
     assert.deepEqual(found.structured.results.map((r: Json) => r.item_id), ["acme/internal/secret-plan"]);
+  });
+
+  test("a private answer a member's read put in the pull cache is never served to an outsider or anonymously", async () => {
+    const member = await f.client(f.tokens.mia);
+    const pinned = { ...secret, version: "1.0.0" };
+    assert.equal((await call(member, "get_item", pinned)).isError, false);
+    assert.equal((await call(member, "get_item", secret)).isError, false);
+    for (const token of [f.tokens.otto, undefined]) {
+      const client = await f.client(token);
+      assert.equal(errorCode(await call(client, "get_item", pinned)), "ITEM_NOT_FOUND");
+      assert.equal(errorCode(await call(client, "get_item", secret)), "ITEM_NOT_FOUND");
+    }
   });
 
   test("a held version: invisible to anonymous and other callers, seen by those who review it (the namespace's owner, a registry admin)", async () => {
