@@ -43,7 +43,7 @@ export function renderDirective(id: string, directive: ParsedDirective, args: Re
   const data = interpolateDirective(directive, inputs);
   return {
     description: data.description ?? `Directive ${id}`,
-    messages: [{ role: "user", content: { type: "text", text: [DIRECTIVE_INSTRUCTIONS, data.content || data.body].filter(Boolean).join("\n\n") } }],
+    messages: [{ role: "user", content: { type: "text", text: [DIRECTIVE_INSTRUCTIONS, data.content ?? data.body].filter(Boolean).join("\n\n") } }],
   };
 }
 
