@@ -21,6 +21,8 @@ import { LoginThrottle } from "./services/accounts.ts";
 import { keyRoutes } from "./routes/keys.ts";
 import { logRoutes } from "./routes/log.ts";
 import { manageRoutes } from "./routes/manage.ts";
+import { MCP_PATH, mcpRoutes } from "./mcp/http.ts";
+import { mcpAuthChallenge } from "./oauth/protected-resource.ts";
 import { namespaceRoutes } from "./routes/namespaces.ts";
 import { openapiRoutes } from "./routes/openapi.ts";
 import { orgRoutes } from "./routes/orgs.ts";
@@ -40,11 +42,15 @@ export type { AppDeps } from "./services/deps.ts";
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Before the request context: its refusal of a bad bearer token (401) leaves /mcp with the RFC 9728 challenge.
+  app.use(MCP_PATH, mcpAuthChallenge(deps.config.publicUrl));
   app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy, internalSecret: deps.internalSecret }));
   const apiLimit = rateLimit({ ...deps.config.rateLimit, counters: deps.counters });
   app.use("/v1/*", apiLimit);
   // Agent Skills discovery builds indexes from the database: the same per-caller budget as the API.
   for (const path of ["/.well-known/agent-skills/*", "/:namespace/.well-known/agent-skills/*", "/:namespace/:skill/.well-known/agent-skills/*"]) app.use(path, apiLimit);
+  // Every /mcp request is a POST but only reads: it spends a read budget of its own, not the write budget.
+  app.use(MCP_PATH, rateLimit({ ...deps.config.rateLimit, writes: deps.config.rateLimit.reads, counters: deps.counters, scope: "mcp" }));
   app.use("/oauth/*", rateLimit({ ...deps.config.rateLimit, counters: deps.counters, scope: "oauth" }));
   app.route("/", healthRoutes(deps));
   app.route("/", keyRoutes(deps));
@@ -67,6 +73,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", logRoutes(deps, { checkpoints: deps.config.checkpoints }));
   app.route("/", changesRoutes(deps, { checkpoints: deps.config.checkpoints }));
   app.route("/", openapiRoutes(deps));
+  app.route("/", mcpRoutes(deps));
   app.route("/", upstreamAuthRoutes(deps, deps.config.upstream));
   app.route("/", accountRoutes(deps, { throttle: loginThrottle }));
   app.route("/", tokenRoutes(deps));

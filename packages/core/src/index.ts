@@ -12,6 +12,7 @@ export * from "./crypto/ed25519.ts";
 export * from "./crypto/keys.ts";
 export * from "./parsers/xml-tree.ts";
 export * from "./parsers/directive.ts";
+export * from "./parsers/directive-inputs.ts";
 export * from "./parsers/hooks.ts";
 export * from "./capabilities/index.ts";
 export * from "./parsers/knowledge.ts";

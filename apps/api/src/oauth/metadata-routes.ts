@@ -1,8 +1,9 @@
-/** RFC 8414 authorization server metadata and the access token JWKS. */
+/** RFC 8414 authorization server metadata, RFC 9728 protected resource metadata and the access token JWKS. */
 import { Hono } from "hono";
 import { SCOPES } from "../auth/principal.ts";
 import type { AppEnv } from "../env.ts";
 import { DEVICE_CODE_GRANT } from "./clients.ts";
+import { protectedResourceRoutes } from "./protected-resource.ts";
 import type { OAuthDeps } from "./services.ts";
 
 export function authorizationServerMetadata(issuer: string): Record<string, unknown> {
@@ -27,6 +28,7 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
 export function metadataRoutes(deps: OAuthDeps): Hono<AppEnv> {
   const metadata = authorizationServerMetadata(deps.config.publicUrl);
   return new Hono<AppEnv>()
+    .route("/", protectedResourceRoutes(deps.config.publicUrl))
     .get("/.well-known/oauth-authorization-server", (c) => {
       c.header("Cache-Control", "public, max-age=300");
       return c.json(metadata);

@@ -14,6 +14,7 @@ import { DEVICE_CODE_TTL_SECONDS } from "../oauth/device-authorizations.ts";
 import type { OAuthErrorCode } from "../oauth/errors.ts";
 import type { TokenResponse } from "../oauth/token-issuer.ts";
 import { USER_CODE_ALPHABET } from "../oauth/user-code.ts";
+import type { ProtectedResourceMetadata as ProtectedResourceMetadataShape } from "../oauth/protected-resource.ts";
 import type { Operation, Reply, Same } from "../contract/operation.ts";
 
 const timestamp = z.iso.datetime();
@@ -87,6 +88,17 @@ const JsonWebKeySet = z
     ),
   })
   .meta({ description: "RFC 7517 key set verifying the access tokens (RFC 9068 JWTs, typ at+jwt). A dedicated key, never the registry's item-signing key." });
+
+const ProtectedResourceMetadata = z
+  .object({
+    resource: z.url().meta({ description: "The protected resource: <public URL>/mcp (the MCP server) or <public URL> (the registry API)." }),
+    authorization_servers: z.array(z.url()).meta({ description: "This registry (its RFC 8414 metadata is at /.well-known/oauth-authorization-server)." }),
+    scopes_supported: z.array(z.enum(SCOPES)).meta({ description: "/mcp: items:read (its tools only read); the API: every scope." }),
+    bearer_methods_supported: z.array(z.literal("header")),
+    resource_name: z.string(),
+  })
+  .meta({ description: "RFC 9728 protected resource metadata, as the MCP authorization specification asks of a remote MCP server." });
+true satisfies Same<z.output<typeof ProtectedResourceMetadata>, ProtectedResourceMetadataShape>;
 
 // ---------------------------------------------------------------- form-encoded endpoints
 const OAuthError = z
@@ -186,6 +198,7 @@ const DeviceDecision = z.object({ user_code: userCode, status: z.enum(["approved
 export const OAUTH_SCHEMAS: Record<string, z.ZodType> = {
   OAuthError,
   AuthorizationServerMetadata,
+  ProtectedResourceMetadata,
   JsonWebKeySet,
   DeviceAuthorizationRequest,
   DeviceAuthorizationResponse,
@@ -232,6 +245,26 @@ export const OAUTH_OPERATIONS: Operation[] = [
     tag: "oauth",
     auth: "none",
     ok: { status: 200, description: "Metadata (Cache-Control: public, max-age=300)", schema: "AuthorizationServerMetadata" },
+    errors: [],
+  },
+  {
+    method: "get",
+    path: "/.well-known/oauth-protected-resource/mcp",
+    operationId: "getMcpProtectedResourceMetadata",
+    summary: "RFC 9728 metadata of the MCP server at /mcp: where to sign in, which scope it needs",
+    tag: "oauth",
+    auth: "none",
+    ok: { status: 200, description: "Metadata (Cache-Control: public, max-age=300)", schema: "ProtectedResourceMetadata" },
+    errors: [],
+  },
+  {
+    method: "get",
+    path: "/.well-known/oauth-protected-resource",
+    operationId: "getProtectedResourceMetadata",
+    summary: "RFC 9728 metadata of the registry API as a protected resource",
+    tag: "oauth",
+    auth: "none",
+    ok: { status: 200, description: "Metadata (Cache-Control: public, max-age=300)", schema: "ProtectedResourceMetadata" },
     errors: [],
   },
   { method: "get", path: "/.well-known/jwks.json", operationId: "getJwks", summary: "The public key of the access tokens", tag: "oauth", auth: "none", ok: { status: 200, description: "JWKS (Cache-Control: public, max-age=300)", schema: "JsonWebKeySet" }, errors: [] },

@@ -32,6 +32,7 @@ import { WEBHOOK_OPERATIONS, WEBHOOK_SCHEMAS } from "./openapi-webhooks.ts";
 import { VERIFICATION_OPERATIONS, VERIFICATION_SCHEMAS } from "./openapi-verification.ts";
 import { ACCOUNT_HEADERS, ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS } from "./openapi-accounts.ts";
 import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
+import { MCP_OPERATIONS, MCP_SCHEMAS } from "../mcp/openapi.ts";
 
 
 // ---------------------------------------------------------------- shared pieces
@@ -97,6 +98,7 @@ const HAND_WRITTEN_SCHEMAS: Record<string, z.ZodType> = {
   ...VERIFICATION_SCHEMAS,
   ...OAUTH_SCHEMAS,
   ...ACCOUNT_SCHEMAS,
+  ...MCP_SCHEMAS,
 };
 
 function componentRegistry() {
@@ -260,6 +262,7 @@ const OPERATIONS: Operation[] = [
   ...VERIFICATION_OPERATIONS,
   ...OAUTH_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
+  ...MCP_OPERATIONS,
 ];
 
 function security(op: Operation): JsonObject[] {
@@ -357,6 +360,7 @@ const TAGS: Record<string, string> = {
   oauth: "The registry's OAuth 2.0 authorization server for its CLI: device flow, authorization code with PKCE, tokens, revocation.",
   auth: "Accounts and the website's sessions: sign-up, sign-in (local or an upstream identity provider), the current account, sign-out.",
   tokens: "The signed-in account's personal access tokens: scoped, optionally restricted to a namespace or an item glob, expiring, revocable.",
+  mcp: "The registry as a remote Model Context Protocol server (docs/remote-mcp.md): search, signed items and their relations for any MCP client.",
 };
 
 function tagObjects(): JsonObject[] {

@@ -2,11 +2,13 @@
  * Issue #14 "Done when", the topology part: 2 API processes on one PostgreSQL and one S3 server (s3rver) behind a
  * real haproxy. Pushes through one are pulled through the other (bundle files through the shared bucket); rate limits hold across both; a key rotation made through
  * one is served by both; SIGTERM during a load run drops no request; SIGKILL mid-push loses nothing that was
- * acknowledged and leaves no partial row.
+ * acknowledged and leaves no partial row; one MCP client is served by both processes alternately (issue #31).
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type Database, openDatabase } from "@rye/db";
 import { hashToken, TOKEN_PREFIX } from "../../src/auth/api-tokens.ts";
 import { pushBundle, signUpPublisher } from "../bundle-publisher.ts";
@@ -144,6 +146,37 @@ describe("two API processes behind haproxy on one PostgreSQL", { skip: skipUnles
       const pulled = await call("GET", `/v1/pull/knowledge/alice/notes/after-rotation-${through}?version=1.0.0`, { through: through === "a" ? "b" : "a" });
       assert.equal(pulled.body.signature.fingerprint, next, `a version published through ${through} is signed with the new key`);
     }
+  });
+
+  test("one MCP client served alternately by both processes (stateless /mcp): initialize on A, every later call on the other", async () => {
+    const pushed = await push("alice/notes/mcp-shared", "1.0.0", "a");
+    assert.equal(pushed.status, 201, JSON.stringify(pushed.body));
+    const servedBy: string[] = [];
+    let next = 0;
+    // Each HTTP request of the client is pinned to the other process than the one before.
+    const alternating: typeof fetch = async (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set("x-rye-target", next++ % 2 === 0 ? "a" : "b");
+      headers.set("authorization", `Bearer ${token}`);
+      const res = await fetch(input, { ...init, headers });
+      servedBy.push(res.headers.get("x-served-by") ?? "?");
+      return res;
+    };
+    const client = new Client({ name: "topology", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${topo.url}/mcp`), { fetch: alternating }));
+    try {
+      for (let i = 0; i < 3; i++) {
+        const found = await client.callTool({ name: "search", arguments: { query: "mcp-shared" } });
+        assert.equal(found.isError, undefined, JSON.stringify(found.content));
+        assert.equal((found.structuredContent as Json).results[0].item_id, "alice/notes/mcp-shared");
+        const got = await client.callTool({ name: "get_item", arguments: { item_type: "knowledge", item_id: "alice/notes/mcp-shared" } });
+        assert.equal((got.structuredContent as Json).item.version, "1.0.0");
+      }
+    } finally {
+      await client.close();
+    }
+    assert.ok(servedBy.length >= 7, servedBy.join());
+    assert.deepEqual(servedBy.slice(0, 8), ["a", "b", "a", "b", "a", "b", "a", "b"].slice(0, Math.min(8, servedBy.length)));
   });
 
   test("SIGKILL of A in the middle of pushes: every acknowledged push is there, nothing partial is left", async (t) => {

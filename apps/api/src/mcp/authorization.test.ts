@@ -1,0 +1,98 @@
+/**
+ * /mcp's authorization front door (MCP authorization spec, RFC 9728, RFC 6750) over real HTTP: the protected resource
+ * metadata at both well-known URLs; a refused token (unknown, expired, revoked) is a 401 whose WWW-Authenticate leads
+ * the official SDK's discovery to the registry's authorization server metadata; a token without items:read is a 403
+ * insufficient_scope naming the scope; the registry's own OAuth access tokens (JWTs) and personal tokens are accepted.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { discoverOAuthServerInfo, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { startMcpFixture, type McpFixture } from "../../test/mcp-registry.ts";
+
+type Json = Record<string, any>;
+
+let f: McpFixture;
+before(async () => {
+  f = await startMcpFixture();
+});
+after(() => f?.close());
+
+const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+const initialize = (token?: string) => f.http("POST", "/mcp", { ...(token ? { token } : {}), headers: { accept: "application/json, text/event-stream" }, json: INIT });
+
+describe("protected resource metadata (RFC 9728)", () => {
+  test("/mcp's metadata names it as the resource, the registry as its authorization server and items:read", async () => {
+    const res = await f.http("GET", "/.well-known/oauth-protected-resource/mcp");
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { resource: `${f.url}/mcp`, authorization_servers: [f.url], scopes_supported: ["items:read"], bearer_methods_supported: ["header"], resource_name: "rye registry (MCP)" });
+    const root = (await (await f.http("GET", "/.well-known/oauth-protected-resource")).json()) as Json;
+    assert.equal(root.resource, f.url);
+    assert.deepEqual(root.authorization_servers, [f.url]);
+  });
+
+  test("the authorization server metadata advertises what the MCP spec asks: code flow with PKCE S256, iss in responses", async () => {
+    const as = (await (await f.http("GET", "/.well-known/oauth-authorization-server")).json()) as Json;
+    assert.equal(as.issuer, f.url);
+    assert.deepEqual(as.code_challenge_methods_supported, ["S256"]);
+    assert.ok(as.response_types_supported.includes("code"));
+    assert.ok(as.grant_types_supported.includes("authorization_code"));
+    assert.equal(as.authorization_response_iss_parameter_supported, true);
+  });
+});
+
+describe("challenges", () => {
+  test("an unknown, expired or revoked token: 401 with WWW-Authenticate resource_metadata, which the SDK's discovery follows", async () => {
+    const expired = await f.reg.token(f.users.mia, { expiresAt: new Date(Date.now() - 60_000) });
+    const revoked = await f.reg.token(f.users.mia, { revoked: true });
+    for (const token of ["rye_pat_unknown", expired, revoked]) {
+      const res = await initialize(token);
+      assert.equal(res.status, 401);
+      const params = extractWWWAuthenticateParams(res);
+      assert.equal(params.resourceMetadataUrl?.href, `${f.url}/.well-known/oauth-protected-resource/mcp`);
+      assert.equal(params.error, "invalid_token");
+      assert.equal(((await res.json()) as Json).error.code, "UNAUTHORIZED");
+    }
+    const params = extractWWWAuthenticateParams(await initialize("rye_pat_unknown"));
+    const info = await discoverOAuthServerInfo(new URL(`${f.url}/mcp`), { resourceMetadataUrl: params.resourceMetadataUrl! });
+    assert.equal(info.authorizationServerUrl, f.url);
+    assert.equal(info.resourceMetadata?.resource, `${f.url}/mcp`);
+    assert.equal(info.authorizationServerMetadata?.token_endpoint, `${f.url}/oauth/token`);
+  });
+
+  test("the SDK client with a refused token fails to connect with the 401 (it never sees tools)", async () => {
+    const client = new Client({ name: "stale", version: "1" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${f.url}/mcp`), { requestInit: { headers: { authorization: "Bearer rye_pat_unknown" } } });
+    await assert.rejects(client.connect(transport), (err: Error & { code?: number }) => err.code === 401 && /UNAUTHORIZED/.test(err.message));
+  });
+
+  test("a token without items:read: 403 insufficient_scope naming the scope", async () => {
+    const res = await initialize(f.tokens.writeOnly);
+    assert.equal(res.status, 403);
+    const params = extractWWWAuthenticateParams(res);
+    assert.equal(params.error, "insufficient_scope");
+    assert.equal(params.scope, "items:read");
+    assert.equal(params.resourceMetadataUrl?.href, `${f.url}/.well-known/oauth-protected-resource/mcp`);
+    const body = (await res.json()) as Json;
+    assert.equal(body.error.code, "FORBIDDEN");
+    assert.equal(body.error.details.scope, "items:read");
+  });
+
+  test("anonymous callers and valid tokens are not challenged: a personal token, and the registry's own OAuth access token", async () => {
+    assert.equal((await initialize()).status, 200);
+    assert.equal((await initialize(f.tokens.mia)).status, 200);
+    const jwt = await f.reg.deps.accessTokens.issueAccessToken({ sub: f.users.mia.id, username: "mia", scope: ["items:read"], clientId: "rye-cli" });
+    const client = new Client({ name: "oauth", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${f.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${jwt.token}` } } }));
+    const got = await client.callTool({ name: "get_item", arguments: { item_type: "knowledge", item_id: "acme/internal/secret-plan" } });
+    assert.equal(got.isError, undefined, JSON.stringify(got.content));
+    await client.close();
+  });
+
+  test("other routes keep their own 401 (no /mcp challenge outside /mcp)", async () => {
+    const res = await f.http("GET", "/v1/search?query=x", { token: "rye_pat_unknown" });
+    assert.equal(res.status, 401);
+    assert.equal(res.headers.get("www-authenticate"), null);
+  });
+});
