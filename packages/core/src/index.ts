@@ -22,6 +22,8 @@ export * from "./canonical-json.ts";
 export * from "./registry/signed-document.ts";
 export * from "./registry/attestation.ts";
 export * from "./registry/log.ts";
+export * from "./registry/merkle.ts";
+export * from "./registry/merkle-tiles.ts";
 export * from "./registry/mirrored.ts";
 export * from "./contracts/index.ts";
 export * from "./client-package.ts";
