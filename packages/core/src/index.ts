@@ -24,6 +24,7 @@ export * from "./registry/attestation.ts";
 export * from "./registry/log.ts";
 export * from "./registry/merkle.ts";
 export * from "./registry/merkle-tiles.ts";
+export * from "./registry/signed-note.ts";
 export * from "./registry/mirrored.ts";
 export * from "./contracts/index.ts";
 export * from "./client-package.ts";

@@ -7,5 +7,6 @@ import { logCheckpointRoute, logEntriesRoute } from "../routes/log.ts";
 import { qualityRoute } from "../routes/quality.ts";
 import { relationsRoute } from "../routes/relations.ts";
 import { statsRoute } from "../routes/stats.ts";
+import { tlogCheckpointRoute, tlogConsistencyRoute, tlogInclusionRoute, tlogInfoRoute, tlogTileRoute } from "../routes/tlog.ts";
 
-export const DECLARED_ROUTES: RouteConfig[] = [healthRoute, readyRoute, publicKeyRoute, keysRoute, statsRoute, relationsRoute, qualityRoute, logEntriesRoute, logCheckpointRoute, changesRoute];
+export const DECLARED_ROUTES: RouteConfig[] = [healthRoute, readyRoute, publicKeyRoute, keysRoute, statsRoute, relationsRoute, qualityRoute, logEntriesRoute, logCheckpointRoute, changesRoute, tlogInfoRoute, tlogCheckpointRoute, tlogTileRoute, tlogInclusionRoute, tlogConsistencyRoute];

@@ -6,7 +6,7 @@
  * Logs older than the tree are caught up in place (`catchUpTree`: on start, and by the first append that finds the
  * tree behind), leaf by leaf from the stored entries: idempotent, as it starts where the tiles end.
  */
-import { HASH_SIZE, leafHash, logLeaf, MAX_ENTRY_BYTES, RyeError, type TileAppend, tileAppendsFor, type TileId, tileMap, tilesCompletedBy, TILE_WIDTH } from "@rye/core";
+import { emptyTreeHash, HASH_SIZE, leafHash, logLeaf, MAX_ENTRY_BYTES, RyeError, type TileAppend, tileAppendsFor, type TileId, tileMap, tileNodeReader, tilesCompletedBy, tilesForRanges, TILE_WIDTH, treeHash } from "@rye/core";
 import type { Database, Prisma } from "@rye/db";
 
 type Tx = Prisma.TransactionClient;
@@ -126,4 +126,10 @@ export async function readTiles(prisma: Tx, tiles: readonly TileId[]): Promise<M
   if (tiles.length === 0) return new Map();
   const rows = await prisma.tlogTile.findMany({ where: { OR: tiles.map((t) => ({ level: t.level, index: BigInt(t.index) })) } });
   return tileMap(rows.map((r) => ({ level: r.level, index: Number(r.index), hashes: new Uint8Array(r.hashes) })));
+}
+
+/** The root hash of the first `size` leaves, from the stored tiles. */
+export async function treeRootAt(prisma: Tx, size: number): Promise<Uint8Array> {
+  if (size === 0) return emptyTreeHash();
+  return treeHash(size, tileNodeReader(await readTiles(prisma, tilesForRanges([{ lo: 0, hi: size }]))));
 }
