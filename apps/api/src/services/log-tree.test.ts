@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { leafHash, logLeaf, memoryNodeReader, TILE_WIDTH, tileNodeReader, tilesForRanges, toHex, treeHash } from "@rye/core";
 import { type Database, openDatabase } from "@rye/db";
 import { createScratchPostgresDatabase, skipWithoutPostgres } from "@rye/db/testing";
-import { catchUpTree, readTiles, storedTreeSize, treeBehind } from "./log-tree.ts";
+import { appendLeaves, catchUpTree, readTiles, storedTreeSize, treeBehind } from "./log-tree.ts";
 import { appendLogEntry, LOG_LOCK_ID } from "./publish-log.ts";
 
 /** The root recomputed from the entries as stored, and the root read from the stored tiles. */
@@ -86,6 +86,35 @@ test("an entry too large for an entry bundle is refused before anything is writt
     assert.equal(await storedTreeSize(db.prisma), 0);
   } finally {
     await db.close();
+    await scratch.drop();
+  }
+});
+
+test("a writer that skipped the log lock cannot fork a tile: its write, based on a stale read, is refused", { skip: skipWithoutPostgres() }, async () => {
+  const scratch = await createScratchPostgresDatabase();
+  const a = await openDatabase({ databaseUrl: scratch.url });
+  const b = await openDatabase({ databaseUrl: scratch.url, migrate: false });
+  try {
+    await a.prisma.$transaction((tx) => appendLogEntry(tx, "publish", { n: 0 }));
+    // Both read the tile holding leaf 0, then both append "leaf 1": the second write must not replace the first.
+    let bothRead!: () => void;
+    const read = new Promise<void>((r) => (bothRead = r));
+    let readers = 0;
+    const writer = (db: Database, tag: string) =>
+      db.prisma.$transaction(async (tx) => {
+        await tx.tlogTile.findMany({ where: { level: 0 } });
+        if (++readers === 2) bothRead();
+        await read;
+        await appendLeaves(tx, 1, [{ index: 1, kind: "publish", payload: { tag } }]);
+      });
+    const results = await Promise.allSettled([writer(a, "a"), writer(b, "b")]);
+    assert.deepEqual(results.map((r) => r.status).sort(), ["fulfilled", "rejected"]);
+    const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    assert.match(String(refused.reason?.message), /changed under the log lock/);
+    assert.equal(await storedTreeSize(a.prisma), 2);
+  } finally {
+    await a.close();
+    await b.close();
     await scratch.drop();
   }
 });
