@@ -170,3 +170,15 @@ test("during a key rotation's overlap the checkpoint carries both keys' signatur
     assert.equal(parseCheckpoint(opened.text)!.size, before.size + 1, "the rotation's own entry is covered");
   }
 });
+
+test("a checkpoint stored before the Merkle tree existed (no signed note) is signed anew when asked for", async () => {
+  const latest = await reg.db.prisma.logCheckpoint.findFirstOrThrow({ orderBy: { treeSize: "desc" } });
+  await reg.db.prisma.logCheckpoint.update({ where: { id: latest.id }, data: { note: null, rootHash: null } });
+  const r = await get("/v1/tlog/checkpoint");
+  assert.equal(r.status, 200);
+  const keys = ((await get("/v1/tlog/info")).json().verifier_keys as string[]).map((k) => parseNoteVerifierKey(k)!);
+  const opened = await openNote(r.text, keys);
+  assert.ok(opened.ok);
+  assert.equal(parseCheckpoint(opened.text)!.size, Number(latest.treeSize));
+  assert.ok((await reg.db.prisma.logCheckpoint.findUniqueOrThrow({ where: { id: latest.id } })).rootHash);
+});
