@@ -182,3 +182,23 @@ test("a checkpoint stored before the Merkle tree existed (no signed note) is sig
   assert.equal(parseCheckpoint(opened.text)!.size, Number(latest.treeSize));
   assert.ok((await reg.db.prisma.logCheckpoint.findUniqueOrThrow({ where: { id: latest.id } })).rootHash);
 });
+
+test("the embedded database (PGlite) keeps the same tree: tiles, checkpoint and proofs", async () => {
+  const embedded = await createTestRegistry({ kind: "pglite", config: { checkpoints: { intervalMs: 60_000, everyEntries: 1 } } });
+  try {
+    for (let i = 0; i < 3; i++) await embedded.db.prisma.$transaction((tx) => appendLogEntry(tx, "publish", { kind: "item", id: `alice/notes/n${i}`, version: "1.0.0" }));
+    const rows = await embedded.db.prisma.publishLogEntry.findMany({ orderBy: { index: "asc" } });
+    const expected = rows.map((r) => leafHash(logLeaf({ index: Number(r.index), kind: r.kind, payload: r.payload })));
+    const keys = (((await (await embedded.request("GET", "/v1/tlog/info")).json()) as Json).verifier_keys as string[]).map((k) => parseNoteVerifierKey(k)!);
+    const opened = await openNote(await (await embedded.request("GET", "/v1/tlog/checkpoint")).text(), keys);
+    assert.ok(opened.ok);
+    const cp = parseCheckpoint(opened.text)!;
+    assert.equal(cp.size, 3);
+    assert.equal(toBase64(cp.rootHash), toBase64(treeHash(3, memoryNodeReader(expected))));
+    assert.deepEqual(new Uint8Array(await (await embedded.request("GET", "/v1/tlog/tile/0/000.p/3")).arrayBuffer()), concatBytes(...expected));
+    const proof = (await (await embedded.request("GET", "/v1/tlog/proof/inclusion?index=1&tree_size=3")).json()) as Json;
+    assert.ok(verifyInclusion(1, 3, expected[1]!, proof.proof.map(fromBase64), cp.rootHash));
+  } finally {
+    await embedded.close();
+  }
+});
