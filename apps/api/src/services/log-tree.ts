@@ -17,10 +17,16 @@ export interface LeafEntry {
   payload: unknown;
 }
 
+/** The last level-0 tile (null when the tree is empty) and the tree size it implies. */
+async function lastLeafTile(prisma: Tx): Promise<{ size: number; tile: { index: number; hashes: Uint8Array } | null }> {
+  const last = await prisma.tlogTile.findFirst({ where: { level: 0 }, orderBy: { index: "desc" }, select: { index: true, hashes: true } });
+  if (!last) return { size: 0, tile: null };
+  return { size: Number(last.index) * TILE_WIDTH + last.hashes.length / HASH_SIZE, tile: { index: Number(last.index), hashes: new Uint8Array(last.hashes) } };
+}
+
 /** How many leaves the stored tree holds: the hashes of the last level-0 tile. */
 export async function storedTreeSize(prisma: Tx): Promise<number> {
-  const last = await prisma.tlogTile.findFirst({ where: { level: 0 }, orderBy: { index: "desc" }, select: { index: true, hashes: true } });
-  return last ? Number(last.index) * TILE_WIDTH + last.hashes.length / HASH_SIZE : 0;
+  return (await lastLeafTile(prisma)).size;
 }
 
 /** The leaf of an entry, refused when it cannot be framed in an entry bundle. */
@@ -38,9 +44,11 @@ const key = (t: TileId) => `${t.level}/${t.index}`;
  * Appends `entries` (consecutive, starting at the stored tree's size) to the tiles. The caller holds the log lock.
  * Each written tile is guarded by its previous length, so a writer that did not hold the lock fails instead of forking.
  */
-export async function appendLeaves(tx: Tx, start: number, entries: readonly LeafEntry[]): Promise<void> {
+export async function appendLeaves(tx: Tx, start: number, entries: readonly LeafEntry[], lastLeaf?: { index: number; hashes: Uint8Array } | null): Promise<void> {
   if (entries.length === 0) return;
   const touched = new Map<string, { tile: TileId; before: number; hashes: Uint8Array }>();
+  // The level-0 tile the caller just read (syncTreeTo) need not be read again.
+  if (lastLeaf) touched.set(key({ level: 0, index: lastLeaf.index }), { tile: { level: 0, index: lastLeaf.index }, before: lastLeaf.hashes.length, hashes: lastLeaf.hashes });
   const load = async (tile: TileId) => {
     const k = key(tile);
     let slot = touched.get(k);
@@ -78,9 +86,14 @@ export async function appendLeaves(tx: Tx, start: number, entries: readonly Leaf
   }
 }
 
-/** Brings the tree up to the entries [0, upTo) already in the log; the caller holds the log lock. */
-export async function syncTreeTo(tx: Tx, upTo: number, batch = 1000): Promise<number> {
-  let size = await storedTreeSize(tx);
+/**
+ * Brings the tree up to the entries [0, upTo) already in the log; the caller holds the log lock. Returns the size and,
+ * when nothing had to be added, the last level-0 tile as read (for the caller's next appendLeaves).
+ */
+export async function syncTreeTo(tx: Tx, upTo: number, batch = 1000): Promise<{ size: number; lastLeaf: { index: number; hashes: Uint8Array } | null }> {
+  const last = await lastLeafTile(tx);
+  let size = last.size;
+  if (size === upTo) return { size, lastLeaf: last.tile };
   if (size > upTo) throw new RyeError("INTERNAL", `The Merkle tree holds ${size} leaves and the log ${upTo} entries`);
   while (size < upTo) {
     const rows = await tx.publishLogEntry.findMany({
@@ -92,7 +105,7 @@ export async function syncTreeTo(tx: Tx, upTo: number, batch = 1000): Promise<nu
     await appendLeaves(tx, size, rows.map((r) => ({ index: Number(r.index), kind: r.kind, payload: r.payload })));
     size += rows.length;
   }
-  return size;
+  return { size, lastLeaf: null };
 }
 
 /** Catches the tree up with the whole log, a batch per transaction (so a large log does not hold the lock long). */
@@ -105,7 +118,7 @@ export async function catchUpTree(db: Database, lockId: number, batch = 1000): P
         const head = await tx.publishLogEntry.findFirst({ orderBy: { index: "desc" }, select: { index: true } });
         const logSize = head ? Number(head.index) + 1 : 0;
         const before = await storedTreeSize(tx);
-        const after = await syncTreeTo(tx, Math.min(logSize, before + batch), batch);
+        const after = (await syncTreeTo(tx, Math.min(logSize, before + batch), batch)).size;
         return { added: after - before, done: after >= logSize };
       },
       { timeout: 60_000 },

@@ -22,9 +22,9 @@ export async function appendLogEntry(tx: Prisma.TransactionClient, kind: string,
   const prevHash = head?.entryHash ?? LOG_GENESIS_HASH;
   const entryHash = logEntryHash({ index, kind, payload, prev_hash: prevHash });
   entryLeaf({ index, kind, payload }); // refuses, before anything is written, an entry too large for an entry bundle
-  await syncTreeTo(tx, index); // a log older than its tree is caught up first (normally nothing to do)
+  const tree = await syncTreeTo(tx, index); // a log older than its tree is caught up first (normally nothing to do)
   await tx.publishLogEntry.create({ data: { index: BigInt(index), kind, payload: payload as Prisma.InputJsonValue, prevHash, entryHash } });
-  await appendLeaves(tx, index, [{ index, kind, payload }]);
+  await appendLeaves(tx, index, [{ index, kind, payload }], tree.lastLeaf);
   return { index, entryHash, prevHash };
 }
 
