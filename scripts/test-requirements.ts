@@ -26,6 +26,8 @@ export const PROGRAMS = {
   prlimit: { package: "util-linux" },
   script: { package: "bsdutils" },
   python3: { package: "python3" },
+  // Go builds tools/tlog-verify offline in GOPATH mode against Debian's golang.org/x/mod (goSumdbMissing below).
+  go: { package: "golang-go golang-golang-x-mod-dev", override: "RYE_GO" },
 } as const satisfies Record<string, ProgramSpec>;
 export type Program = keyof typeof PROGRAMS;
 
@@ -93,4 +95,21 @@ export function programMissing(program: Program, env: Env = process.env): string
 /** For node:test's `skip` option: false when `program` is available, else the reason (throws under CI). */
 export function skipWithoutProgram(program: Program, env: Env = process.env): string | false {
   return skipUnless(programMissing(program, env), env);
+}
+
+/** Where Debian's golang-golang-x-mod-dev puts golang.org/x/mod (a GOPATH); `RYE_GOPATH` names another. */
+export function goPath(env: Env = process.env): string {
+  return env.RYE_GOPATH ?? "/usr/share/gocode";
+}
+
+/** Why Go cannot build tools/tlog-verify here (no go, or no golang.org/x/mod/sumdb), or false. */
+export function goSumdbMissing(env: Env = process.env): string | false {
+  const missing = programMissing("go", env);
+  if (missing) return missing;
+  try {
+    accessSync(join(goPath(env), "src/golang.org/x/mod/sumdb/tlog/tlog.go"), constants.R_OK);
+    return false;
+  } catch {
+    return `needs golang.org/x/mod/sumdb in ${goPath(env)} (apt-get install golang-golang-x-mod-dev, or set RYE_GOPATH)`;
+  }
 }

@@ -20,6 +20,7 @@ import { browserPageRoutes } from "./routes/browser-pages.ts";
 import { LoginThrottle } from "./services/accounts.ts";
 import { keyRoutes } from "./routes/keys.ts";
 import { logRoutes } from "./routes/log.ts";
+import { tlogRoutes } from "./routes/tlog.ts";
 import { manageRoutes } from "./routes/manage.ts";
 import { MCP_PATH, mcpRoutes } from "./mcp/http.ts";
 import { mcpAuthChallenge } from "./oauth/protected-resource.ts";
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", skillRoutes(deps));
   app.route("/", skillWellKnownRoutes(deps));
   app.route("/", logRoutes(deps, { checkpoints: deps.config.checkpoints }));
+  app.route("/", tlogRoutes(deps, { checkpoints: deps.config.checkpoints }));
   app.route("/", changesRoutes(deps, { checkpoints: deps.config.checkpoints }));
   app.route("/", openapiRoutes(deps));
   app.route("/", mcpRoutes(deps));

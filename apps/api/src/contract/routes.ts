@@ -7,6 +7,7 @@ import { logCheckpointRoute, logEntriesRoute } from "../routes/log.ts";
 import { qualityRoute } from "../routes/quality.ts";
 import { relationsRoute } from "../routes/relations.ts";
 import { statsRoute } from "../routes/stats.ts";
+import { tlogCheckpointRoute, tlogConsistencyRoute, tlogInclusionRoute, tlogInfoRoute, tlogTileRoute } from "../routes/tlog.ts";
 // item side: items, search, downloads, bundles, skills
 import { pullRoute, pushRoute } from "../routes/items.ts";
 import { itemDetailsRoute, searchRoute } from "../routes/search.ts";
@@ -15,7 +16,7 @@ import { bundlePullRoute, bundlePushRoute } from "../routes/bundles.ts";
 import { skillPullRoute, skillPushRoute } from "../routes/skills.ts";
 import { agentSkillsIndexRoute, namespaceIndexRoute, skillArtifactRoute, skillIndexRoute } from "../routes/skills-well-known.ts";
 
-export const DECLARED_ROUTES: RouteConfig[] = [healthRoute, readyRoute, publicKeyRoute, keysRoute, statsRoute, relationsRoute, qualityRoute, logEntriesRoute, logCheckpointRoute, changesRoute];
+export const DECLARED_ROUTES: RouteConfig[] = [healthRoute, readyRoute, publicKeyRoute, keysRoute, statsRoute, relationsRoute, qualityRoute, logEntriesRoute, logCheckpointRoute, changesRoute, tlogInfoRoute, tlogCheckpointRoute, tlogTileRoute, tlogInclusionRoute, tlogConsistencyRoute];
 
 // item side (a group of its own, so route groups moved in parallel merge without touching each other's lines)
 DECLARED_ROUTES.push(

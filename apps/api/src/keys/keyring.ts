@@ -13,7 +13,7 @@
  * directory does not hold the new key.
  */
 import { chmod, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { KeyPair } from "@rye/core";
 import { setTimeout as sleep } from "node:timers/promises";
 import { generateKeyPair, keyPairFromPrivatePem, RyeError, signDocument } from "@rye/core";
@@ -36,9 +36,15 @@ export interface KeyringOptions {
 const PRIVATE_KEY_FILE = "private_key.pem";
 /** A rotation commits the database, then renames the new key file into place: how long a process waits for the file. */
 export const NEW_KEY_FILE_WAIT_MS = 5_000;
+/**
+ * How long after a rotation the retired key still cosigns the log's signed-note checkpoints (next to the new key),
+ * so a client or monitor that knows only the old key keeps verifying while it learns the new one.
+ */
+export const CHECKPOINT_COSIGN_OVERLAP_MS = 7 * 24 * 3600 * 1000;
 
 export class RegistryKeyring {
   private db: Database | null = null;
+  private keysDb: Database | null = null;
   private generation: (() => Promise<bigint>) | null = null;
   private checkedGeneration: bigint | null = null;
   private checking: Promise<void> | null = null;
@@ -60,6 +66,7 @@ export class RegistryKeyring {
       keyring = new RegistryKeyring(await keyPairFromPrivatePem(await readFile(path, "utf8")), path, (await stat(path)).mtimeMs);
     }
     await registerKey(options.db, keyring.active);
+    keyring.keysDb = options.db;
     if (options.generation) {
       keyring.db = options.db;
       keyring.generation = options.generation;
@@ -121,6 +128,26 @@ export class RegistryKeyring {
 
   current(): KeyPair {
     return this.active;
+  }
+
+  /**
+   * Retired (not revoked) keys inside the cosigning overlap whose private key this process holds (the key
+   * directory's `retired/<fingerprint>.pem`, written by the rotation), newest first. Empty with a key from the environment.
+   */
+  async overlapSigners(now: Date = new Date()): Promise<KeyPair[]> {
+    if (!this.path || !this.keysDb) return [];
+    const rows = await this.keysDb.prisma.registryKey.findMany({
+      where: { validUntil: { gt: new Date(now.getTime() - CHECKPOINT_COSIGN_OVERLAP_MS) }, revokedAt: null, fingerprint: { not: this.active.publicKey.fingerprint } },
+      orderBy: { validUntil: "desc" },
+      select: { fingerprint: true },
+    });
+    const keys: KeyPair[] = [];
+    for (const row of rows) {
+      if (!/^[0-9a-f]{16}$/.test(row.fingerprint)) continue;
+      const pem = await readFile(join(dirname(this.path), "retired", `${row.fingerprint}.pem`), "utf8").catch(() => null);
+      if (pem) keys.push(await keyPairFromPrivatePem(pem));
+    }
+    return keys;
   }
 }
 

@@ -10,7 +10,7 @@ import { access, errors, json } from "../contract/route.ts";
 import { contractRouter, refuseWith } from "../contract/router.ts";
 import { MAX_CHANGES_PAGE, readChanges } from "../services/changes.ts";
 import type { CheckpointPolicy } from "../services/checkpoints.ts";
-import { currentCheckpoint } from "../services/checkpoints.ts";
+import { checkpointContext, currentCheckpoint } from "../services/checkpoints.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { SignedCheckpoint } from "./log.ts";
 
@@ -51,7 +51,7 @@ export function changesRoutes(deps: AppDeps, options: { checkpoints?: Partial<Ch
   return contractRouter().openapi(changesRoute, async (c) => {
     const query = c.req.valid("query");
     const page = await readChanges(deps.db, query.since, query.limit);
-    const checkpoint = await currentCheckpoint({ db: deps.db, signer: () => deps.keyring.signer(), registryUrl: deps.config.publicUrl, policy: options.checkpoints });
+    const checkpoint = await currentCheckpoint(checkpointContext(deps, options.checkpoints));
     c.header("Cache-Control", "no-cache");
     return c.json({ ...page, checkpoint }, 200);
   }, refuseWith("since is a non-negative integer (next_since of the previous page); limit is 1–1000."));

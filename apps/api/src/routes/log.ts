@@ -5,7 +5,7 @@ import { isoTimestampSchema, sha256HexSchema, signedCheckpointSchema } from "@ry
 import { access, errors, json } from "../contract/route.ts";
 import { contractRouter } from "../contract/router.ts";
 import type { CheckpointPolicy } from "../services/checkpoints.ts";
-import { currentCheckpoint, logHead } from "../services/checkpoints.ts";
+import { checkpointContext, currentCheckpoint, logHead } from "../services/checkpoints.ts";
 import type { AppDeps } from "../services/deps.ts";
 
 export const MAX_LOG_PAGE = 1000;
@@ -76,7 +76,7 @@ export function logRoutes(deps: AppDeps, options: { checkpoints?: Partial<Checkp
       );
     })
     .openapi(logCheckpointRoute, async (c) => {
-      const checkpoint = await currentCheckpoint({ db: deps.db, signer: () => deps.keyring.signer(), registryUrl: deps.config.publicUrl, policy: options.checkpoints });
+      const checkpoint = await currentCheckpoint(checkpointContext(deps, options.checkpoints));
       c.header("Cache-Control", "no-cache");
       return c.json(checkpoint, 200);
     });

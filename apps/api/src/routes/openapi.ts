@@ -292,6 +292,13 @@ const PATH_PARAMETERS: Record<string, JsonObject> = {
   id: { name: "id", in: "path", required: true, description: "Token, invitation, webhook or verification claim id.", schema: { type: "string", format: "uuid" } },
   delivery: { name: "delivery", in: "path", required: true, description: "A webhook delivery's id.", schema: { type: "string", format: "uuid" } },
   fingerprint: { name: "fingerprint", in: "path", required: true, description: "Key fingerprint (16 hex characters).", schema: { type: "string", pattern: "^[0-9a-f]{16,64}$" } },
+  tile: {
+    name: "tile",
+    in: "path",
+    required: true,
+    description: "<L>/<N>[.p/<W>] or entries/<N>[.p/<W>] (C2SP tlog-tiles): L in 0–7, N in 3-digit groups, all but the last prefixed by x; its slashes are sent as they are.",
+    schema: { type: "string" },
+  },
 };
 
 function replyObject(reply: Reply, etag = false): JsonObject {

@@ -1,5 +1,8 @@
 /**
- * Signed checkpoints of the publish log: `{tree_size, head_hash}` signed by the registry key, issued
+ * Signed checkpoints of the publish log, issued together for one tree size: `{tree_size, head_hash}` signed by the
+ * registry key as a JSON document (the hash chain's head, for older clients), and the C2SP signed-note checkpoint
+ * of the Merkle tree's root (`note`: origin, size, root hash; signed by the active key and, during a rotation's
+ * overlap, by the retired one too). Issued
  * lazily when one is asked for and the log grew since the last one, which is older than the interval
  * or `everyEntries` behind. Each tree size is checkpointed at most once (unique column).
  *
@@ -9,8 +12,11 @@
  * re-key after a rotation never races another process's re-key or new checkpoint.
  */
 import type { KeyPair, LogCheckpoint, SignedDocument } from "@rye/core";
-import { LOG_GENESIS_HASH, signDocument } from "@rye/core";
+import { formatCheckpoint, LOG_GENESIS_HASH, logOrigin, signDocument, signNote, toHex } from "@rye/core";
 import type { Database, Prisma } from "@rye/db";
+import type { AppDeps } from "./deps.ts";
+import { catchUpTree, treeBehind, treeRootAt } from "./log-tree.ts";
+import { LOG_LOCK_ID } from "./publish-log.ts";
 
 const CHECKPOINT_LOCK_ID = 7_390_222; // arbitrary constant shared by every registry process (the log's is 7_390_221)
 
@@ -42,11 +48,13 @@ async function headOf(prisma: Prisma.TransactionClient): Promise<LogHead> {
   return head ? { treeSize: Number(head.index) + 1, headHash: head.entryHash } : { treeSize: 0, headHash: LOG_GENESIS_HASH };
 }
 
-interface CheckpointRow {
+export interface CheckpointRow {
   treeSize: bigint;
   headHash: string;
   keyFingerprint: string;
   signature: string;
+  rootHash: string | null;
+  note: string | null;
   createdAt: Date;
 }
 
@@ -68,16 +76,31 @@ function isDue(last: CheckpointRow, head: LogHead, policy: CheckpointPolicy): bo
 export interface CheckpointContext {
   db: Database;
   signer: () => Promise<KeyPair>;
+  /** Retired keys that cosign the signed-note checkpoint during a rotation's overlap (keyring.overlapSigners). */
+  cosigners?: () => Promise<KeyPair[]>;
   registryUrl: string;
   policy?: Partial<CheckpointPolicy>;
 }
 
+/** The context every route issues checkpoints with: the active key signs, retired keys in their overlap cosign the note. */
+export function checkpointContext(deps: Pick<AppDeps, "db" | "keyring" | "config">, policy?: Partial<CheckpointPolicy>): CheckpointContext {
+  return { db: deps.db, signer: () => deps.keyring.signer(), cosigners: () => deps.keyring.overlapSigners(), registryUrl: deps.config.publicUrl, ...(policy ? { policy } : {}) };
+}
+
 /** The latest checkpoint, issuing (and storing) a new one first when it is due. */
 export async function currentCheckpoint(ctx: CheckpointContext): Promise<SignedDocument<LogCheckpoint>> {
+  return toDocument(await currentCheckpointRow(ctx), ctx.registryUrl);
+}
+
+/** The latest checkpoint's row (with its signed note), issuing a new one first when it is due. */
+export async function currentCheckpointRow(ctx: CheckpointContext): Promise<CheckpointRow & { note: string; rootHash: string }> {
   const policy = { ...DEFAULT_CHECKPOINT_POLICY, ...ctx.policy };
   const signer = await ctx.signer();
   const seen = await latest(ctx.db.prisma);
-  if (seen.last && !needsSigning(seen.last, seen.head, signer, policy)) return toDocument(seen.last, ctx.registryUrl);
+  if (seen.last && !needsSigning(seen.last, seen.head, signer, policy)) return seen.last as CheckpointRow & { note: string; rootHash: string };
+  // A log older than its tree (not yet caught up on start) gets its tree before its first tree checkpoint.
+  if (await treeBehind(ctx.db)) await catchUpTree(ctx.db, LOG_LOCK_ID);
+  const cosigners = (await ctx.cosigners?.()) ?? [];
   const stored = await ctx.db.prisma.$transaction(async (tx) => {
     await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${CHECKPOINT_LOCK_ID})`);
     const { last, head } = await latest(tx);
@@ -85,7 +108,11 @@ export async function currentCheckpoint(ctx: CheckpointContext): Promise<SignedD
     const issuedAt = policy.now();
     const payload: LogCheckpoint = { _type: CHECKPOINT_TYPE, registry: ctx.registryUrl, tree_size: head.treeSize, head_hash: head.headHash, issued_at: issuedAt.toISOString() };
     const signed = await signDocument(payload, signer);
-    const row = { keyFingerprint: signed.key_fingerprint, signature: signed.signature, createdAt: issuedAt };
+    const rootHash = await treeRootAt(tx, head.treeSize);
+    const origin = logOrigin(ctx.registryUrl);
+    const keys = [signer, ...cosigners.filter((k) => k.publicKey.fingerprint !== signer.publicKey.fingerprint)];
+    const note = await signNote(formatCheckpoint({ origin, size: head.treeSize, rootHash }), origin, keys);
+    const row = { keyFingerprint: signed.key_fingerprint, signature: signed.signature, rootHash: toHex(rootHash), note, createdAt: issuedAt };
     // Same size, old key (a rotation): the signature is replaced; otherwise the new size gets its row.
     return tx.logCheckpoint.upsert({
       where: { treeSize: BigInt(head.treeSize) },
@@ -93,7 +120,7 @@ export async function currentCheckpoint(ctx: CheckpointContext): Promise<SignedD
       update: row,
     });
   });
-  return toDocument(stored, ctx.registryUrl);
+  return stored as CheckpointRow & { note: string; rootHash: string };
 }
 
 async function latest(prisma: Prisma.TransactionClient): Promise<{ last: CheckpointRow | null; head: LogHead }> {
@@ -101,7 +128,10 @@ async function latest(prisma: Prisma.TransactionClient): Promise<{ last: Checkpo
   return { last, head: await headOf(prisma) };
 }
 
-/** No checkpoint yet, a due one, or the latest signed by a key other than the active one (re-issued after a rotation: clients trust only that one). */
+/**
+ * No checkpoint yet, a due one, one made before the Merkle tree (no signed note), or the latest signed by a key other
+ * than the active one (re-issued after a rotation: clients trust only that one).
+ */
 function needsSigning(last: CheckpointRow, head: LogHead, signer: KeyPair, policy: CheckpointPolicy): boolean {
-  return last.keyFingerprint !== signer.publicKey.fingerprint || isDue(last, head, policy);
+  return last.note === null || last.keyFingerprint !== signer.publicKey.fingerprint || isDue(last, head, policy);
 }

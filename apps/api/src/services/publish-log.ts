@@ -1,11 +1,13 @@
 /**
- * The append-only publish log: a hash chain of entries, appended inside the publishing transaction
- * under a transaction-scoped advisory lock, so indexes are gapless and ordered across processes.
+ * The append-only publish log: a hash chain of entries (kept for older clients) and the RFC 6962 Merkle tree over
+ * the same entries (log-tree.ts), both appended inside the publishing transaction under a transaction-scoped advisory
+ * lock, so indexes are gapless and ordered across processes and every process's tiles agree.
  */
 import type { Prisma } from "@rye/db";
 import { canonicalJson, LOG_GENESIS_HASH, logEntryHash, sha256Hex } from "@rye/core";
+import { appendLeaves, entryLeaf, syncTreeTo } from "./log-tree.ts";
 
-const LOG_LOCK_ID = 7_390_221; // arbitrary constant shared by every registry process
+export const LOG_LOCK_ID = 7_390_221; // arbitrary constant shared by every registry process
 
 export interface AppendedEntry {
   index: number;
@@ -19,7 +21,10 @@ export async function appendLogEntry(tx: Prisma.TransactionClient, kind: string,
   const index = head ? Number(head.index) + 1 : 0;
   const prevHash = head?.entryHash ?? LOG_GENESIS_HASH;
   const entryHash = logEntryHash({ index, kind, payload, prev_hash: prevHash });
+  entryLeaf({ index, kind, payload }); // refuses, before anything is written, an entry too large for an entry bundle
+  const tree = await syncTreeTo(tx, index); // a log older than its tree is caught up first (normally nothing to do)
   await tx.publishLogEntry.create({ data: { index: BigInt(index), kind, payload: payload as Prisma.InputJsonValue, prevHash, entryHash } });
+  await appendLeaves(tx, index, [{ index, kind, payload }], tree.lastLeaf);
   return { index, entryHash, prevHash };
 }
 

@@ -1,0 +1,148 @@
+/**
+ * The publish log's RFC 6962 Merkle tree, stored as C2SP tlog-tiles (height 8) in `tlog_tiles` and appended inside
+ * the log append's transaction, under its advisory lock (publish-log.ts): one writer at a time across processes, and a
+ * tile row is written only if it still holds the hashes this writer read, so two replicas can never disagree on a tile.
+ *
+ * Logs older than the tree are caught up in place (`catchUpTree`: on start, and by the first append that finds the
+ * tree behind), leaf by leaf from the stored entries: idempotent, as it starts where the tiles end.
+ */
+import { emptyTreeHash, HASH_SIZE, leafHash, logLeaf, MAX_ENTRY_BYTES, RyeError, type TileAppend, tileAppendsFor, type TileId, tileMap, tileNodeReader, tilesCompletedBy, tilesForRanges, TILE_WIDTH, treeHash } from "@rye/core";
+import type { Database, Prisma } from "@rye/db";
+
+type Tx = Prisma.TransactionClient;
+
+export interface LeafEntry {
+  index: number;
+  kind: string;
+  payload: unknown;
+}
+
+/** The last level-0 tile (null when the tree is empty) and the tree size it implies. */
+async function lastLeafTile(prisma: Tx): Promise<{ size: number; tile: { index: number; hashes: Uint8Array } | null }> {
+  const last = await prisma.tlogTile.findFirst({ where: { level: 0 }, orderBy: { index: "desc" }, select: { index: true, hashes: true } });
+  if (!last) return { size: 0, tile: null };
+  return { size: Number(last.index) * TILE_WIDTH + last.hashes.length / HASH_SIZE, tile: { index: Number(last.index), hashes: new Uint8Array(last.hashes) } };
+}
+
+/** How many leaves the stored tree holds: the hashes of the last level-0 tile. */
+export async function storedTreeSize(prisma: Tx): Promise<number> {
+  return (await lastLeafTile(prisma)).size;
+}
+
+/** The leaf of an entry, refused when it cannot be framed in an entry bundle. */
+export function entryLeaf(entry: LeafEntry): Uint8Array {
+  const leaf = logLeaf(entry);
+  if (leaf.length > MAX_ENTRY_BYTES) {
+    throw new RyeError("PAYLOAD_TOO_LARGE", `Log entry ${entry.index} is ${leaf.length} bytes; a transparency-log entry holds at most ${MAX_ENTRY_BYTES}`);
+  }
+  return leaf;
+}
+
+const key = (t: TileId) => `${t.level}/${t.index}`;
+
+/**
+ * Appends `entries` (consecutive, starting at the stored tree's size) to the tiles. The caller holds the log lock.
+ * Each written tile is guarded by its previous length, so a writer that did not hold the lock fails instead of forking.
+ */
+export async function appendLeaves(tx: Tx, start: number, entries: readonly LeafEntry[], lastLeaf?: { index: number; hashes: Uint8Array } | null): Promise<void> {
+  if (entries.length === 0) return;
+  const touched = new Map<string, { tile: TileId; before: number; hashes: Uint8Array }>();
+  // The level-0 tile the caller just read (syncTreeTo) need not be read again.
+  if (lastLeaf) touched.set(key({ level: 0, index: lastLeaf.index }), { tile: { level: 0, index: lastLeaf.index }, before: lastLeaf.hashes.length, hashes: lastLeaf.hashes });
+  const load = async (tile: TileId) => {
+    const k = key(tile);
+    let slot = touched.get(k);
+    if (!slot) {
+      const row = await tx.tlogTile.findUnique({ where: { level_index: { level: tile.level, index: BigInt(tile.index) } }, select: { hashes: true } });
+      const hashes = row ? new Uint8Array(row.hashes) : new Uint8Array(0);
+      slot = { tile, before: hashes.length, hashes };
+      touched.set(k, slot);
+    }
+    return slot;
+  };
+  for (const [i, entry] of entries.entries()) {
+    const n = start + i;
+    if (entry.index !== n) throw new RyeError("INTERNAL", `Log entry ${entry.index} appended to the tree at leaf ${n}`);
+    for (const tile of tilesCompletedBy(n)) await load(tile);
+    await load({ level: 0, index: Math.floor(n / TILE_WIDTH) });
+    const appends: TileAppend[] = tileAppendsFor(n, leafHash(entryLeaf(entry)), (t) => touched.get(key(t))?.hashes);
+    for (const a of appends) {
+      const slot = await load(a.tile);
+      if (slot.hashes.length !== a.offset * HASH_SIZE) {
+        throw new RyeError("INTERNAL", `Tile ${key(a.tile)} holds ${slot.hashes.length / HASH_SIZE} hashes, expected ${a.offset} before leaf ${n}`);
+      }
+      const next = new Uint8Array(slot.hashes.length + HASH_SIZE);
+      next.set(slot.hashes);
+      next.set(a.hash, slot.hashes.length);
+      slot.hashes = next;
+    }
+  }
+  for (const { tile, before, hashes } of touched.values()) {
+    if (hashes.length === before) continue;
+    const written = await tx.$executeRaw`
+      INSERT INTO tlog_tiles (level, "index", hashes) VALUES (${tile.level}, ${BigInt(tile.index)}, ${Buffer.from(hashes)})
+      ON CONFLICT (level, "index") DO UPDATE SET hashes = EXCLUDED.hashes WHERE octet_length(tlog_tiles.hashes) = ${before}`;
+    if (written !== 1) throw new RyeError("INTERNAL", `Tile ${key(tile)} changed under the log lock`);
+  }
+}
+
+/**
+ * Brings the tree up to the entries [0, upTo) already in the log; the caller holds the log lock. Returns the size and,
+ * when nothing had to be added, the last level-0 tile as read (for the caller's next appendLeaves).
+ */
+export async function syncTreeTo(tx: Tx, upTo: number, batch = 1000): Promise<{ size: number; lastLeaf: { index: number; hashes: Uint8Array } | null }> {
+  const last = await lastLeafTile(tx);
+  let size = last.size;
+  if (size === upTo) return { size, lastLeaf: last.tile };
+  if (size > upTo) throw new RyeError("INTERNAL", `The Merkle tree holds ${size} leaves and the log ${upTo} entries`);
+  while (size < upTo) {
+    const rows = await tx.publishLogEntry.findMany({
+      where: { index: { gte: BigInt(size), lt: BigInt(Math.min(upTo, size + batch)) } },
+      orderBy: { index: "asc" },
+      select: { index: true, kind: true, payload: true },
+    });
+    if (rows.length === 0) throw new RyeError("INTERNAL", `Log entry ${size} is missing`);
+    await appendLeaves(tx, size, rows.map((r) => ({ index: Number(r.index), kind: r.kind, payload: r.payload })));
+    size += rows.length;
+  }
+  return { size, lastLeaf: null };
+}
+
+/** Catches the tree up with the whole log, a batch per transaction (so a large log does not hold the lock long). */
+export async function catchUpTree(db: Database, lockId: number, batch = 1000): Promise<number> {
+  let added = 0;
+  for (;;) {
+    const step = await db.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${lockId})`);
+        const head = await tx.publishLogEntry.findFirst({ orderBy: { index: "desc" }, select: { index: true } });
+        const logSize = head ? Number(head.index) + 1 : 0;
+        const before = await storedTreeSize(tx);
+        const after = (await syncTreeTo(tx, Math.min(logSize, before + batch), batch)).size;
+        return { added: after - before, done: after >= logSize };
+      },
+      { timeout: 60_000 },
+    );
+    added += step.added;
+    if (step.done) return added;
+  }
+}
+
+/** True when the stored tree lacks entries of the log (the preparation's check). */
+export async function treeBehind(db: Database): Promise<boolean> {
+  const head = await db.prisma.publishLogEntry.findFirst({ orderBy: { index: "desc" }, select: { index: true } });
+  return (head ? Number(head.index) + 1 : 0) > (await storedTreeSize(db.prisma));
+}
+
+/** The stored tiles among `tiles`, keyed for tileNodeReader. */
+export async function readTiles(prisma: Tx, tiles: readonly TileId[]): Promise<Map<string, Uint8Array>> {
+  if (tiles.length === 0) return new Map();
+  const rows = await prisma.tlogTile.findMany({ where: { OR: tiles.map((t) => ({ level: t.level, index: BigInt(t.index) })) } });
+  return tileMap(rows.map((r) => ({ level: r.level, index: Number(r.index), hashes: new Uint8Array(r.hashes) })));
+}
+
+/** The root hash of the first `size` leaves, from the stored tiles. */
+export async function treeRootAt(prisma: Tx, size: number): Promise<Uint8Array> {
+  if (size === 0) return emptyTreeHash();
+  return treeHash(size, tileNodeReader(await readTiles(prisma, tilesForRanges([{ lo: 0, hi: size }]))));
+}
