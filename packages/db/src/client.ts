@@ -84,7 +84,7 @@ async function openPostgres(databaseUrl: string, migrateOnOpen: boolean, log?: (
     await endPool(pool);
     throw error;
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), transactionOptions: TRANSACTION_LIMITS });
   return {
     prisma,
     kind: "postgres",
@@ -128,7 +128,7 @@ export async function wrapPglite(
     await db.close();
     throw error;
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db), transactionOptions: TRANSACTION_LIMITS });
   return {
     prisma,
     kind: "pglite",
@@ -159,6 +159,18 @@ const pgRawTypes = {
 } as pg.CustomTypesConfig;
 
 /** Prisma's unique-constraint violation (P2002): a duplicate the caller should report as a conflict. */
+/**
+ * How long a transaction may wait for a connection (maxWait) and run (timeout). Prisma's defaults (2 s, 5 s) turned a
+ * burst of pushes on a loaded machine into 500s: every publish serializes on the log lock, so the tenth waiter of a
+ * pool of ten waits for nine appends. A write now waits up to 10 s to start; past that it is `isBusy` (503, retry).
+ */
+export const TRANSACTION_LIMITS = { maxWait: 10_000, timeout: 30_000 } as const;
+
+/** A transaction that could not start or finish within TRANSACTION_LIMITS (Prisma's P2028). */
+export function isBusy(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "P2028";
+}
+
 export function isUniqueViolation(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "P2002";
 }

@@ -1,4 +1,4 @@
-export { type Database, type DatabaseKind, embeddedDatabaseExists, isUniqueViolation, MEMORY, type OpenDatabaseOptions, openDatabase, type RawSql } from "./client.ts";
+export { type Database, type DatabaseKind, embeddedDatabaseExists, isBusy, isUniqueViolation, TRANSACTION_LIMITS, MEMORY, type OpenDatabaseOptions, openDatabase, type RawSql } from "./client.ts";
 export { DATA_DIR_LOCK_WAIT_MS, DataDirInUseError } from "./data-dir-lock.ts";
 export { endPool } from "./end-pool.ts";
 export { DEFAULT_PGLITE_SHARED_BUFFERS_MB, MAX_PGLITE_SHARED_BUFFERS_MB } from "./pglite.ts";
