@@ -45,7 +45,7 @@ const AcceptInvitationRequest = z.strictObject({ token: z.string().min(1).max(20
 const RoleRequest = z.strictObject({ role }).meta({ id: "RoleRequest" });
 
 // ---------------------------------------------------------------- answers
-const OrgCreated = z.object({ name: z.string(), display_name: z.string(), role: z.literal("owner"), created_at: timestamp }).meta({ id: "OrgCreated" });
+export const OrgCreated = z.object({ name: z.string(), display_name: z.string(), role: z.literal("owner"), created_at: timestamp }).meta({ id: "OrgCreated" });
 const Org = z
   .object({
     name: z.string(),
