@@ -55,4 +55,5 @@ export type TokenInfo = z.infer<typeof tokenInfoSchema>;
 
 /** A token just created: its secret, shown this once. */
 export const createdTokenSchema = z.object({ token: z.string().meta({ description: "The secret (rye_pat_…), shown this once." }), ...tokenInfoSchema.shape });
+export type CreatedToken = z.infer<typeof createdTokenSchema>;
 export const tokenListSchema = z.object({ tokens: z.array(tokenInfoSchema) });

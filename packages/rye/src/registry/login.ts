@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as oauth from "openid-client";
 import { z } from "zod";
-import { RyeError } from "@rye/core";
+import { meSchema, RyeError } from "@rye/core";
 import { openBrowser } from "./browser.ts";
 import { CredentialStore } from "./credentials.ts";
 import { loginQr } from "./qr.ts";
@@ -33,7 +33,9 @@ export interface LoginOptions {
   qr?: boolean;
 }
 
-const whoAmISchema = z.looseObject({ username: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "a user name"), scopes: z.array(z.string()).optional() });
+// GET /v1/me as the registry declares it (@rye/core), fields added later ignored; the user name is printed and used
+// as the default namespace, so it must look like one.
+const whoAmISchema = meSchema.extend({ username: meSchema.shape.username.regex(/^[A-Za-z0-9_.-]{1,64}$/, "a user name") });
 export type WhoAmI = z.infer<typeof whoAmISchema>;
 
 export async function whoAmI(registryUrl: string, token: string, signal?: AbortSignal): Promise<WhoAmI> {
