@@ -205,6 +205,7 @@ test("every operation has a unique id, a success or redirect response, errors in
     if (op.requestBody) assert.ok(["post", "put", "patch"].includes(method), where);
     const schemes = op.security.flatMap((requirement: Json) => Object.keys(requirement));
     if (schemes.includes("csrfToken")) assert.ok(op.security.every((r: Json) => !r.cookieAuth || r.csrfToken) && op.responses["403"], `${where}: CSRF goes with the cookie, refused with 403`);
+    if (op.security.some((r: Json) => r.bearerAuth?.length > 0)) assert.ok(op.responses["403"], `${where}: a token without the scope is refused with 403`);
   }
   const push = doc.paths["/v1/push"].post;
   // A token with items:write, or the website's session with its CSRF token (publishing from the browser).
