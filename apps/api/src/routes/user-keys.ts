@@ -51,7 +51,7 @@ export const registerUserKeyRoute = createRoute({
   ...access("caller+csrf", ["items:write"]),
   middleware: [limitBody(BODY_MAX_BYTES)] as const,
   request: { body: jsonRequest(registerKeySchema) },
-  responses: { 201: json(UserKeyChange, "Registered"), 200: json(UserKeyChange, "Already registered to the caller"), ...errors(400, [409, "Registered to another account, or revoked"], 413) },
+  responses: { 201: json(UserKeyChange, "Registered"), 200: json(UserKeyChange, "Already registered to the caller (status already_registered)"), ...errors(400, [409, "Registered to another account, or revoked"], 413) },
 });
 export const revokeUserKeyRoute = createRoute({
   method: "delete",
