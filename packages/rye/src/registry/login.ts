@@ -7,7 +7,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as oauth from "openid-client";
 import { z } from "zod";
-import { meSchema, RyeError } from "@rye/core";
+import { RyeError } from "@rye/core";
+import { whoAmIAnswerSchema, type WhoAmI } from "./answers.ts";
 import { openBrowser } from "./browser.ts";
 import { CredentialStore } from "./credentials.ts";
 import { loginQr } from "./qr.ts";
@@ -33,13 +34,10 @@ export interface LoginOptions {
   qr?: boolean;
 }
 
-// GET /v1/me as the registry declares it (@rye/core), fields added later ignored; the user name is printed and used
-// as the default namespace, so it must look like one.
-const whoAmISchema = meSchema.extend({ username: meSchema.shape.username.regex(/^[A-Za-z0-9_.-]{1,64}$/, "a user name") });
-export type WhoAmI = z.infer<typeof whoAmISchema>;
+export type { WhoAmI };
 
 export async function whoAmI(registryUrl: string, token: string, signal?: AbortSignal): Promise<WhoAmI> {
-  return readJson(await registryFetch(registryUrl, "/v1/me", { token, ...(signal ? { signal } : {}) }), whoAmISchema);
+  return readJson(await registryFetch(registryUrl, "/v1/me", { token, ...(signal ? { signal } : {}) }), whoAmIAnswerSchema);
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
