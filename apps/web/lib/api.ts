@@ -5,6 +5,7 @@
  */
 import { headers } from "next/headers";
 import { cache } from "react";
+import type { SessionInfo } from "@rye/core";
 
 export class ApiError extends Error {
   constructor(
@@ -88,10 +89,8 @@ export async function apiOrNull<T>(path: string, options: ApiOptions = {}): Prom
   }
 }
 
-export interface SessionInfo {
-  user: { id: string; username: string; email: string | null; email_verified: boolean };
-  csrf_token: string;
-}
+/** GET /v1/auth/session (@rye/core's contract). */
+export type { SessionInfo };
 
 /** The signed-in visitor, or null; one API call per request however many components ask (header, page, forms). */
 export const currentSession = cache(async (): Promise<SessionInfo | null> => {

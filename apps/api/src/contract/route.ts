@@ -47,8 +47,23 @@ export function access(auth: Auth, scopes?: Scope[]): { security: SecurityRequir
 }
 
 /** A JSON answer; `schema` carries `.meta({ id })`, which names it in the document's components. */
-export function json<T extends z.ZodType>(schema: T, description: string, headers?: Record<string, { description?: string; schema: Record<string, unknown> }>) {
-  return { description, ...(headers ? { headers } : {}), content: { "application/json": { schema } } };
+export function json<T extends z.ZodType>(schema: T, description: string, headers?: ResponseHeaders) {
+  return { description, ...headersOf(headers), content: { "application/json": { schema } } };
+}
+
+/** Headers of an answer, as the document writes them: inline header objects, or `{ $ref: "#/components/headers/<name>" }`. */
+export type ResponseHeaders = Record<string, { $ref: string } | { description?: string; required?: boolean; schema: Record<string, unknown> }>;
+// zod-openapi types headers as its own OpenAPI objects; the document (routes/openapi.ts) copies them as they are.
+const headersOf = (headers: ResponseHeaders | undefined) => (headers ? { headers: headers as Record<string, never> } : {});
+
+/** An answer without a body (204, redirects), with its headers. */
+export function noBody(description: string, headers?: ResponseHeaders) {
+  return { description, ...headersOf(headers) };
+}
+
+/** A required JSON request body; `schema` carries `.meta({ id })`, which names it in the document's components. */
+export function jsonRequest<T extends z.ZodType>(schema: T) {
+  return { required: true, content: { "application/json": { schema } } };
 }
 
 /** Marks an answer as an error of rye's envelope (the document refers to the shared response, or describes the cause). */
@@ -77,3 +92,11 @@ export interface RyeRouteExtensions {
 }
 
 export type DeclaredRoute = RouteConfig & RyeRouteExtensions & { operationId: string; summary: string; tags: [string] };
+
+/**
+ * A service's answer whose fields are typed wider than the route declares them (a database string for an enum, a
+ * boolean for a literal): it has every declared field, and the declaration states what the values are.
+ */
+export function declared<S extends z.ZodType>(_schema: S, value: { [K in keyof z.output<S>]: unknown }): z.output<S> {
+  return value as z.output<S>;
+}

@@ -27,3 +27,54 @@ DECLARED_ROUTES.push(
   skillPushRoute, skillPullRoute,
   agentSkillsIndexRoute, namespaceIndexRoute, skillIndexRoute, skillArtifactRoute,
 );
+
+// account side: management, approval, accounts, tokens, author keys, organizations, namespaces, webhooks, verification
+import { deleteRoute, deprecateRoute, publishRoute, transferRoute, unpublishRoute, unyankRoute, visibilityRoute, yankRoute } from "../routes/manage.ts";
+import { approveRoute, getOrgApprovalRoute, listHeldVersionsRoute, rejectRoute, setOrgApprovalRoute } from "../routes/approvals.ts";
+import { providersRoute, supabaseSessionRoute, upstreamCallbackRoute, upstreamStartRoute } from "../routes/upstream-auth.ts";
+import { sessionRoute, signInRoute, signOutRoute, signUpRoute, whoamiRoute } from "../routes/accounts.ts";
+import { createTokenRoute, listTokensRoute, revokeTokenRoute } from "../routes/tokens.ts";
+import { listUserKeysRoute, registerUserKeyRoute, revokeUserKeyRoute } from "../routes/user-keys.ts";
+import {
+  acceptInvitationRoute,
+  acceptMyInvitationRoute,
+  createOrgRoute,
+  createOrgTokenRoute,
+  declineMyInvitationRoute,
+  getOrgRoute,
+  inviteMemberRoute,
+  listOrgInvitationsRoute,
+  listOrgTokensRoute,
+  myInvitationsRoute,
+  myOrgsRoute,
+  removeMemberRoute,
+  revokeOrgInvitationRoute,
+  revokeOrgTokenRoute,
+  setMemberRoleRoute,
+} from "../routes/orgs.ts";
+import { namespaceRoute } from "../routes/namespaces.ts";
+import { createWebhookRoute, deleteWebhookRoute, listDeliveriesRoute, listWebhooksRoute, pingRoute, redeliverRoute, updateWebhookRoute } from "../routes/webhooks.ts";
+import {
+  checkVerificationRoute,
+  finishGithubVerificationRoute,
+  listVerificationsRoute,
+  removeVerificationRoute,
+  startGithubVerificationRoute,
+  startVerificationRoute,
+  transferVerificationRoute,
+  verifiedNamesRoute,
+} from "../routes/verifications.ts";
+
+// account side (a group of its own, like the item side's)
+DECLARED_ROUTES.push(
+  ...[visibilityRoute, publishRoute, unpublishRoute, yankRoute, unyankRoute, deprecateRoute, deleteRoute, transferRoute],
+  ...[listHeldVersionsRoute, approveRoute, rejectRoute, getOrgApprovalRoute, setOrgApprovalRoute],
+  ...[providersRoute, upstreamStartRoute, upstreamCallbackRoute, supabaseSessionRoute, signUpRoute, signInRoute, signOutRoute, sessionRoute, whoamiRoute],
+  ...[createTokenRoute, listTokensRoute, revokeTokenRoute],
+  ...[listUserKeysRoute, registerUserKeyRoute, revokeUserKeyRoute],
+  ...[createOrgRoute, acceptInvitationRoute, myOrgsRoute, myInvitationsRoute, acceptMyInvitationRoute, declineMyInvitationRoute, getOrgRoute, inviteMemberRoute],
+  ...[listOrgInvitationsRoute, revokeOrgInvitationRoute, setMemberRoleRoute, removeMemberRoute, createOrgTokenRoute, listOrgTokensRoute, revokeOrgTokenRoute],
+  ...[namespaceRoute],
+  ...[listWebhooksRoute, createWebhookRoute, updateWebhookRoute, deleteWebhookRoute, listDeliveriesRoute, redeliverRoute, pingRoute],
+  ...[startVerificationRoute, listVerificationsRoute, checkVerificationRoute, removeVerificationRoute, transferVerificationRoute, startGithubVerificationRoute, finishGithubVerificationRoute, verifiedNamesRoute],
+);

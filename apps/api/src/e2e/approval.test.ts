@@ -22,7 +22,7 @@ import type { KeyPair, SkillFile } from "@rye/core";
 import { buildSkillManifest, generateKeyPair, signSkillManifest } from "@rye/core";
 import { createTestRegistry, type TestRegistry, type TestUser } from "../../test/harness.ts";
 import type { ApprovalMode } from "../config.ts";
-import { APPROVAL_SCHEMAS } from "../routes/openapi-approvals.ts";
+import { ApprovalsResponse, DecisionResponse, OrgApprovalResponse } from "../routes/approvals.ts";
 
 type Json = Record<string, any>;
 const RYE = fileURLToPath(new URL("../../../../packages/rye/bin/rye.mjs", import.meta.url));
@@ -209,7 +209,7 @@ describe("RYE_REGISTRY_APPROVAL=flagged", () => {
   test("GET /v1/approvals lists held versions to those who review them; a member is refused", async () => {
     const listed = await http(r, "GET", "/v1/approvals", { token: c.tokens.admin });
     assert.equal(listed.status, 200, listed.text);
-    APPROVAL_SCHEMAS.ApprovalsResponse.strict().parse(listed.body);
+    ApprovalsResponse.strict().parse(listed.body);
     assert.equal(listed.body.mode, "flagged");
     assert.deepEqual(listed.body.versions.map((v: Json) => [v.item_id, v.version, v.status, v.publisher, v.can_approve]), [["acme/helper", "1.0.0", "pending", "mia", true]]);
     assert.equal(listed.body.versions[0].review.risk, "high");
@@ -234,7 +234,7 @@ describe("RYE_REGISTRY_APPROVAL=flagged", () => {
 
     const approved = await http(r, "POST", "/v1/approve/skill/acme/helper", { token: c.tokens.admin, json: { version: "1.0.0", reason: "read the installer: fine" } });
     assert.equal(approved.status, 200, approved.text);
-    APPROVAL_SCHEMAS.DecisionResponse.strict().parse(approved.body);
+    DecisionResponse.strict().parse(approved.body);
     assert.equal(approved.body.status, "approved");
     assert.equal(approved.body.latest_version, "1.0.0");
     assert.equal(approved.body.decided_by, "adam");
@@ -355,7 +355,7 @@ describe("an organization's own approval setting (stricter only)", () => {
     assert.equal(denied.body.error.code, "FORBIDDEN");
     const set = await http(r, "PATCH", "/v1/orgs/acme/approval", { token: ownerToken, json: { mode: "all" } });
     assert.equal(set.status, 200, set.text);
-    APPROVAL_SCHEMAS.OrgApprovalResponse.strict().parse(set.body);
+    OrgApprovalResponse.strict().parse(set.body);
     assert.equal(set.body.effective_mode, "all");
     const audit = await r.reg.db.prisma.auditEvent.findMany({ where: { action: "org.approval" } });
     assert.deepEqual(audit.map((a) => [a.actorId, (a.details as Json).from, (a.details as Json).to]), [[c.owner.id, "off", "all"]]);

@@ -4,21 +4,24 @@
  * organization routes share: a bearer token, else the session cookie (+ CSRF on state changes).
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { Hono } from "hono";
+import { createRoute } from "@hono/zod-openapi";
 import { limitBody } from "../middleware/body-limit.ts";
 import { z } from "zod";
-import { RyeError } from "@rye/core";
+import { meSchema, RyeError, sessionSchema, userSchema } from "@rye/core";
 import type { Database, User } from "@rye/db";
-import { PASSWORD_MAX_LENGTH } from "../auth/passwords.ts";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../auth/passwords.ts";
 import { SCOPES, type Scope } from "../auth/principal.ts";
-import { EMAIL_MAX_LENGTH } from "../auth/usernames.ts";
-import { assertCsrf, createWebSession, endWebSession, readWebSession, type WebSessionUser } from "../auth/web-sessions.ts";
+import { FLOW_COOKIE, FLOW_TTL_SECONDS } from "../auth/upstream/flow-cookie.ts";
+import { EMAIL_MAX_LENGTH, NAME_MAX_LENGTH, NAME_MIN_LENGTH } from "../auth/usernames.ts";
+import { assertCsrf, createWebSession, endWebSession, readWebSession, SESSION_COOKIE, SESSION_TTL_MS, type WebSessionUser } from "../auth/web-sessions.ts";
+import type { SameKeys } from "../contract/operation.ts";
+import { access, errors, json, jsonRequest, noBody } from "../contract/route.ts";
+import { contractRouter } from "../contract/router.ts";
 import type { AppEnv } from "../env.ts";
 import { requirePrincipal } from "../middleware/auth.ts";
 import { type Actor, LoginThrottle, type RequestMeta, signIn, signUp, userView } from "../services/accounts.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { tokenCeilingOf } from "../services/tokens.ts";
-import { parseBody } from "./items.ts";
 
 export const ACCOUNT_BODY_LIMIT_BYTES = 16 * 1024;
 
@@ -77,61 +80,140 @@ export async function requireCaller(c: Context<AppEnv>, db: Database, scope?: Sc
   return caller;
 }
 
-const signupSchema = z.strictObject({
-  username: z.string().max(100),
-  email: z.string().max(EMAIL_MAX_LENGTH + 10),
-  password: z.string().max(PASSWORD_MAX_LENGTH * 4),
+// ---------------------------------------------------------------- shapes shared by the account, token and organization routes
+export const NAME_RULES = `${NAME_MIN_LENGTH}-${NAME_MAX_LENGTH} lowercase letters, digits and single inner hyphens once trimmed and lowercased, not reserved (else VALIDATION_FAILED); users and organizations share one set of names`;
+/** The 400 and 413 of routes with a JSON body (jsonBody). */
+export const JSON_BODY: [number, string] = [400, "Not application/json, not matching the schema, or VALIDATION_FAILED"];
+export const TOO_LARGE: [number, string] = [413, `Bodies over ${ACCOUNT_BODY_LIMIT_BYTES} bytes`];
+/** Headers of the document's components (routes/openapi.ts) that sign-in answers refer to. */
+export const ACCOUNT_HEADERS: Record<string, Record<string, unknown>> = {
+  SetSession: {
+    description: `${SESSION_COOKIE}=<secret>; HttpOnly; SameSite=Lax; Path=/; Max-Age=${SESSION_TTL_MS / 1000} (Secure when the registry is served over https): the browser session.`,
+    schema: { type: "string" },
+  },
+  ClearSession: { description: `${SESSION_COOKIE}=; Max-Age=0; Path=/: the session cookie removed.`, schema: { type: "string" } },
+  SetFlow: { description: `${FLOW_COOKIE}=<sealed flow state>; HttpOnly; SameSite=Lax; Path=/v1/auth/; Max-Age=${FLOW_TTL_SECONDS}: finish the sign-in in this browser within ${FLOW_TTL_SECONDS / 60} minutes.`, schema: { type: "string" } },
+};
+export const SESSION_SET = { "Set-Cookie": { $ref: "#/components/headers/SetSession" } };
+
+// ---------------------------------------------------------------- requests and answers
+const SignupRequest = z
+  .strictObject({
+    username: z.string().max(100).meta({ description: NAME_RULES }),
+    email: z.string().max(EMAIL_MAX_LENGTH + 10),
+    password: z.string().max(PASSWORD_MAX_LENGTH * 4).meta({ description: `${PASSWORD_MIN_LENGTH}-${PASSWORD_MAX_LENGTH} characters, neither the username nor the email (else VALIDATION_FAILED).` }),
+  })
+  .meta({ id: "SignupRequest" });
+const LoginRequest = z
+  .strictObject({
+    login: z.string().min(1).max(EMAIL_MAX_LENGTH + 10).meta({ description: "Username or email address." }),
+    password: z.string().min(1).max(PASSWORD_MAX_LENGTH * 4),
+  })
+  .meta({ id: "LoginRequest" });
+const Session = sessionSchema.meta({ id: "Session" });
+const Me = meSchema.meta({ id: "Me" });
+true satisfies SameKeys<z.output<typeof userSchema>, ReturnType<typeof userView>>;
+
+const LOCAL_ONLY: [number, string] = [403, "Local accounts are off on this registry (RYE_LOCAL_ACCOUNTS=false or an `only` provider), or the account is disabled"];
+
+export const signUpRoute = createRoute({
+  method: "post",
+  path: "/v1/auth/signup",
+  operationId: "signUp",
+  summary: "Create a local account (and its namespace) and start a session",
+  tags: ["auth"],
+  ...access("none"),
+  request: { body: jsonRequest(SignupRequest) },
+  responses: { 201: json(Session, "Created and signed in", SESSION_SET), ...errors(JSON_BODY, LOCAL_ONLY, [409, "The name or the email is taken (details.field)"], TOO_LARGE) },
+});
+export const signInRoute = createRoute({
+  method: "post",
+  path: "/v1/auth/login",
+  operationId: "signIn",
+  summary: "Sign in with a username or email and a password",
+  tags: ["auth"],
+  ...access("none"),
+  request: { body: jsonRequest(LoginRequest) },
+  responses: {
+    200: json(Session, "Signed in", SESSION_SET),
+    ...errors(JSON_BODY, [401, "Wrong username, email or password"], LOCAL_ONLY, TOO_LARGE, [429, "Too many failed attempts for this account and IP (Retry-After), or the /v1 rate limit"]),
+  },
+});
+export const signOutRoute = createRoute({
+  method: "post",
+  path: "/v1/auth/logout",
+  operationId: "signOut",
+  summary: "End the session (harmless without one)",
+  tags: ["auth"],
+  ...access("optional-session+csrf"),
+  responses: { 204: noBody("Signed out", { "Set-Cookie": { $ref: "#/components/headers/ClearSession" } }), ...errors() },
+});
+export const sessionRoute = createRoute({
+  method: "get",
+  path: "/v1/auth/session",
+  operationId: "getSession",
+  summary: "The signed-in user and the session's CSRF token",
+  tags: ["auth"],
+  ...access("session"),
+  responses: { 200: json(Session, "The session"), ...errors() },
+});
+export const whoamiRoute = createRoute({
+  method: "get",
+  path: "/v1/me",
+  operationId: "whoami",
+  summary: "Who is calling, with what",
+  tags: ["auth"],
+  ...access("caller"),
+  responses: { 200: json(Me, "The caller"), ...errors() },
 });
 
-const loginSchema = z.strictObject({
-  login: z.string().min(1).max(EMAIL_MAX_LENGTH + 10),
-  password: z.string().min(1).max(PASSWORD_MAX_LENGTH * 4),
-});
-
-export function accountRoutes(deps: AppDeps, options: { throttle?: LoginThrottle } = {}): Hono<AppEnv> {
+export function accountRoutes(deps: AppDeps, options: { throttle?: LoginThrottle } = {}) {
   const throttle = options.throttle ?? new LoginThrottle();
   const sessionOptions = (c: Context<AppEnv>) => ({ publicUrl: deps.config.publicUrl, ip: c.get("clientIp") });
   // An organization's registry may allow its identity provider only (RYE_LOCAL_ACCOUNTS=false or `only`).
-  const localAccountsOnly = async (_c: Context<AppEnv>, next: () => Promise<void>) => {
+  const localAccountsOnly: MiddlewareHandler<AppEnv> = async (_c, next) => {
     if (!deps.config.upstream.localAccounts) {
       throw new RyeError("FORBIDDEN", "This registry does not use local accounts", { hint: "Sign in through the registry's identity provider (GET /v1/auth/providers)." });
     }
     await next();
   };
-  return new Hono<AppEnv>()
-    .post("/v1/auth/signup", localAccountsOnly, jsonBody, async (c) => {
-      const user = await signUp(deps.db, parseBody(signupSchema, await c.req.json()), requestMeta(c));
+  return contractRouter()
+    .openapi({ ...signUpRoute, middleware: [localAccountsOnly, jsonBody] as const }, async (c) => {
+      const user = await signUp(deps.db, c.req.valid("json"), requestMeta(c));
       const session = await createWebSession(c, deps.db, user.id, sessionOptions(c));
       return c.json({ user: userView(user), csrf_token: session.csrfToken }, 201);
     })
-    .post("/v1/auth/login", localAccountsOnly, jsonBody, async (c) => {
-      const user = await signIn(deps.db, throttle, parseBody(loginSchema, await c.req.json()), requestMeta(c));
+    .openapi({ ...signInRoute, middleware: [localAccountsOnly, jsonBody] as const }, async (c) => {
+      const user = await signIn(deps.db, throttle, c.req.valid("json"), requestMeta(c));
       const session = await createWebSession(c, deps.db, user.id, sessionOptions(c));
-      return c.json({ user: userView(user), csrf_token: session.csrfToken });
+      return c.json({ user: userView(user), csrf_token: session.csrfToken }, 200);
     })
-    .post("/v1/auth/logout", async (c) => {
+    .openapi(signOutRoute, async (c) => {
       const session = await readWebSession(c, deps.db);
       if (session) assertCsrf(session, c.req.header("x-csrf-token"));
       await endWebSession(c, deps.db, session);
       return c.body(null, 204);
     })
-    .get("/v1/auth/session", async (c) => {
+    .openapi(sessionRoute, async (c) => {
       const session = await readWebSession(c, deps.db);
       if (!session) throw new RyeError("UNAUTHORIZED", "Not signed in", { hint: "Sign in with POST /v1/auth/login." });
       const user = await deps.db.prisma.user.findUniqueOrThrow({ where: { id: session.userId } });
-      return c.json({ user: userView(user), csrf_token: session.csrfToken });
+      return c.json({ user: userView(user), csrf_token: session.csrfToken }, 200);
     })
-    .get("/v1/me", async (c) => {
+    .openapi(whoamiRoute, async (c) => {
       const { user, actor } = await requireCaller(c, deps.db);
       const token = actor.token;
-      return c.json({
-        ...userView(user),
-        // an organization's CI token does not reveal the email of the member who created it
-        ...(token?.orgId ? { email: null } : {}),
-        scopes: token ? token.scopes : [...SCOPES],
-        token: token
-          ? { type: token.type, id: token.id, org_id: token.orgId, namespace: token.namespace, item_pattern: token.itemPattern, expires_at: token.expiresAt?.toISOString() ?? null }
-          : null,
-      });
+      return c.json(
+        {
+          ...userView(user),
+          // an organization's CI token does not reveal the email of the member who created it
+          ...(token?.orgId ? { email: null } : {}),
+          scopes: token ? token.scopes : [...SCOPES],
+          token: token
+            ? { type: token.type, id: token.id, org_id: token.orgId, namespace: token.namespace, item_pattern: token.itemPattern, expires_at: token.expiresAt?.toISOString() ?? null }
+            : null,
+        },
+        200,
+      );
     });
 }

@@ -7,10 +7,13 @@
  * the number of public items. Organization membership can be sensitive (it tells who works where),
  * so it is not published by default. Email addresses are never part of the answer.
  */
-import { Hono } from "hono";
-import { RyeError } from "@rye/core";
+import { createRoute } from "@hono/zod-openapi";
+import { z } from "zod";
+import { isoTimestampSchema, RyeError } from "@rye/core";
 import { lookupName } from "../auth/usernames.ts";
-import type { AppEnv } from "../env.ts";
+import type { SameKeys } from "../contract/operation.ts";
+import { access, errors, json } from "../contract/route.ts";
+import { contractRouter } from "../contract/router.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { currentCaller } from "./accounts.ts";
 
@@ -29,9 +32,36 @@ export interface NamespaceView {
   members: { username: string; role: NamespaceRole; joined_at: string }[] | null;
 }
 
-export function namespaceRoutes(deps: AppDeps): Hono<AppEnv> {
+const role = z.enum(["owner", "admin", "member"]);
+const Namespace = z
+  .object({
+    name: z.string(),
+    kind: z.enum(["user", "org"]),
+    display_name: z.string(),
+    created_at: isoTimestampSchema,
+    item_count: z.number().int().meta({ description: "Public items; every item for the namespace's owner or the organization's members." }),
+    viewer_role: role.nullable().meta({ description: "The caller's role: owner of their own user namespace, their role in an organization; null otherwise." }),
+    members: z
+      .array(z.object({ username: z.string(), role, joined_at: isoTimestampSchema }))
+      .nullable()
+      .meta({ description: "Organizations, for their members only (membership is not public); null for users and everyone else." }),
+  })
+  .meta({ id: "Namespace" });
+true satisfies SameKeys<z.output<typeof Namespace>, NamespaceView>;
+
+export const namespaceRoute = createRoute({
+  method: "get",
+  path: "/v1/namespaces/{name}",
+  operationId: "getNamespace",
+  summary: "A namespace's profile: user or organization, display name, visible item count; an organization's members for its members only",
+  tags: ["orgs"],
+  ...access("optional-caller"),
+  responses: { 200: json(Namespace, "The namespace"), ...errors([404, "No such user or organization (also for names no one can have)"]) },
+});
+
+export function namespaceRoutes(deps: AppDeps) {
   const { db } = deps;
-  return new Hono<AppEnv>().get("/v1/namespaces/:name", async (c) => {
+  return contractRouter().openapi(namespaceRoute, async (c) => {
     const raw = c.req.param("name");
     const name = lookupName(raw);
     const missing = () => new RyeError("NOT_FOUND", `Namespace ${JSON.stringify(raw.slice(0, 64))} does not exist`, { hint: "Search for items instead: GET /v1/search?query=…" });
@@ -75,6 +105,6 @@ export function namespaceRoutes(deps: AppDeps): Hono<AppEnv> {
     };
     c.header("Cache-Control", "private, no-cache");
     c.header("Vary", "Authorization, Cookie");
-    return c.json(view);
+    return c.json(view, 200);
   });
 }

@@ -2,15 +2,13 @@
  * GET /v1/openapi.json: an OpenAPI 3.1 description of every registry route, generated from zod schemas
  * with `z.toJSONSchema` (OpenAPI 3.1 schemas are JSON Schema 2020-12). Request bodies the routes parse
  * come from the routes themselves where they export them; the other shapes are described here and in
- * openapi-oauth.ts / openapi-accounts.ts, in one registry whose ids become `#/components/schemas/<id>`.
+ * openapi-oauth.ts, in one registry whose ids become `#/components/schemas/<id>`.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import {
   ERROR_CODE_LIST,
   errorEnvelopeSchema,
-  itemTypeSchema,
-  itemVisibilitySchema,
   keysResponseSchema,
   logCheckpointSchema,
   REGISTRY_ITEM_TYPES,
@@ -19,91 +17,37 @@ import {
   signedDocumentSchema,
 } from "@rye/core";
 import type { RouteConfig } from "@hono/zod-openapi";
-import type { Scope } from "../auth/principal.ts";
 import { DECLARED_ROUTES } from "../contract/routes.ts";
-import type { Operation, Reply, SameKeys } from "../contract/operation.ts";
+import type { Operation, Reply } from "../contract/operation.ts";
 import { type ErrorFormat, securityOf } from "../contract/route.ts";
 import { SESSION_COOKIE } from "../auth/web-sessions.ts";
 import type { AppEnv } from "../env.ts";
 import type { AppDeps } from "../services/deps.ts";
-import type { deleteItem, setDeprecation, setVisibility, setYanked, transferItem } from "../services/manage.ts";
-import { APPROVAL_OPERATIONS, APPROVAL_SCHEMAS } from "./openapi-approvals.ts";
-import { WEBHOOK_OPERATIONS, WEBHOOK_SCHEMAS } from "./openapi-webhooks.ts";
-import { VERIFICATION_OPERATIONS, VERIFICATION_SCHEMAS } from "./openapi-verification.ts";
-import { ACCOUNT_HEADERS, ACCOUNT_OPERATIONS, ACCOUNT_SCHEMAS } from "./openapi-accounts.ts";
 import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
 import { MCP_OPERATIONS, MCP_SCHEMAS } from "../mcp/openapi.ts";
+import { ACCOUNT_HEADERS } from "./accounts.ts";
 
 
 // ---------------------------------------------------------------- shared pieces
 // The shapes clients read come from @rye/core's contracts (packages/core/src/contracts): one definition
 // for the API, this document, the website and the CLI.
-const itemType = itemTypeSchema;
-const visibility = itemVisibilitySchema;
 
 const SignedAttestation = signedAttestationSchema;
 const ErrorEnvelope = errorEnvelopeSchema.meta({ description: `The one error shape of the API. error.code is one of: ${ERROR_CODE_LIST.join(", ")}.` });
 
-// ---------------------------------------------------------------- management
-const ItemTarget = { item_type: itemType, item_id: z.string() };
-const VisibilityRequest = z.object({ visibility });
-const VisibilityResponse = z.object({ status: z.literal("updated"), ...ItemTarget, visibility, previous_visibility: visibility });
-const YankRequest = z.object({ version: z.string().min(1).max(256), reason: z.string().max(1000).optional() });
-const UnyankRequest = z.object({ version: z.string().min(1).max(256) });
-const YankResponse = z.object({
-  status: z.enum(["yanked", "unyanked"]),
-  ...ItemTarget,
-  version: z.string(),
-  reason: z.string().nullable().optional(),
-  latest_version: z.string().nullable(),
-  log_index: z.number().int(),
-});
-const DeprecateRequest = z.union([
-  z.object({ deprecated: z.literal(true).optional(), message: z.string().min(1).max(1000) }).strict(),
-  z.object({ deprecated: z.literal(false) }).strict(),
-]);
-const DeprecateResponse = z.object({ status: z.enum(["deprecated", "undeprecated"]), ...ItemTarget, deprecated: z.boolean(), deprecation_message: z.string().nullable() });
-const DeleteQuery = z.object({
-  version: z.string().optional().meta({ description: "Delete one version; omitted: every version and the item." }),
-  force: z.enum(["true", "false", "1", "0"]).optional().meta({ description: "Registry admins: bypass the deletion policy." }),
-});
-const DeleteResponse = z.object({ status: z.literal("deleted"), ...ItemTarget, version: z.string().meta({ description: '"all" when every version was deleted.' }), deleted_versions: z.array(z.string()) });
-const TransferRequest = z.object({ to_namespace: z.string().min(1).max(64) });
-const TransferResponse = z.object({ status: z.literal("transferred"), ...ItemTarget, previous_item_id: z.string(), namespace: z.string(), previous_namespace: z.string() });
-
-// What the services answer has the documented fields (the tests check the values of the newer routes live).
-true satisfies SameKeys<z.output<typeof VisibilityResponse>, Awaited<ReturnType<typeof setVisibility>>>;
-true satisfies SameKeys<z.output<typeof YankResponse>, Awaited<ReturnType<typeof setYanked>>>;
-true satisfies SameKeys<z.output<typeof DeprecateResponse>, Awaited<ReturnType<typeof setDeprecation>>>;
-true satisfies SameKeys<z.output<typeof DeleteResponse>, Awaited<ReturnType<typeof deleteItem>>>;
-true satisfies SameKeys<z.output<typeof TransferResponse>, Awaited<ReturnType<typeof transferItem>>>;
 
 // ---------------------------------------------------------------- the registry of named schemas
 /** The named shapes of the operations not yet declared with their routes. */
 const HAND_WRITTEN_SCHEMAS: Record<string, z.ZodType> = {
   ErrorEnvelope,
   SignedAttestation,
-  VisibilityRequest,
-  VisibilityResponse,
-  YankRequest,
-  UnyankRequest,
-  YankResponse,
-  DeprecateRequest,
-  DeprecateResponse,
-  DeleteResponse,
-  TransferRequest,
-  TransferResponse,
-  ...APPROVAL_SCHEMAS,
-  ...WEBHOOK_SCHEMAS,
-  ...VERIFICATION_SCHEMAS,
   ...OAUTH_SCHEMAS,
-  ...ACCOUNT_SCHEMAS,
   ...MCP_SCHEMAS,
 };
 
-function componentRegistry() {
+function componentRegistry(schemas: Record<string, z.ZodType>) {
   const registry = z.registry<{ id: string }>();
-  for (const [id, schema] of Object.entries(OPENAPI_SCHEMAS)) registry.add(schema, { id });
+  for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
   return registry;
 }
 
@@ -113,8 +57,26 @@ const ref = (id: string) => ({ $ref: `${SCHEMA_REF}${id}` });
 
 /** Request and response shapes ("input" view: what a client may send, defaults optional). */
 function componentSchemas(): Record<string, JsonObject> {
-  const { schemas } = z.toJSONSchema(componentRegistry(), { uri: (id) => `${SCHEMA_REF}${id}`, io: "input" });
+  const { schemas } = z.toJSONSchema(componentRegistry(namedSchemas()), { uri: (id) => `${SCHEMA_REF}${id}`, io: "input" });
   return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _s, $id: _i, ...schema }]) => [id, schema as JsonObject]));
+}
+
+/**
+ * The document's named shapes and the named shapes they contain (a declared answer's nested `.meta({ id })` schema, say
+ * a list's item), so that each is one component that the others refer to.
+ */
+function namedSchemas(): Record<string, z.ZodType> {
+  const schemas = { ...OPENAPI_SCHEMAS };
+  for (;;) {
+    const { schemas: converted } = z.toJSONSchema(componentRegistry(schemas), { uri: (id) => `${SCHEMA_REF}${id}`, io: "input" });
+    const nested = Object.keys((converted.__shared as { $defs?: JsonObject } | undefined)?.$defs ?? {});
+    if (nested.length === 0) return schemas;
+    for (const id of nested) {
+      const schema = z.globalRegistry._idmap.get(id);
+      if (!schema) throw new Error(`the nested schema ${id} is not named in zod's global registry`);
+      schemas[id] = schema as z.ZodType;
+    }
+  }
 }
 
 /** Query parameters from a zod object, one parameter per property. */
@@ -159,21 +121,6 @@ const ERROR_FORMATS: Record<ErrorFormat, { prefix: string; statuses: number[]; c
 };
 const errorResponseName = (format: ErrorFormat, status: number | "default") =>
   status === "default" ? (format === "envelope" ? "Error" : `${ERROR_FORMATS[format].prefix}ServerError`) : `${ERROR_FORMATS[format].prefix}${ERROR_RESPONSES[status]![0]}`;
-
-const MANAGE = [400, 401, 403, 404, 409, 413];
-const manage = (verb: string, operationId: string, summary: string, body: string | undefined, response: string, method: "post" | "delete" = "post"): Operation => ({
-  method,
-  path: `/v1/${verb}/{item_type}/{item_id}`,
-  operationId,
-  summary,
-  tag: "manage",
-  auth: "caller+csrf",
-  scopes: ["items:write"],
-  ...(body ? { body } : {}),
-  ...(method === "delete" ? { query: DeleteQuery } : {}),
-  ok: { status: 200, description: "Done", schema: response },
-  errors: MANAGE,
-});
 
 // ---------------------------------------------------------------- declared routes
 /** The id a declared schema carries (`.meta({ id })`): its name under #/components/schemas. */
@@ -248,20 +195,8 @@ export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = { ...HAND_WRITTEN_SCHE
 
 const OPERATIONS: Operation[] = [
   ...DECLARED.operations,
-  manage("visibility", "setVisibility", "Change an item's visibility", "VisibilityRequest", "VisibilityResponse"),
-  manage("publish", "publishItem", "Make an item public", undefined, "VisibilityResponse"),
-  manage("unpublish", "unpublishItem", "Make an item private", undefined, "VisibilityResponse"),
-  manage("yank", "yankVersion", "Yank a version: still pullable by explicit version, never chosen as latest", "YankRequest", "YankResponse"),
-  manage("unyank", "unyankVersion", "Undo a yank", "UnyankRequest", "YankResponse"),
-  manage("deprecate", "deprecateItem", "Deprecate an item with a message, or undo it with {deprecated:false}", "DeprecateRequest", "DeprecateResponse"),
-  manage("delete", "deleteItem", "Delete a version, or the whole item (subject to the deletion policy)", undefined, "DeleteResponse", "delete"),
-  manage("transfer", "transferItem", "Move an item to another namespace", "TransferRequest", "TransferResponse"),
   { method: "get", path: "/v1/openapi.json", operationId: "getOpenApi", summary: "This document", tag: "meta", auth: "none", ok: { status: 200, description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } }, errors: [] },
-  ...APPROVAL_OPERATIONS,
-  ...WEBHOOK_OPERATIONS,
-  ...VERIFICATION_OPERATIONS,
   ...OAUTH_OPERATIONS,
-  ...ACCOUNT_OPERATIONS,
   ...MCP_OPERATIONS,
 ];
 
@@ -274,7 +209,8 @@ function authErrors(op: Operation): number[] {
   const requirements = security(op);
   const optional = requirements.length === 0 || requirements.some((requirement) => Object.keys(requirement).length === 0);
   const schemes = new Set(requirements.flatMap((requirement) => Object.keys(requirement)));
-  return [...(!optional || schemes.has("bearerAuth") ? [401] : []), ...((op.scopes?.length ?? 0) > 0 || schemes.has("csrfToken") ? [403] : [])];
+  const scoped = requirements.some((requirement) => ((requirement.bearerAuth as string[] | undefined)?.length ?? 0) > 0);
+  return [...(!optional || schemes.has("bearerAuth") ? [401] : []), ...(scoped || schemes.has("csrfToken") ? [403] : [])];
 }
 
 const PATH_PARAMETERS: Record<string, JsonObject> = {

@@ -321,6 +321,15 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
         assert.equal(tampered.cookie(callback, FLOW_COOKIE), undefined, "a failed callback also ends the flow");
         await expect400(await tampered.fetch(callback), "the genuine callback after a failed attempt");
 
+        // No state at all: refused by the route's declaration (state is required), and the flow ends all the same.
+        const stateless = new TestBrowser();
+        const callback3 = await toCallback(stateless, "hank-sub");
+        const withoutState = new URL(callback3);
+        withoutState.searchParams.delete("state");
+        await expect400(await stateless.fetch(withoutState), "no state");
+        assert.equal(stateless.cookie(callback3, FLOW_COOKIE), undefined, "a callback without state also ends the flow");
+        await expect400(await stateless.fetch(callback3), "the genuine callback after a stateless attempt");
+
         const badCookie = new TestBrowser();
         const callback2 = await toCallback(badCookie, "hank-sub");
         const sealed = badCookie.cookie(callback2, FLOW_COOKIE)!;

@@ -11,10 +11,13 @@
  * Mutations take a bearer token with org:admin, or the website's session cookie + CSRF token.
  */
 import { timingSafeEqual } from "node:crypto";
-import { Hono } from "hono";
+import { createRoute } from "@hono/zod-openapi";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import * as oauth from "openid-client";
-import { RyeError, startVerificationRequestSchema, transferVerificationRequestSchema } from "@rye/core";
+import { z } from "zod";
+import { RyeError, startVerificationRequestSchema, transferVerificationRequestSchema, verificationListSchema, verificationSchema, verifiedBadgeListSchema } from "@rye/core";
+import { access, errors, json, jsonRequest, noBody } from "../contract/route.ts";
+import { contractRouter } from "../contract/router.ts";
 import type { GithubProvider } from "../auth/upstream/config.ts";
 import { flowKeySource } from "../auth/upstream/flow-key.ts";
 import { lookupName } from "../auth/usernames.ts";
@@ -46,11 +49,127 @@ import {
   verifiedBadges,
 } from "../services/verification/service.ts";
 import { currentCaller, jsonBody, requireCaller } from "./accounts.ts";
-import { parseBody } from "./items.ts";
 
 const MANAGE = "org:admin";
 
-export function verificationRoutes(deps: AppDeps): Hono<AppEnv> {
+// ---------------------------------------------------------------- requests and answers (@rye/core: the CLI's `rye org verify` reads them)
+const StartVerificationRequest = startVerificationRequestSchema.meta({ id: "StartVerificationRequest" });
+const TransferVerificationRequest = transferVerificationRequestSchema.meta({ id: "TransferVerificationRequest" });
+const Verification = verificationSchema;
+const VerificationList = verificationListSchema.meta({ id: "VerificationList" });
+const VerifiedBadges = verifiedBadgeListSchema.meta({ id: "VerifiedBadges" });
+const RemovedVerification = z.object({ removed: z.literal(true) }).meta({ id: "RemovedVerification" });
+const GithubCallbackQuery = z.object({ code: z.string().optional(), state: z.string().optional(), error: z.string().optional() });
+
+// ---------------------------------------------------------------- routes
+const claims = "/v1/orgs/{name}/verifications";
+const NOT_YOURS: [number, string] = [403, "FORBIDDEN: not an owner or admin of the organization, or a token without org:admin"];
+const NOT_FOUND: [number, string] = [404, "NOT_FOUND: no such organization or claim"];
+
+export const startVerificationRoute = createRoute({
+  method: "post",
+  path: claims,
+  operationId: "startVerification",
+  summary: "Claim a DNS domain or GitHub organization for the organization: the answer says how to prove it (owners and admins)",
+  tags: ["orgs"],
+  ...access("caller+csrf", [MANAGE]),
+  middleware: [jsonBody] as const,
+  request: { body: jsonRequest(StartVerificationRequest) },
+  responses: {
+    201: json(Verification, "A new claim (200: the pending or verified claim that already existed, or a renewed challenge)"),
+    200: json(Verification, "The pending or verified claim that already existed, or the claim with a renewed challenge"),
+    ...errors([400, "BAD_REQUEST; INVALID_DOMAIN; VALIDATION_FAILED: not a GitHub organization name"], NOT_YOURS, NOT_FOUND, [409, "LIMIT_EXCEEDED: 20 claims"], 413),
+  },
+});
+export const listVerificationsRoute = createRoute({
+  method: "get",
+  path: claims,
+  operationId: "listVerifications",
+  summary: "The organization's claims (members; challenge values for owners and admins)",
+  tags: ["orgs"],
+  ...access("caller"),
+  responses: { 200: json(VerificationList, "Claims, oldest first"), ...errors([403, "FORBIDDEN: not a member"], NOT_FOUND) },
+});
+export const checkVerificationRoute = createRoute({
+  method: "post",
+  path: `${claims}/{id}/check`,
+  operationId: "checkVerification",
+  summary: "Look the DNS challenge up now: verifies a pending claim, re-verifies a verified one (which lapses when the record is gone)",
+  tags: ["orgs"],
+  ...access("caller+csrf", [MANAGE]),
+  responses: {
+    200: json(Verification, "Verified"),
+    ...errors(
+      [400, "BAD_REQUEST: a GitHub claim (proven by signing in)"],
+      NOT_YOURS,
+      NOT_FOUND,
+      [409, "VERIFICATION_RECORD_MISSING: no TXT record at _rye.<domain> (yet); VERIFICATION_RECORD_MISMATCH: records without this challenge"],
+      [410, "VERIFICATION_EXPIRED: the challenge expired; start again"],
+      [503, "VERIFICATION_DNS_UNAVAILABLE: the resolver did not answer"],
+    ),
+  },
+});
+export const removeVerificationRoute = createRoute({
+  method: "delete",
+  path: `${claims}/{id}`,
+  operationId: "removeVerification",
+  summary: "Drop a claim (a verified name loses its badge)",
+  tags: ["orgs"],
+  ...access("caller+csrf", [MANAGE]),
+  responses: { 200: json(RemovedVerification, "Removed"), ...errors(NOT_YOURS, NOT_FOUND) },
+});
+export const transferVerificationRoute = createRoute({
+  method: "post",
+  path: `${claims}/{id}/transfer`,
+  operationId: "transferVerification",
+  summary: "Hand a verified name to another organization (owner here, owner or admin there)",
+  tags: ["orgs"],
+  ...access("caller+csrf", [MANAGE]),
+  middleware: [jsonBody] as const,
+  request: { body: jsonRequest(TransferVerificationRequest) },
+  responses: {
+    200: json(Verification, "Transferred"),
+    ...errors(400, [403, "FORBIDDEN: not an owner here, or not an owner or admin of the receiving organization"], NOT_FOUND, [409, "CONFLICT: the claim is not verified"], 413),
+  },
+});
+export const startGithubVerificationRoute = createRoute({
+  method: "get",
+  path: `${claims}/{id}/github`,
+  operationId: "startGithubVerification",
+  summary: "Prove a GitHub organization claim: to GitHub to sign in (scope read:org) as one of its owners (a browser with the registry session)",
+  tags: ["orgs"],
+  ...access("caller", [MANAGE]),
+  responses: {
+    302: noBody("To GitHub's authorization endpoint; sets the sealed flow cookie (Cache-Control: no-store)", { Location: { required: true, schema: { type: "string", format: "uri" } } }),
+    ...errors([400, "BAD_REQUEST: a domain claim"], NOT_YOURS, NOT_FOUND, [410, "VERIFICATION_EXPIRED"], [503, "UNAVAILABLE: no GitHub provider configured"]),
+  },
+});
+export const finishGithubVerificationRoute = createRoute({
+  method: "get",
+  path: "/v1/verifications/github/callback",
+  operationId: "finishGithubVerification",
+  summary: "GitHub's redirect back: the signed-in GitHub account's membership is checked (active admin proves it)",
+  tags: ["orgs"],
+  ...access("caller"),
+  request: { query: GithubCallbackQuery },
+  responses: {
+    302: noBody("To the organization's verification settings page with ?github=verified or ?github=<error code> (VERIFICATION_NOT_MEMBER, UNAVAILABLE)", {
+      Location: { required: true, schema: { type: "string", format: "uri-reference" } },
+    }),
+    ...errors([400, "No flow cookie from this browser, expired, or state mismatch"], [403, "FORBIDDEN: started by another registry account, or no longer an owner or admin"], 404, [410, "VERIFICATION_EXPIRED"]),
+  },
+});
+export const verifiedNamesRoute = createRoute({
+  method: "get",
+  path: "/v1/namespaces/{name}/verified",
+  operationId: "getVerifiedNames",
+  summary: "A namespace's verified domains and GitHub organizations (public)",
+  tags: ["orgs"],
+  ...access("none"),
+  responses: { 200: json(VerifiedBadges, "Verified names"), ...errors(404) },
+});
+
+export function verificationRoutes(deps: AppDeps) {
   const { db } = deps;
   const settings = deps.config.verification;
   const resolver = createTxtResolver({ servers: settings.dnsServers, timeoutMs: settings.dnsTimeoutMs });
@@ -63,18 +182,18 @@ export function verificationRoutes(deps: AppDeps): Hono<AppEnv> {
     if (!provider) throw new RyeError("UNAVAILABLE", "This registry has no GitHub sign-in configured, so GitHub organizations cannot be verified here", { hint: "Verify a domain instead, or ask the operator to add a GitHub provider to RYE_OIDC_PROVIDERS." });
     return provider;
   };
-  return new Hono<AppEnv>()
-    .post("/v1/orgs/:name/verifications", jsonBody, async (c) => {
+  return contractRouter()
+    .openapi(startVerificationRoute, async (c) => {
       const { actor } = await requireCaller(c, db, MANAGE);
-      const body = parseBody(startVerificationRequestSchema, await c.req.json());
+      const body = c.req.valid("json");
       const { verification, created } = await startVerification(db, actor, c.req.param("name"), body, { challengeTtlMs: settings.challengeTtlMs });
       return c.json(verification, created ? 201 : 200);
     })
-    .get("/v1/orgs/:name/verifications", async (c) => {
+    .openapi(listVerificationsRoute, async (c) => {
       const { actor } = await requireCaller(c, db);
-      return c.json({ verifications: await listVerifications(db, actor, c.req.param("name")) });
+      return c.json({ verifications: await listVerifications(db, actor, c.req.param("name")) }, 200);
     })
-    .post("/v1/orgs/:name/verifications/:id/check", async (c) => {
+    .openapi(checkVerificationRoute, async (c) => {
       const { actor } = await requireCaller(c, db, MANAGE);
       const row = await claimForCheck(db, actor, c.req.param("name"), c.req.param("id"));
       if (row.kind !== "dns") {
@@ -84,18 +203,17 @@ export function verificationRoutes(deps: AppDeps): Hono<AppEnv> {
       const outcome = await checkDnsChallenge(resolver, row.subject, row.challenge);
       const after = await recordCheck(db, actor, row, outcome);
       if (!outcome.ok) throw checkError(after, outcome);
-      return c.json(verificationView(after, true));
+      return c.json(verificationView(after, true), 200);
     })
-    .delete("/v1/orgs/:name/verifications/:id", async (c) => {
+    .openapi(removeVerificationRoute, async (c) => {
       const { actor } = await requireCaller(c, db, MANAGE);
-      return c.json(await removeVerification(db, actor, c.req.param("name"), c.req.param("id")));
+      return c.json(await removeVerification(db, actor, c.req.param("name"), c.req.param("id")), 200);
     })
-    .post("/v1/orgs/:name/verifications/:id/transfer", jsonBody, async (c) => {
+    .openapi(transferVerificationRoute, async (c) => {
       const { actor } = await requireCaller(c, db, MANAGE);
-      const body = parseBody(transferVerificationRequestSchema, await c.req.json());
-      return c.json(await transferVerification(db, actor, c.req.param("name"), c.req.param("id"), body.to_org));
+      return c.json(await transferVerification(db, actor, c.req.param("name"), c.req.param("id"), c.req.valid("json").to_org), 200);
     })
-    .get("/v1/orgs/:name/verifications/:id/github", async (c) => {
+    .openapi(startGithubVerificationRoute, async (c) => {
       const { actor } = await requireCaller(c, db, MANAGE);
       const row = await claimForCheck(db, actor, c.req.param("name"), c.req.param("id"));
       if (row.kind !== "github") throw new RyeError("BAD_REQUEST", "This claim is a domain: it is proven by its DNS record", { hint: "POST …/check instead." });
@@ -109,7 +227,7 @@ export function verificationRoutes(deps: AppDeps): Hono<AppEnv> {
       c.header("Cache-Control", "no-store");
       return c.redirect(url.href, 302);
     })
-    .get("/v1/verifications/github/callback", async (c) => {
+    .openapi(finishGithubVerificationRoute, async (c) => {
       c.header("Cache-Control", "no-store");
       const sealed = getCookie(c, GITHUB_VERIFY_COOKIE);
       deleteCookie(c, GITHUB_VERIFY_COOKIE, { path: GITHUB_VERIFY_COOKIE_PATH, secure }); // one use, whatever the outcome
@@ -140,12 +258,12 @@ export function verificationRoutes(deps: AppDeps): Hono<AppEnv> {
       await recordCheck(db, caller.actor, claim, outcome);
       return c.redirect(`${settingsPage}?github=${outcome.ok ? "verified" : encodeURIComponent(outcome.code)}&subject=${encodeURIComponent(claim.subject)}`, 302);
     })
-    .get("/v1/namespaces/:name/verified", async (c) => {
+    .openapi(verifiedNamesRoute, async (c) => {
       const raw = c.req.param("name");
       const name = lookupName(raw);
       const verified = name ? await verifiedBadges(db, name) : null;
       if (!name || !verified) throw new RyeError("NOT_FOUND", `Namespace ${JSON.stringify(raw.slice(0, 64))} does not exist`);
       c.header("Cache-Control", "public, max-age=60");
-      return c.json({ namespace: name, verified });
+      return c.json({ namespace: name, verified }, 200);
     });
 }

@@ -10,9 +10,12 @@
  * A bearer token (items:write for changes), or the website's session cookie + CSRF token.
  */
 import type { Context } from "hono";
-import { Hono } from "hono";
+import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
-import { RyeError } from "@rye/core";
+import { isoTimestampSchema } from "@rye/core";
+import type { SameKeys } from "../contract/operation.ts";
+import { access, declared, errors, json, jsonRequest } from "../contract/route.ts";
+import { contractRouter, refuseWith } from "../contract/router.ts";
 import type { AppEnv } from "../env.ts";
 import { requirePrincipalOrSession } from "../middleware/auth.ts";
 import type { Scope } from "../auth/principal.ts";
@@ -20,23 +23,142 @@ import type { AppDeps } from "../services/deps.ts";
 import { WEBHOOK_EVENTS, WEBHOOK_LIMITS } from "../services/webhooks/events.ts";
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, pingWebhook, redeliver, updateWebhook, type WebhookContext } from "../services/webhooks/service.ts";
 import { jsonBody } from "./accounts.ts";
-import { parseBody } from "./items.ts";
 
+// ---------------------------------------------------------------- requests
 const events = z.array(z.enum(WEBHOOK_EVENTS)).min(1, "subscribe to at least one event").max(WEBHOOK_EVENTS.length);
-export const createWebhookSchema = z.strictObject({
-  url: z.string().min(1).max(WEBHOOK_LIMITS.urlLength),
-  events: events.optional().meta({ description: `Events to deliver (default: all of ${WEBHOOK_EVENTS.join(", ")}).` }),
-  include_private: z.boolean().optional().meta({ description: "Also deliver the events of the namespace's private items (default false)." }),
+export const createWebhookSchema = z
+  .strictObject({
+    url: z.string().min(1).max(WEBHOOK_LIMITS.urlLength),
+    events: events.optional().meta({ description: `Events to deliver (default: all of ${WEBHOOK_EVENTS.join(", ")}).` }),
+    include_private: z.boolean().optional().meta({ description: "Also deliver the events of the namespace's private items (default false)." }),
+  })
+  .meta({ id: "CreateWebhookRequest" });
+export const updateWebhookSchema = z
+  .strictObject({
+    url: z.string().min(1).max(WEBHOOK_LIMITS.urlLength).optional(),
+    events: events.optional(),
+    include_private: z.boolean().optional(),
+    active: z.boolean().optional(),
+  })
+  .meta({ id: "UpdateWebhookRequest" });
+const DeliveriesQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(WEBHOOK_LIMITS.deliveriesPage)
+    .default(30)
+    .meta({ description: `Default 30, at most ${WEBHOOK_LIMITS.deliveriesPage}.` }),
 });
-export const updateWebhookSchema = z.strictObject({
-  url: z.string().min(1).max(WEBHOOK_LIMITS.urlLength).optional(),
-  events: events.optional(),
-  include_private: z.boolean().optional(),
-  active: z.boolean().optional(),
-});
-const deliveriesQuery = z.object({ limit: z.coerce.number().int().min(1).max(WEBHOOK_LIMITS.deliveriesPage).default(30) });
 
-export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
+// ---------------------------------------------------------------- answers
+const webhookEvent = z.enum(WEBHOOK_EVENTS);
+const Webhook = z
+  .object({ id: z.string(), namespace: z.string(), url: z.string(), events: z.array(webhookEvent), include_private: z.boolean(), active: z.boolean(), created_at: isoTimestampSchema })
+  .meta({ id: "Webhook" });
+const CreatedWebhook = Webhook.extend({ secret: z.string().meta({ description: "whsec_…: signs every delivery (X-Rye-Signature). Shown only in this answer." }) }).meta({ id: "CreatedWebhook" });
+const WebhooksResponse = z.object({ namespace: z.string(), webhooks: z.array(Webhook) }).meta({ id: "WebhooksResponse" });
+const WebhookDelivery = z
+  .object({
+    id: z.string(),
+    event: z.string(),
+    log_index: z.number().int().nullable(),
+    status: z.enum(["pending", "delivered", "failed"]),
+    attempts: z.number().int(),
+    next_attempt_at: isoTimestampSchema.nullable(),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    last_duration_ms: z.number().int().nullable(),
+    delivered_at: isoTimestampSchema.nullable(),
+    redelivery_of: z.string().nullable(),
+    created_at: isoTimestampSchema,
+    payload: z.unknown().meta({ description: "The event's data, as delivered in `data`." }),
+  })
+  .meta({ id: "WebhookDelivery" });
+const DeliveriesResponse = z.object({ webhook_id: z.string(), deliveries: z.array(WebhookDelivery) }).meta({ id: "DeliveriesResponse" });
+const DeletedWebhook = z.object({ status: z.literal("deleted"), id: z.string() }).meta({ id: "DeletedWebhook" });
+true satisfies SameKeys<z.output<typeof CreatedWebhook>, Awaited<ReturnType<typeof createWebhook>>>;
+true satisfies SameKeys<z.output<typeof WebhookDelivery>, Awaited<ReturnType<typeof redeliver>>>;
+true satisfies SameKeys<z.output<typeof DeliveriesResponse>, Awaited<ReturnType<typeof listDeliveries>>>;
+
+// ---------------------------------------------------------------- routes
+const hooks = "/v1/namespaces/{namespace}/webhooks";
+const NOT_YOURS: [number, string] = [403, "FORBIDDEN: not an owner or admin of the namespace, or a token without the scope"];
+const NOT_FOUND: [number, string] = [404, "NOT_FOUND: no such namespace, webhook or delivery"];
+
+export const listWebhooksRoute = createRoute({
+  method: "get",
+  path: hooks,
+  operationId: "listWebhooks",
+  summary: "A namespace's webhooks (owners and admins)",
+  tags: ["webhooks"],
+  ...access("caller", ["items:read"]),
+  responses: { 200: json(WebhooksResponse, "The webhooks (never their secrets)"), ...errors(NOT_YOURS, NOT_FOUND) },
+});
+export const createWebhookRoute = createRoute({
+  method: "post",
+  path: hooks,
+  operationId: "createWebhook",
+  summary: "Create a webhook: signed POSTs of the namespace's item events (audited)",
+  tags: ["webhooks"],
+  ...access("caller+csrf", ["items:write"]),
+  middleware: [jsonBody] as const,
+  request: { body: jsonRequest(createWebhookSchema) },
+  responses: {
+    201: json(CreatedWebhook, "Created; the answer holds the signing secret, once"),
+    ...errors([400, "BAD_REQUEST; INVALID_WEBHOOK_URL: not https, a private address, or credentials in the URL"], NOT_YOURS, NOT_FOUND, [409, "LIMIT_EXCEEDED: the namespace has 20 webhooks"], 413),
+  },
+});
+export const updateWebhookRoute = createRoute({
+  method: "patch",
+  path: `${hooks}/{id}`,
+  operationId: "updateWebhook",
+  summary: "Change a webhook's URL, events or private-items opt-in, or disable it",
+  tags: ["webhooks"],
+  ...access("caller+csrf", ["items:write"]),
+  middleware: [jsonBody] as const,
+  request: { body: jsonRequest(updateWebhookSchema) },
+  responses: { 200: json(Webhook, "Updated"), ...errors(400, NOT_YOURS, NOT_FOUND, 413) },
+});
+export const deleteWebhookRoute = createRoute({
+  method: "delete",
+  path: `${hooks}/{id}`,
+  operationId: "deleteWebhook",
+  summary: "Delete a webhook and its delivery log",
+  tags: ["webhooks"],
+  ...access("caller+csrf", ["items:write"]),
+  responses: { 200: json(DeletedWebhook, "Deleted"), ...errors(NOT_YOURS, NOT_FOUND) },
+});
+export const listDeliveriesRoute = createRoute({
+  method: "get",
+  path: `${hooks}/{id}/deliveries`,
+  operationId: "listWebhookDeliveries",
+  summary: "A webhook's delivery log, newest first",
+  tags: ["webhooks"],
+  ...access("caller", ["items:read"]),
+  request: { query: DeliveriesQuery },
+  responses: { 200: json(DeliveriesResponse, "Deliveries"), ...errors(400, NOT_YOURS, NOT_FOUND) },
+});
+export const redeliverRoute = createRoute({
+  method: "post",
+  path: `${hooks}/{id}/deliveries/{delivery}/redeliver`,
+  operationId: "redeliverWebhook",
+  summary: "Send a delivery's payload again, as a new delivery",
+  tags: ["webhooks"],
+  ...access("caller+csrf", ["items:write"]),
+  responses: { 202: json(WebhookDelivery, "Queued"), ...errors(NOT_YOURS, NOT_FOUND) },
+});
+export const pingRoute = createRoute({
+  method: "post",
+  path: `${hooks}/{id}/ping`,
+  operationId: "pingWebhook",
+  summary: "Queue a ping event to check the receiver",
+  tags: ["webhooks"],
+  ...access("caller+csrf", ["items:write"]),
+  responses: { 202: json(WebhookDelivery, "Queued"), ...errors(NOT_YOURS, NOT_FOUND) },
+});
+
+export function webhookRoutes(deps: AppDeps) {
   const context = async (c: Context<AppEnv>, scope: Scope): Promise<WebhookContext> => ({
     db: deps.db,
     principal: await requirePrincipalOrSession(c, deps.db, scope),
@@ -46,33 +168,31 @@ export function webhookRoutes(deps: AppDeps): Hono<AppEnv> {
     secrets: deps.secrets,
   });
   const noStore = (c: Context<AppEnv>) => c.header("Cache-Control", "private, no-store");
-  const base = "/v1/namespaces/:namespace/webhooks";
-  return new Hono<AppEnv>()
-    .get(base, async (c) => {
+  return contractRouter()
+    .openapi(listWebhooksRoute, async (c) => {
       noStore(c);
-      return c.json(await listWebhooks(await context(c, "items:read"), c.req.param("namespace")));
+      return c.json(declared(WebhooksResponse, await listWebhooks(await context(c, "items:read"), c.req.param("namespace"))), 200);
     })
-    .post(base, jsonBody, async (c) => {
+    .openapi(createWebhookRoute, async (c) => {
       const ctx = await context(c, "items:write");
-      const body = parseBody(createWebhookSchema, await c.req.json());
+      const body = c.req.valid("json");
       noStore(c);
-      return c.json(await createWebhook(ctx, c.req.param("namespace"), body), 201);
+      return c.json(declared(CreatedWebhook, await createWebhook(ctx, c.req.param("namespace"), body)), 201);
     })
-    .patch(`${base}/:id`, jsonBody, async (c) => {
+    .openapi(updateWebhookRoute, async (c) => {
       const ctx = await context(c, "items:write");
-      const body = parseBody(updateWebhookSchema, await c.req.json());
-      return c.json(await updateWebhook(ctx, c.req.param("namespace"), c.req.param("id"), body));
+      return c.json(declared(Webhook, await updateWebhook(ctx, c.req.param("namespace"), c.req.param("id"), c.req.valid("json"))), 200);
     })
-    .delete(`${base}/:id`, async (c) => c.json(await deleteWebhook(await context(c, "items:write"), c.req.param("namespace"), c.req.param("id"))))
-    .get(`${base}/:id/deliveries`, async (c) => {
-      const ctx = await context(c, "items:read");
-      const q = deliveriesQuery.safeParse(c.req.query());
-      if (!q.success) throw new RyeError("BAD_REQUEST", "Invalid query parameters", { hint: `limit is 1–${WEBHOOK_LIMITS.deliveriesPage}.` });
-      noStore(c);
-      return c.json(await listDeliveries(ctx, c.req.param("namespace"), c.req.param("id"), q.data.limit));
-    })
-    .post(`${base}/:id/deliveries/:delivery/redeliver`, async (c) =>
-      c.json(await redeliver(await context(c, "items:write"), c.req.param("namespace"), c.req.param("id"), c.req.param("delivery")), 202),
+    .openapi(deleteWebhookRoute, async (c) => c.json(await deleteWebhook(await context(c, "items:write"), c.req.param("namespace"), c.req.param("id")), 200))
+    .openapi(
+      listDeliveriesRoute,
+      async (c) => {
+        const ctx = await context(c, "items:read");
+        noStore(c);
+        return c.json(declared(DeliveriesResponse, await listDeliveries(ctx, c.req.param("namespace"), c.req.param("id"), c.req.valid("query").limit)), 200);
+      },
+      refuseWith(`limit is 1–${WEBHOOK_LIMITS.deliveriesPage}.`),
     )
-    .post(`${base}/:id/ping`, async (c) => c.json(await pingWebhook(await context(c, "items:write"), c.req.param("namespace"), c.req.param("id")), 202));
+    .openapi(redeliverRoute, async (c) => c.json(declared(WebhookDelivery, await redeliver(await context(c, "items:write"), c.req.param("namespace"), c.req.param("id"), c.req.param("delivery"))), 202))
+    .openapi(pingRoute, async (c) => c.json(declared(WebhookDelivery, await pingWebhook(await context(c, "items:write"), c.req.param("namespace"), c.req.param("id"))), 202));
 }

@@ -1,22 +1,9 @@
 /** Shapes of the account routes the settings pages read (documented in the API's OpenAPI document). */
-export interface TokenInfo {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  namespace: string | null;
-  item_pattern: string | null;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-  revoked: boolean;
-  /** Organization tokens: who created it. */
-  created_by?: string;
-}
+import type { CreatedToken as CoreCreatedToken, TokenInfo as CoreTokenInfo } from "@rye/core";
 
-export interface CreatedToken extends TokenInfo {
-  token: string;
-}
+/** A personal or organization token (@rye/core's contract); organization tokens also say who created them. */
+export type TokenInfo = CoreTokenInfo & { created_by?: string };
+export type CreatedToken = CoreCreatedToken;
 
 export interface UserKey {
   fingerprint: string;

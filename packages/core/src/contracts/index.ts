@@ -17,3 +17,4 @@ export * from "./bundles.ts";
 export * from "./skills.ts";
 export * from "./downloads.ts";
 export * from "./log.ts";
+export * from "./accounts.ts";

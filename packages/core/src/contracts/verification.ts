@@ -80,7 +80,7 @@ export const verificationSchema = z.object({
     })
     .nullable()
     .meta({ description: "What to do to prove it; for the organization's owners and admins only, null once verified." }),
-});
+}).meta({ id: "Verification" });
 export type Verification = z.infer<typeof verificationSchema>;
 
 export const verificationListSchema = z.object({ verifications: z.array(verificationSchema) });

@@ -15,6 +15,7 @@ import {
   ITEM_TYPES,
   keysResponseSchema,
   MAX_ITEM_ID_LENGTH,
+  meSchema,
   pullResponseSchema,
   pushResponseSchema,
   registryKeyInfoSchema,
@@ -40,6 +41,15 @@ function answerOf<T>(operationId: string, build: () => T): T {
 
 /** How an answer carries a publish attestation before it is verified (registry-signed.ts verifyAttestation checks the rest). */
 export const attestationShape = z.object({ payload: z.unknown(), signature: z.string(), key_fingerprint: z.string().nullable().optional() });
+
+/** GET /v1/me: who a token belongs to (the user name is printed, and is the default namespace of a push). */
+export const whoAmIAnswerSchema = answerOf("whoami", () =>
+  meSchema
+    .pick({ username: true, scopes: true })
+    .partial({ scopes: true })
+    .extend({ username: meSchema.shape.username.regex(/^[A-Za-z0-9_.-]{1,64}$/, "a user name") }),
+);
+export type WhoAmI = z.infer<typeof whoAmIAnswerSchema>;
 
 /** GET /v1/pull/{type}/{id}. */
 export const pullAnswerSchema = answerOf("pullItem", () =>
@@ -145,5 +155,6 @@ export const CLIENT_ANSWERS: Record<string, ClientAnswer> = {
   pushBundle: { schema: bundlePushAnswerSchema, looser: { attestation: ATTESTATION } },
   pullBundle: { schema: bundlePullAnswerSchema, looser: { attestation: ATTESTATION } },
   listKeys: { schema: keysAnswerSchema, looser: { "keys.rotation": "the rotation statement's payload is verified by key-pinning.ts (keyRotationSchema)" } },
+  whoami: { schema: whoAmIAnswerSchema, looser: { username: "also 1-64 letters, digits, '_', '.' or '-': it is printed and becomes a namespace in request paths" } },
   getLogCheckpoint: { schema: checkpointAnswerSchema, looser: { payload: "verified with the pinned key first, then parsed (checkpoint.ts)" } },
 };

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import * as oauth from "openid-client";
 import { z } from "zod";
 import { RyeError } from "@rye/core";
+import { whoAmIAnswerSchema, type WhoAmI } from "./answers.ts";
 import { openBrowser } from "./browser.ts";
 import { CredentialStore } from "./credentials.ts";
 import { loginQr } from "./qr.ts";
@@ -33,11 +34,10 @@ export interface LoginOptions {
   qr?: boolean;
 }
 
-const whoAmISchema = z.looseObject({ username: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "a user name"), scopes: z.array(z.string()).optional() });
-export type WhoAmI = z.infer<typeof whoAmISchema>;
+export type { WhoAmI };
 
 export async function whoAmI(registryUrl: string, token: string, signal?: AbortSignal): Promise<WhoAmI> {
-  return readJson(await registryFetch(registryUrl, "/v1/me", { token, ...(signal ? { signal } : {}) }), whoAmISchema);
+  return readJson(await registryFetch(registryUrl, "/v1/me", { token, ...(signal ? { signal } : {}) }), whoAmIAnswerSchema);
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
