@@ -73,7 +73,8 @@ before(async () => {
     SUPABASE_ANON_KEY: supabase.anonKey,
   });
   const base = loadConfig({});
-  reg = await createTestRegistry({ config: { publicUrl: rye.url, upstream, verification: { ...base.verification, dnsServers: [dns.address], dnsTimeoutMs: 500 } } });
+  // A checkpoint per new entry, so the transparency log's calls see the entries the earlier tests logged.
+  reg = await createTestRegistry({ config: { publicUrl: rye.url, upstream, checkpoints: { intervalMs: 60_000, everyEntries: 1 }, verification: { ...base.verification, dnsServers: [dns.address], dnsTimeoutMs: 500 } } });
   rye.setHandler(getRequestListener(reg.app.fetch));
   const served = await fetch(`${rye.url}/v1/openapi.json`);
   assert.equal(served.status, 200);
@@ -462,6 +463,41 @@ test("sign-in through an OpenID Provider and through Supabase", async () => {
   const access = await supabase.token({ sub: "sb-sue", email: "sue@example.com", user_metadata: { user_name: "sue" } });
   await expect(200, call("POST", "/v1/auth/supabase/session", "/v1/auth/supabase/session", { json: { access_token: access } }));
   await expect(401, call("POST", "/v1/auth/supabase/session", "/v1/auth/supabase/session", { json: { access_token: "not-a-jwt" } }));
+  assertNoProblems();
+});
+
+test("the transparency log: its key, signed checkpoint, tiles, entry bundles and proofs", async () => {
+  const info = await expect(200, call("GET", "/v1/tlog/info", "/v1/tlog/info"));
+  assert.ok(info.body.origin);
+  await expect(400, call("GET", `/v1/tlog/info${MALFORMED_QUERY}`, "/v1/tlog/info"));
+  const note = await fetch(`${rye.url}/v1/tlog/checkpoint`);
+  const size = Number((await note.clone().text()).split("\n")[1]);
+  assert.ok(size >= 3, `the earlier tests logged entries (tree size ${size})`);
+  await answerOf("GET", "/v1/tlog/checkpoint", note);
+  await expect(400, call("GET", `/v1/tlog/checkpoint${MALFORMED_QUERY}`, "/v1/tlog/checkpoint"));
+  const tile = "/v1/tlog/tile/{tile}";
+  const width = Math.min(size, 255);
+  await expect(200, call("GET", `/v1/tlog/tile/0/000.p/${width}`, tile));
+  await expect(200, call("GET", `/v1/tlog/tile/entries/000.p/${width}`, tile));
+  await expect(400, call("GET", "/v1/tlog/tile/0/5", tile));
+  await expect(404, call("GET", "/v1/tlog/tile/0/x001/000", tile));
+  await expect(200, call("GET", `/v1/tlog/proof/inclusion?index=0&tree_size=${size}`, "/v1/tlog/proof/inclusion"));
+  await expect(400, call("GET", `/v1/tlog/proof/inclusion?index=${size}&tree_size=${size}`, "/v1/tlog/proof/inclusion"));
+  await expect(200, call("GET", `/v1/tlog/proof/consistency?from=1&to=${size}`, "/v1/tlog/proof/consistency"));
+  await expect(400, call("GET", `/v1/tlog/proof/consistency?from=${size}&to=1`, "/v1/tlog/proof/consistency"));
+  assertNoProblems();
+});
+
+test("the remote MCP server and its protected resource metadata", async () => {
+  for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+    await expect(200, call("GET", path, path));
+    await expect(400, call("GET", `${path}${MALFORMED_QUERY}`, path));
+  }
+  const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "contract", version: "1.0.0" } } };
+  const mcpHeaders = { accept: "application/json, text/event-stream" };
+  const answer = await expect(200, call("POST", "/mcp", "/mcp", { json: initialize, headers: mcpHeaders }));
+  assert.equal(answer.body.result?.serverInfo?.name !== undefined, true, JSON.stringify(answer.body));
+  await expect(401, call("POST", "/mcp", "/mcp", { json: initialize, headers: mcpHeaders, bearer: "not-a-token" }));
   assertNoProblems();
 });
 
