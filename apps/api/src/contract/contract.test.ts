@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { after, before, test } from "node:test";
 import { getRequestListener } from "@hono/node-server";
 import { buildManifest, buildSkillManifest, generateKeyPair, type KeyPair, serializeManifest, signManifest, signSkillManifest } from "@rye/core";
+import { CLIENT_ANSWERS } from "../../../../packages/rye/src/registry/answers.ts";
 import { ContractChecker } from "../../test/contract-checker.ts";
 import { type LocalDnsServer, startLocalDnsServer } from "../../test/fixtures/dns-server.ts";
 import { TestBrowser } from "../../test/fixtures/oidc-browser.ts";
@@ -53,6 +54,8 @@ let dns: LocalDnsServer;
 let reg: TestRegistry;
 let contract: ContractChecker;
 const problems: string[] = [];
+/** Every 2xx JSON body seen, by operation id, for the client's own checks of them. */
+const successes = new Map<string, Json[]>();
 
 before(async () => {
   rye = await listenLoopback();
@@ -104,6 +107,10 @@ async function answerOf(method: string, template: string, res: Response): Promis
   const text = Buffer.from(bytes).toString("utf8");
   let body: Json = {};
   if (/json/.test(res.headers.get("content-type") ?? "") && text) body = JSON.parse(text) as Json;
+  if (res.status >= 200 && res.status < 300 && text && /json/.test(res.headers.get("content-type") ?? "")) {
+    const id = contract.operation(method, template).id;
+    successes.set(id, [...(successes.get(id) ?? []), body]);
+  }
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith("rye_session="))?.split(";")[0];
   return { status: res.status, location: res.headers.get("location"), etag: res.headers.get("etag"), cookie, body };
 }
@@ -512,6 +519,17 @@ test("the checker refuses an answer that drifted from the document: an undeclare
   assert.match(contract.check("GET", "/v1/stats", 200, json, bytes({ ...body, [field!]: { nested: true } })).join(), /does not match the document/);
   assert.match(contract.check("GET", "/v1/stats", 418, json, bytes(body)).join(), /status not documented/);
   assert.match(contract.check("GET", "/v1/stats", 200, new Headers({ "content-type": "text/plain" }), bytes(body)).join(), /content type "text\/plain" not documented/);
+});
+
+test("the client's checks (packages/rye/src/registry/answers.ts) accept every success answer of the routes it reads", () => {
+  for (const [id, { schema }] of Object.entries(CLIENT_ANSWERS)) {
+    const bodies = successes.get(id) ?? [];
+    assert.ok(bodies.length > 0, `${id}: the contract test saw no success answer to check`);
+    for (const body of bodies) {
+      const parsed = schema.safeParse(body);
+      assert.ok(parsed.success, `${id}: the client refuses the route's answer: ${JSON.stringify(parsed.error?.issues)}`);
+    }
+  }
 });
 
 test("every operation of the document was called in its success shape and in an error shape", () => {
