@@ -7,6 +7,7 @@ test("the API's prefixes, and Agent Skills discovery under a namespace or a skil
   for (const path of [
     "/v1/search?q=x",
     "/oauth/token",
+    "/mcp",
     "/health",
     "/ready",
     "/.well-known/agent-skills/index.json",
@@ -16,7 +17,7 @@ test("the API's prefixes, and Agent Skills discovery under a namespace or a skil
   ]) {
     assert.equal(isApiPath(path), true, path);
   }
-  for (const path of ["/", "/alice", "/alice/pdf-tools", "/search?q=.well-known/agent-skills/", "/a/b/c/.well-known/agent-skills/index.json", "/alice/.well-known/other"]) {
+  for (const path of ["/", "/alice", "/mcp/x", "/mcpx", "/alice/pdf-tools", "/search?q=.well-known/agent-skills/", "/a/b/c/.well-known/agent-skills/index.json", "/alice/.well-known/other"]) {
     assert.equal(isApiPath(path), false, path);
   }
 });

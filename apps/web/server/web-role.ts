@@ -45,7 +45,7 @@ export async function serveWebOnly(webDir: string, next: NextFactory): Promise<v
     if (path === "/health") return json(res, 200, { status: "healthy", role: "web" });
     if (path === "/ready") return lifecycle.draining ? json(res, 503, { status: "not_ready", reason: "shutting down" }) : json(res, 200, { status: "ready" });
     if (isApiPath(req.url ?? "/")) {
-      return json(res, 404, new RyeError("NOT_FOUND", `${path} is served by the API processes`, { hint: "Route API paths (/v1/, /oauth/, /.well-known/) to processes with RYE_ROLE=api or all." }).toEnvelope());
+      return json(res, 404, new RyeError("NOT_FOUND", `${path} is served by the API processes`, { hint: "Route API paths (/v1/, /oauth/, /.well-known/, /mcp) to processes with RYE_ROLE=api or all." }).toEnvelope());
     }
     if (!config.trustProxy) req.headers["x-forwarded-for"] = req.socket.remoteAddress ?? "unknown";
     handleSite(req, res).catch((err: Error) => {

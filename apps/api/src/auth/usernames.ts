@@ -17,7 +17,7 @@ export const RESERVED_NAMES: ReadonlySet<string> = new Set([
   "_next", "about", "abuse", "account", "accounts", "admin", "administrator", "anonymous", "api", "app", "assets", "auth",
   "billing", "blog", "bundle", "bundles", "cdn", "contact", "dashboard", "device", "directive", "directives", "docs", "download", "downloads",
   "explore", "false", "health", "help", "home", "info", "invitations", "item", "items", "keys", "knowledge", "legal", "login", "logout",
-  "manage", "me", "mail", "new", "null", "oauth", "official", "org", "orgs", "organization", "organizations", "owner",
+  "manage", "mcp", "me", "mail", "new", "null", "oauth", "official", "org", "orgs", "organization", "organizations", "owner",
   "password", "postmaster", "privacy", "publish", "pull", "push", "ready", "register", "registry", "root", "rye", "rye-registry",
   "search", "security", "session", "sessions", "settings", "signin", "signout", "signup", "static", "status",
   "staff", "support", "system", "team", "terms", "token", "tokens", "tool", "tools", "true", "undefined", "user", "users",
