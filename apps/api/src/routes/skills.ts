@@ -14,9 +14,8 @@ import { optionalPrincipalOrSession, requirePrincipal } from "../middleware/auth
 import type { AppDeps } from "../services/deps.ts";
 import { findReadableSkillVersion } from "../services/skills/lookup.ts";
 import { publishSkill } from "../services/skills/publish-skill.ts";
-import { artifactsOf, requiredBlob, storedManifest } from "../services/skills/stored.ts";
+import { skillPullContents } from "../services/skills/pull-contents.ts";
 import { setCacheHeaders, writerFirst } from "./bundles.ts";
-import { artifactPaths } from "../services/skills/discovery-index.ts";
 import { countDownload } from "../services/download-policy.ts";
 import { serveMirroredSkill, skillGoesUpstream } from "../services/upstream/skill-hooks.ts";
 
@@ -115,33 +114,21 @@ export function skillRoutes(deps: AppDeps) {
       const { ref, item, row, pinned } = found;
       // A held version (seen by its reviewers only) is never cached by shared caches.
       if (setCacheHeaders(c, `"${row.fileSha256}${withFiles ? "-files" : ""}"`, row.status === "published" ? item.visibility : "private", pinned)) return c.body(null, 304);
-      const manifest = storedManifest(row.content);
-      const artifacts = artifactsOf(row.skillArtifacts);
-      const paths = artifactPaths(item.namespace.name, item.name, row.version);
-      const files = [];
-      for (const [path, entry] of Object.entries(manifest.files)) {
-        const bytes = withFiles ? await requiredBlob(blobs, entry.sha256) : null;
-        files.push({ path, sha256: entry.sha256, size: entry.size, executable: entry.executable === true, ...(bytes ? { content_base64: Buffer.from(bytes).toString("base64") } : {}) });
-      }
+      const contents = await skillPullContents(blobs, deps.config.publicUrl, { content: row.content, skillArtifacts: row.skillArtifacts, namespace: item.namespace.name, name: item.name, version: row.version }, withFiles);
       // With files=1 this is an install (`rye skill add`); the manifest alone is metadata (services/download-policy.ts).
       countDownload(c, deps.reads.downloads, item.id, row.version, { status: row.status, whole: withFiles });
       const signature = extractSignature(row.content, "tool");
-      const base = deps.config.publicUrl.replace(/\/+$/, "");
       const answer: SkillPullResponse = {
         item_type: "skill",
         item_id: ref.id,
         namespace: item.namespace.name,
         name: item.name,
         version: row.version,
-        description: manifest.skill.description,
+        description: contents.description,
         manifest: row.content,
         manifest_sha256: row.fileSha256,
-        files,
-        artifacts: {
-          ...(artifacts.skill_md ? { skill_md: { url: `${base}${paths.skillMd}`, digest: `sha256:${artifacts.skill_md.sha256}`, size: artifacts.skill_md.size } } : {}),
-          tar_gz: { url: `${base}${paths.tarGz}`, digest: `sha256:${artifacts.tar_gz.sha256}`, size: artifacts.tar_gz.size },
-          zip: { url: `${base}${paths.zip}`, digest: `sha256:${artifacts.zip.sha256}`, size: artifacts.zip.size },
-        },
+        files: contents.files,
+        artifacts: contents.artifacts,
         author: row.publisher.username,
         author_key: row.authorFingerprint ? { fingerprint: row.authorFingerprint, signature: row.authorSignature, verified: row.authorVerified } : null,
         attestation: { payload: row.attestation as PublishAttestation, signature: row.attestationSignature, key_fingerprint: signature.status === "signed" ? signature.signature.fingerprint : null },

@@ -9,6 +9,7 @@ import { extractSignature, isSemver, RyeError, skillNameProblem } from "@rye/cor
 import type { AppEnv } from "../../env.ts";
 import type { BlobStore } from "../blob-store.ts";
 import { AGENT_SKILLS_SCHEMA, artifactPaths, type DiscoveryIndex, entryOf, type IndexEntry, manifestFacts, MAX_INDEX_ENTRIES, toRootOf } from "../skills/discovery-index.ts";
+import { skillPullContents } from "../skills/pull-contents.ts";
 import { artifactsOf, requiredBlob, storedManifest } from "../skills/stored.ts";
 import { MIRROR_HOPS_HEADER, mirrorHops } from "./client.ts";
 import type { MirroredRow } from "./countersign.ts";
@@ -35,16 +36,8 @@ export async function serveMirroredSkill(c: Context<AppEnv>, mirror: Mirror, ctx
   c.header("Cache-Control", req.version !== undefined ? "public, max-age=31536000, immutable" : "public, max-age=60, must-revalidate");
   c.header("X-Rye-Mirror", source);
   if (notModified(c, etag)) return c.body(null, 304);
-  const manifest = storedManifest(row.content);
-  const artifacts = artifactsOf(row.skillArtifacts);
   const name = skillName(row);
-  const paths = artifactPaths(row.namespace, name, row.version);
-  const files = [];
-  for (const [path, entry] of Object.entries(manifest.files)) {
-    const bytes = req.withFiles ? await requiredBlob(ctx.blobs, entry.sha256) : null;
-    files.push({ path, sha256: entry.sha256, size: entry.size, executable: entry.executable === true, ...(bytes ? { content_base64: Buffer.from(bytes).toString("base64") } : {}) });
-  }
-  const base = ctx.publicUrl.replace(/\/+$/, "");
+  const contents = await skillPullContents(ctx.blobs, ctx.publicUrl, { content: row.content, skillArtifacts: row.skillArtifacts, namespace: row.namespace, name, version: row.version }, req.withFiles);
   const attestation = row.attestation as Record<string, unknown>;
   const signature = extractSignature(row.content, "tool");
   return c.json({
@@ -53,15 +46,11 @@ export async function serveMirroredSkill(c: Context<AppEnv>, mirror: Mirror, ctx
     namespace: row.namespace,
     name,
     version: row.version,
-    description: manifest.skill.description,
+    description: contents.description,
     manifest: row.content,
     manifest_sha256: row.fileSha256,
-    files,
-    artifacts: {
-      ...(artifacts.skill_md ? { skill_md: { url: `${base}${paths.skillMd}`, digest: `sha256:${artifacts.skill_md.sha256}`, size: artifacts.skill_md.size } } : {}),
-      tar_gz: { url: `${base}${paths.tarGz}`, digest: `sha256:${artifacts.tar_gz.sha256}`, size: artifacts.tar_gz.size },
-      zip: { url: `${base}${paths.zip}`, digest: `sha256:${artifacts.zip.sha256}`, size: artifacts.zip.size },
-    },
+    files: contents.files,
+    artifacts: contents.artifacts,
     author: row.publisher,
     // The author's signature as the upstream recorded and attested it.
     author_key: (attestation.author as { fingerprint: string; signature: string; verified: boolean } | null) ?? null,
