@@ -1,23 +1,16 @@
 /** Discovery: GET /v1/search (wire-compatible with the original v1 API) and GET /v1/items/{type}/{id} metadata. */
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
-import { compareSemver, type ItemDetails, itemDetailsSchema, REGISTRY_ITEM_TYPES, searchResponseSchema, searchSortSchema } from "@rye/core";
+import { type ItemDetails, itemDetailsSchema, REGISTRY_ITEM_TYPES, searchResponseSchema, searchSortSchema } from "@rye/core";
 import { access, errors, json } from "../contract/route.ts";
 import { contractRouter, refuseWith } from "../contract/router.ts";
 import { optionalPrincipalOrSession } from "../middleware/auth.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { assertType, findReadableItem } from "../services/items.ts";
-import { storedQualityScore } from "../services/quality.ts";
+import { itemDetailsOf } from "../services/item-details.ts";
 import { SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY_CHARS, searchItems } from "../services/search.ts";
 import { MIRROR_HOPS_HEADER, mirrorHops } from "../services/upstream/client.ts";
 import { mirrorTarget } from "../services/upstream/hooks.ts";
-
-const VERDICTS = new Set(["ok", "review", "danger"]);
-/** The verdict of a stored safety report, or null without one. */
-function safetyVerdict(report: unknown): "ok" | "review" | "danger" | null {
-  const verdict = report && typeof report === "object" ? (report as { verdict?: unknown }).verdict : undefined;
-  return typeof verdict === "string" && VERDICTS.has(verdict) ? (verdict as "ok" | "review" | "danger") : null;
-}
 
 // Filters are compared verbatim: control characters (NUL cannot even be stored in a text value) are refused.
 // eslint-disable-next-line no-control-regex
@@ -103,47 +96,7 @@ export function searchRoutes(deps: AppDeps) {
         // mirror.ts checks the upstream's answer (or builds the cached one) in this shape; test/e2e/mirror.test.ts parses it with the schema.
         return c.json((await deps.mirror.item(mirrorType, c.req.param("item_id"), mirrorHops(c.req.header(MIRROR_HOPS_HEADER)))) as ItemDetails, 200);
       }
-      const { type, ref, item, seesHeld } = found;
-      // Versions held for approval are listed (with their status) only for the namespace's owners/admins and registry admins.
-      const reviewer = await seesHeld();
-      const versions = await deps.db.prisma.itemVersion.findMany({
-        where: { itemId: item.id, ...(reviewer ? {} : { status: "published" }) },
-        select: { version: true, createdAt: true, yanked: true, yankedReason: true, contentHash: true, sizeBytes: true, logIndex: true, status: true, heldReason: true, safety: true, publisher: { select: { username: true } } },
-      });
-      versions.sort((a, b) => compareSemver(b.version, a.version));
       c.header("Cache-Control", "private, no-cache");
-      const details: ItemDetails = {
-        item_type: type,
-        item_id: ref.id,
-        namespace: item.namespace.name,
-        category: item.category,
-        name: item.name,
-        description: item.description,
-        author: item.namespace.name,
-        version: item.latestVersion,
-        latest_version: item.latestVersion,
-        visibility: item.visibility,
-        deprecated: item.deprecated,
-        deprecation_message: item.deprecationMessage,
-        download_count: item.downloadCount,
-        tool_type: item.toolType,
-        file_extension: item.fileExtension,
-        created_at: item.createdAt.toISOString(),
-        updated_at: item.updatedAt.toISOString(),
-        quality_score: storedQualityScore(item),
-        versions: versions.map((v) => ({
-          version: v.version,
-          created_at: v.createdAt.toISOString(),
-          yanked: v.yanked,
-          yanked_reason: v.yankedReason,
-          content_hash: v.contentHash,
-          size_bytes: v.sizeBytes,
-          publisher: v.publisher.username,
-          log_index: v.logIndex === null ? null : Number(v.logIndex),
-          ...(reviewer ? { status: v.status, held_reason: v.heldReason } : {}),
-          ...(type === "tool" ? { safety_verdict: safetyVerdict(v.safety) } : {}),
-        })),
-      };
-      return c.json(details, 200);
+      return c.json(await itemDetailsOf(deps.db, found), 200);
     });
 }
