@@ -25,7 +25,8 @@ import { manageRoutes } from "./routes/manage.ts";
 import { MCP_PATH, mcpRoutes } from "./mcp/http.ts";
 import { mcpAuthChallenge } from "./oauth/protected-resource.ts";
 import { namespaceRoutes } from "./routes/namespaces.ts";
-import { openapiRoutes } from "./routes/openapi.ts";
+import { apiDocumentRoutes } from "./routes/api-document.ts";
+import { buildOpenApiDocument } from "./contract/document.ts";
 import { orgRoutes } from "./routes/orgs.ts";
 import { qualityRoutes } from "./routes/quality.ts";
 import { searchRoutes } from "./routes/search.ts";
@@ -74,7 +75,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", logRoutes(deps, { checkpoints: deps.config.checkpoints }));
   app.route("/", tlogRoutes(deps, { checkpoints: deps.config.checkpoints }));
   app.route("/", changesRoutes(deps, { checkpoints: deps.config.checkpoints }));
-  app.route("/", openapiRoutes(deps));
+  app.route("/", apiDocumentRoutes(buildOpenApiDocument({ version: deps.version, serverUrl: deps.config.publicUrl })));
   app.route("/", mcpRoutes(deps));
   app.route("/", upstreamAuthRoutes(deps, deps.config.upstream));
   app.route("/", accountRoutes(deps, { throttle: loginThrottle }));

@@ -1,6 +1,6 @@
 /**
- * The operations of the document that are not yet declared with their routes (contract/route.ts), written by hand in
- * routes/openapi*.ts, and the compile-time checks that keep their shapes equal to what the services return. Both go
+ * The operations of the document that are not declared with their routes (contract/route.ts), written by hand in
+ * mcp/openapi.ts, and the compile-time checks that keep their shapes equal to what the services return. Both go
  * once every route group declares its routes.
  */
 import type { z } from "zod";

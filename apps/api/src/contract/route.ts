@@ -53,7 +53,7 @@ export function json<T extends z.ZodType>(schema: T, description: string, header
 
 /** Headers of an answer, as the document writes them: inline header objects, or `{ $ref: "#/components/headers/<name>" }`. */
 export type ResponseHeaders = Record<string, { $ref: string } | { description?: string; required?: boolean; schema: Record<string, unknown> }>;
-// zod-openapi types headers as its own OpenAPI objects; the document (routes/openapi.ts) copies them as they are.
+// zod-openapi types headers as its own OpenAPI objects; the document (contract/document.ts) copies them as they are.
 const headersOf = (headers: ResponseHeaders | undefined) => (headers ? { headers: headers as Record<string, never> } : {});
 
 /** An answer without a body (204, redirects), with its headers. */

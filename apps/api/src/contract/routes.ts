@@ -1,4 +1,4 @@
-/** Every declared route, for the document (routes/openapi.ts). A route group that moves to declarations adds its routes here. */
+/** Every declared route, for the document (contract/document.ts). A route group that moves to declarations adds its routes here. */
 import type { RouteConfig } from "@hono/zod-openapi";
 import { changesRoute } from "../routes/changes.ts";
 import { healthRoute, readyRoute } from "../routes/health.ts";
@@ -77,4 +77,20 @@ DECLARED_ROUTES.push(
   ...[namespaceRoute],
   ...[listWebhooksRoute, createWebhookRoute, updateWebhookRoute, deleteWebhookRoute, listDeliveriesRoute, redeliverRoute, pingRoute],
   ...[startVerificationRoute, listVerificationsRoute, checkVerificationRoute, removeVerificationRoute, transferVerificationRoute, startGithubVerificationRoute, finishGithubVerificationRoute, verifiedNamesRoute],
+);
+
+// OAuth side: the authorization server's metadata and endpoints, the person's side of the device flow, the protected
+// resource metadata, and this document's own route (a group of its own)
+import { authorizationServerMetadataRoute, jwksRoute } from "../oauth/metadata-routes.ts";
+import { mcpProtectedResourceRoute, protectedResourceRoute } from "../oauth/protected-resource.ts";
+import { deviceAuthorizationRoute, revokeRoute, tokenRoute } from "../oauth/token-routes.ts";
+import { authorizationDecisionRoute, authorizeRoute } from "../oauth/authorize-routes.ts";
+import { approveDeviceRoute, denyDeviceRoute, deviceRequestRoute } from "../oauth/device-approval-routes.ts";
+import { apiDocumentRoute } from "../routes/api-document.ts";
+
+DECLARED_ROUTES.push(
+  ...[authorizationServerMetadataRoute, mcpProtectedResourceRoute, protectedResourceRoute, jwksRoute],
+  ...[deviceAuthorizationRoute, tokenRoute, revokeRoute, authorizeRoute, authorizationDecisionRoute],
+  ...[deviceRequestRoute, approveDeviceRoute, denyDeviceRoute],
+  apiDocumentRoute,
 );

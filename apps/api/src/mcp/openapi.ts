@@ -1,5 +1,5 @@
 /**
- * /mcp in the OpenAPI document (routes/openapi.ts renders it). The JSON-RPC methods themselves (tools, prompts,
+ * /mcp in the OpenAPI document (contract/document.ts renders it). The JSON-RPC methods themselves (tools, prompts,
  * resources) are described by the MCP server's own lists (`tools/list` with input and output schemas), not here.
  */
 import { z } from "zod";

@@ -7,11 +7,16 @@
  * client finds where to sign in again; a token without the scope /mcp needs is answered 403 `insufficient_scope`
  * naming it (RFC 6750 §3.1).
  */
+import { createRoute } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { Hono } from "hono";
+import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { type Principal, type Scope, SCOPES } from "../auth/principal.ts";
+import type { Same } from "../contract/operation.ts";
+import { access, json } from "../contract/route.ts";
 import type { AppEnv } from "../env.ts";
+import { METADATA_CACHED } from "./contract.ts";
 
 export const PROTECTED_RESOURCE_PATH = "/.well-known/oauth-protected-resource";
 /** What /mcp needs of a bearer token: the tools only read. */
@@ -24,6 +29,36 @@ export interface ProtectedResourceMetadata {
   bearer_methods_supported: "header"[];
   resource_name: string;
 }
+
+const ProtectedResourceMetadataSchema = z
+  .object({
+    resource: z.url().meta({ description: "The protected resource: <public URL>/mcp (the MCP server) or <public URL> (the registry API)." }),
+    authorization_servers: z.array(z.url()).meta({ description: "This registry (its RFC 8414 metadata is at /.well-known/oauth-authorization-server)." }),
+    scopes_supported: z.array(z.enum(SCOPES)).meta({ description: "/mcp: items:read (its tools only read); the API: every scope." }),
+    bearer_methods_supported: z.array(z.literal("header")),
+    resource_name: z.string(),
+  })
+  .meta({ id: "ProtectedResourceMetadata", description: "RFC 9728 protected resource metadata, as the MCP authorization specification asks of a remote MCP server." });
+true satisfies Same<z.output<typeof ProtectedResourceMetadataSchema>, ProtectedResourceMetadata>;
+
+export const mcpProtectedResourceRoute = createRoute({
+  method: "get",
+  path: `${PROTECTED_RESOURCE_PATH}/mcp`,
+  operationId: "getMcpProtectedResourceMetadata",
+  summary: "RFC 9728 metadata of the MCP server at /mcp: where to sign in, which scope it needs",
+  tags: ["oauth"],
+  ...access("none"),
+  responses: { 200: json(ProtectedResourceMetadataSchema, `Metadata (${METADATA_CACHED})`) },
+});
+export const protectedResourceRoute = createRoute({
+  method: "get",
+  path: PROTECTED_RESOURCE_PATH,
+  operationId: "getProtectedResourceMetadata",
+  summary: "RFC 9728 metadata of the registry API as a protected resource",
+  tags: ["oauth"],
+  ...access("none"),
+  responses: { 200: json(ProtectedResourceMetadataSchema, `Metadata (${METADATA_CACHED})`) },
+});
 
 /** RFC 9728 §2 metadata of `<publicUrl><resourcePath>` ("" for the registry API, "/mcp" for the MCP server). */
 export function protectedResourceMetadata(publicUrl: string, resourcePath: "" | "/mcp"): ProtectedResourceMetadata {
@@ -50,9 +85,9 @@ export function bearerChallenge(fields: Record<string, string>): string {
 
 export function protectedResourceRoutes(publicUrl: string): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  for (const resourcePath of ["", "/mcp"] as const) {
+  for (const [resourcePath, route] of [["", protectedResourceRoute], ["/mcp", mcpProtectedResourceRoute]] as const) {
     const metadata = protectedResourceMetadata(publicUrl, resourcePath);
-    app.get(`${PROTECTED_RESOURCE_PATH}${resourcePath}`, (c) => {
+    app.get(route.path, (c) => {
       c.header("Cache-Control", "public, max-age=300");
       return c.json(metadata);
     });

@@ -85,7 +85,7 @@ export const NAME_RULES = `${NAME_MIN_LENGTH}-${NAME_MAX_LENGTH} lowercase lette
 /** The 400 and 413 of routes with a JSON body (jsonBody). */
 export const JSON_BODY: [number, string] = [400, "Not application/json, not matching the schema, or VALIDATION_FAILED"];
 export const TOO_LARGE: [number, string] = [413, `Bodies over ${ACCOUNT_BODY_LIMIT_BYTES} bytes`];
-/** Headers of the document's components (routes/openapi.ts) that sign-in answers refer to. */
+/** Headers of the document's components (contract/document.ts) that sign-in answers refer to. */
 export const ACCOUNT_HEADERS: Record<string, Record<string, unknown>> = {
   SetSession: {
     description: `${SESSION_COOKIE}=<secret>; HttpOnly; SameSite=Lax; Path=/; Max-Age=${SESSION_TTL_MS / 1000} (Secure when the registry is served over https): the browser session.`,

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type Json, type Session, testClient } from "../../test/session-client.ts";
 import { createTestRegistry, type TestRegistry, type TestUser } from "../../test/harness.ts";
-import { OPENAPI_SCHEMAS } from "./openapi.ts";
+import { OPENAPI_SCHEMAS } from "../contract/document.ts";
 
 describe("the caller's organizations and invitations", () => {
   let reg: TestRegistry;

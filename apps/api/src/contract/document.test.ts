@@ -10,11 +10,12 @@ import { errorHandler } from "../middleware/errors.ts";
 import { rateLimit } from "../middleware/rate-limit.ts";
 import { requestContext } from "../middleware/request-context.ts";
 import type { AppDeps } from "../services/deps.ts";
-import { bundlePushRequestSchema, bundleRoutes } from "./bundles.ts";
-import { pushRequestSchema } from "./items.ts";
-import { logRoutes } from "./log.ts";
-import { openapiRoutes } from "./openapi.ts";
-import { tokenRequestSchema } from "./tokens.ts";
+import { apiDocumentRoutes } from "../routes/api-document.ts";
+import { bundlePushRequestSchema, bundleRoutes } from "../routes/bundles.ts";
+import { pushRequestSchema } from "../routes/items.ts";
+import { logRoutes } from "../routes/log.ts";
+import { tokenRequestSchema } from "../routes/tokens.ts";
+import { buildOpenApiDocument } from "./document.ts";
 
 type Json = Record<string, any>;
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
@@ -26,7 +27,7 @@ function specApp(deps: AppDeps) {
   app.use("/v1/*", rateLimit(deps.config.rateLimit));
   app.route("/", bundleRoutes(deps));
   app.route("/", logRoutes(deps));
-  app.route("/", openapiRoutes(deps));
+  app.route("/", apiDocumentRoutes(buildOpenApiDocument({ version: deps.version, serverUrl: deps.config.publicUrl })));
   app.onError(errorHandler(deps.logger));
   return app;
 }

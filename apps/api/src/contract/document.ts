@@ -1,31 +1,19 @@
 /**
- * GET /v1/openapi.json: an OpenAPI 3.1 description of every registry route, generated from zod schemas
- * with `z.toJSONSchema` (OpenAPI 3.1 schemas are JSON Schema 2020-12). Request bodies the routes parse
- * come from the routes themselves where they export them; the other shapes are described here and in
- * openapi-oauth.ts, in one registry whose ids become `#/components/schemas/<id>`.
+ * The OpenAPI 3.1 description of every registry route, served as GET /v1/openapi.json (routes/api-document.ts). It is
+ * generated from the route declarations (contract/routes.ts) with `z.toJSONSchema` (OpenAPI 3.1 schemas are JSON
+ * Schema 2020-12), whose named shapes become `#/components/schemas/<id>`; only /mcp (mcp/openapi.ts) is still
+ * described by hand.
  */
-import { Hono } from "hono";
 import { z } from "zod";
-import {
-  ERROR_CODE_LIST,
-  errorEnvelopeSchema,
-  keysResponseSchema,
-  logCheckpointSchema,
-  REGISTRY_ITEM_TYPES,
-  registryStatsSchema,
-  signedAttestationSchema,
-  signedDocumentSchema,
-} from "@rye/core";
+import { ERROR_CODE_LIST, errorEnvelopeSchema, REGISTRY_ITEM_TYPES, signedAttestationSchema } from "@rye/core";
 import type { RouteConfig } from "@hono/zod-openapi";
-import { DECLARED_ROUTES } from "../contract/routes.ts";
-import type { Operation, Reply } from "../contract/operation.ts";
-import { type ErrorFormat, securityOf } from "../contract/route.ts";
+import { DECLARED_ROUTES } from "./routes.ts";
+import type { Operation, Reply } from "./operation.ts";
+import { type ErrorFormat, securityOf } from "./route.ts";
 import { SESSION_COOKIE } from "../auth/web-sessions.ts";
-import type { AppEnv } from "../env.ts";
-import type { AppDeps } from "../services/deps.ts";
-import { OAUTH_OPERATIONS, OAUTH_SCHEMAS } from "./openapi-oauth.ts";
+import { OAuthErrorBody } from "../oauth/contract.ts";
 import { MCP_OPERATIONS, MCP_SCHEMAS } from "../mcp/openapi.ts";
-import { ACCOUNT_HEADERS } from "./accounts.ts";
+import { ACCOUNT_HEADERS } from "../routes/accounts.ts";
 
 
 // ---------------------------------------------------------------- shared pieces
@@ -37,11 +25,11 @@ const ErrorEnvelope = errorEnvelopeSchema.meta({ description: `The one error sha
 
 
 // ---------------------------------------------------------------- the registry of named schemas
-/** The named shapes of the operations not yet declared with their routes. */
+/** The named shapes of the shared error responses and of the operations not declared with their routes (/mcp). */
 const HAND_WRITTEN_SCHEMAS: Record<string, z.ZodType> = {
   ErrorEnvelope,
   SignedAttestation,
-  ...OAUTH_SCHEMAS,
+  OAuthError: OAuthErrorBody,
   ...MCP_SCHEMAS,
 };
 
@@ -153,14 +141,18 @@ function declaredOperation(route: RouteConfig, schemas: Record<string, z.ZodType
       errors.push(response.description ? [Number(status), response.description] : Number(status));
       continue;
     }
-    const json = response.content?.["application/json"]?.schema;
-    const content = response.content && !json ? Object.fromEntries(Object.entries(response.content).map(([type, c]) => [type, { schema: z.toJSONSchema(c.schema as z.ZodType, { io: "output" }) }])) : undefined;
+    const json = zodSchema(response.content?.["application/json"]?.schema);
+    // Other media types, and JSON answers described with a plain JSON Schema (GET /v1/openapi.json's), are written inline.
+    const content = response.content && !json ? Object.fromEntries(Object.entries(response.content).map(([type, c]) => [type, { schema: (zodSchema(c.schema) ? z.toJSONSchema(c.schema as z.ZodType, { io: "output" }) : c.schema) as JsonObject }])) : undefined;
     replies.push({ status: Number(status), description: response.description, ...(json ? { schema: named(json) } : content ? { content: stripDialect(content) } : {}), ...(response.headers ? { headers: response.headers } : {}) });
   }
   const [ok, ...also] = replies;
   if (!ok) throw new Error(`${where}: declare its success answer`);
-  const bodyType = route.request?.body?.content?.["application/json"];
-  const body = bodyType && "schema" in bodyType ? bodyType.schema : undefined;
+  // One named schema, in one or more media types (the OAuth endpoints read a form or a JSON object of strings).
+  const bodyContent = Object.entries(route.request?.body?.content ?? {}) as [string, { schema?: unknown }][];
+  const body = bodyContent[0]?.[1].schema;
+  if (bodyContent.some(([, c]) => c.schema !== body)) throw new Error(`${where}: every media type of the body has the same schema`);
+  const bodyTypes = bodyContent.map(([type]) => type);
   const query = route.request?.query;
   return {
     method: route.method as Operation["method"],
@@ -171,6 +163,7 @@ function declaredOperation(route: RouteConfig, schemas: Record<string, z.ZodType
     security: (route.security ?? []) as JsonObject[],
     ...(query ? { query: query as z.ZodObject } : {}),
     ...(body ? { body: named(body) } : {}),
+    ...(body && bodyTypes.join() !== "application/json" ? { bodyTypes } : {}),
     ok,
     ...(also.length > 0 ? { also } : {}),
     errors,
@@ -178,6 +171,8 @@ function declaredOperation(route: RouteConfig, schemas: Record<string, z.ZodType
     ...(extensions["x-rye-etag"] ? { etag: true } : {}),
   };
 }
+
+const zodSchema = (schema: unknown): z.ZodType | undefined => (schema instanceof z.ZodType ? schema : undefined);
 
 /** JSON Schema of a non-JSON media type, without the dialect line (the document declares 3.1's). */
 function stripDialect(content: Record<string, { schema: JsonObject }>): JsonObject {
@@ -193,12 +188,7 @@ const DECLARED = (() => {
 /** Every named shape of the document (also what the tests check live responses against). */
 export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = { ...HAND_WRITTEN_SCHEMAS, ...DECLARED.schemas };
 
-const OPERATIONS: Operation[] = [
-  ...DECLARED.operations,
-  { method: "get", path: "/v1/openapi.json", operationId: "getOpenApi", summary: "This document", tag: "meta", auth: "none", ok: { status: 200, description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } }, errors: [] },
-  ...OAUTH_OPERATIONS,
-  ...MCP_OPERATIONS,
-];
+const OPERATIONS: Operation[] = [...DECLARED.operations, ...MCP_OPERATIONS];
 
 function security(op: Operation): JsonObject[] {
   return op.security ?? securityOf(op.auth!, op.scopes);
@@ -359,12 +349,4 @@ export function buildOpenApiDocument(options: { version: string; serverUrl: stri
       },
     },
   };
-}
-
-export function openapiRoutes(deps: AppDeps): Hono<AppEnv> {
-  const document = buildOpenApiDocument({ version: deps.version, serverUrl: deps.config.publicUrl });
-  return new Hono<AppEnv>().get("/v1/openapi.json", (c) => {
-    c.header("Cache-Control", "public, max-age=300");
-    return c.json(document);
-  });
 }
