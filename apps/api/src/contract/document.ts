@@ -1,8 +1,7 @@
 /**
  * The OpenAPI 3.1 description of every registry route, served as GET /v1/openapi.json (routes/api-document.ts). It is
  * generated from the route declarations (contract/routes.ts) with `z.toJSONSchema` (OpenAPI 3.1 schemas are JSON
- * Schema 2020-12), whose named shapes become `#/components/schemas/<id>`; only /mcp (mcp/openapi.ts) is still
- * described by hand.
+ * Schema 2020-12), whose named shapes become `#/components/schemas/<id>`.
  */
 import { z } from "zod";
 import { ERROR_CODE_LIST, errorEnvelopeSchema, REGISTRY_ITEM_TYPES, signedAttestationSchema } from "@rye/core";
@@ -12,7 +11,6 @@ import type { Operation, Reply } from "./operation.ts";
 import { type ErrorFormat, securityOf } from "./route.ts";
 import { SESSION_COOKIE } from "../auth/web-sessions.ts";
 import { OAuthErrorBody } from "../oauth/contract.ts";
-import { MCP_OPERATIONS, MCP_SCHEMAS } from "../mcp/openapi.ts";
 import { ACCOUNT_HEADERS } from "../routes/accounts.ts";
 
 
@@ -25,12 +23,11 @@ const ErrorEnvelope = errorEnvelopeSchema.meta({ description: `The one error sha
 
 
 // ---------------------------------------------------------------- the registry of named schemas
-/** The named shapes of the shared error responses and of the operations not declared with their routes (/mcp). */
+/** The named shapes of the shared error responses. */
 const HAND_WRITTEN_SCHEMAS: Record<string, z.ZodType> = {
   ErrorEnvelope,
   SignedAttestation,
   OAuthError: OAuthErrorBody,
-  ...MCP_SCHEMAS,
 };
 
 function componentRegistry(schemas: Record<string, z.ZodType>) {
@@ -188,7 +185,7 @@ const DECLARED = (() => {
 /** Every named shape of the document (also what the tests check live responses against). */
 export const OPENAPI_SCHEMAS: Record<string, z.ZodType> = { ...HAND_WRITTEN_SCHEMAS, ...DECLARED.schemas };
 
-const OPERATIONS: Operation[] = [...DECLARED.operations, ...MCP_OPERATIONS];
+const OPERATIONS: Operation[] = DECLARED.operations;
 
 function security(op: Operation): JsonObject[] {
   return op.security ?? securityOf(op.auth!, op.scopes);

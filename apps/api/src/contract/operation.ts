@@ -1,7 +1,6 @@
 /**
- * The operations of the document that are not declared with their routes (contract/route.ts), written by hand in
- * mcp/openapi.ts, and the compile-time checks that keep their shapes equal to what the services return. Both go
- * once every route group declares its routes.
+ * The document builder's own form of an operation (contract/document.ts turns each route declaration into one), and
+ * the compile-time checks some routes use to keep a declared shape equal to what their services return.
  */
 import type { z } from "zod";
 import type { Scope } from "../auth/principal.ts";

@@ -83,6 +83,7 @@ DECLARED_ROUTES.push(
 // resource metadata, and this document's own route (a group of its own)
 import { authorizationServerMetadataRoute, jwksRoute } from "../oauth/metadata-routes.ts";
 import { mcpProtectedResourceRoute, protectedResourceRoute } from "../oauth/protected-resource.ts";
+import { mcpRoute } from "../mcp/declaration.ts";
 import { deviceAuthorizationRoute, revokeRoute, tokenRoute } from "../oauth/token-routes.ts";
 import { authorizationDecisionRoute, authorizeRoute } from "../oauth/authorize-routes.ts";
 import { approveDeviceRoute, denyDeviceRoute, deviceRequestRoute } from "../oauth/device-approval-routes.ts";
@@ -90,6 +91,7 @@ import { apiDocumentRoute } from "../routes/api-document.ts";
 
 DECLARED_ROUTES.push(
   ...[authorizationServerMetadataRoute, mcpProtectedResourceRoute, protectedResourceRoute, jwksRoute],
+  mcpRoute,
   ...[deviceAuthorizationRoute, tokenRoute, revokeRoute, authorizeRoute, authorizationDecisionRoute],
   ...[deviceRequestRoute, approveDeviceRoute, denyDeviceRoute],
   apiDocumentRoute,
