@@ -32,9 +32,8 @@ const other = `---\nid: other\ntitle: Other\nversion: 1.0.0\nentry_type: referen
 
 /**
  * Short clocks and a small cap, so that hostile answers end quickly; honest answers are far below. These lanes
- * test the limits of one request; the budget of a whole call (registry/budget.ts, tested in
- * test/e2e/registry-stall.test.ts) is set long, because on a loaded machine four CLI start-ups plus the honest key
- * and checkpoint requests can use up a 5 s call budget before the pull is sent, and the attack never happens.
+ * test the limits of one request, so the budget of a whole call (registry/budget.ts, tested in
+ * test/e2e/registry-stall.test.ts) is set long enough never to be what ends one.
  */
 const LIMITS = {
   RYE_HTTP_CONNECT_TIMEOUT_MS: "4000",
@@ -192,7 +191,10 @@ export async function setUpLanes(): Promise<void> {
       name: "mcp load",
       ws: mcpWs,
       env: laneEnv(mcpWs),
-      prepare: () => rm(cachedGuide(mcpWs), { force: true }),
+      async prepare() {
+        await rm(cachedGuide(mcpWs), { force: true });
+        await untilRegistryAsked();
+      },
       async run() {
         const result = (await mcpClient.callTool({ name: "load", arguments: { item_type: "knowledge", item_id: GUIDE } })) as { isError?: boolean; content: { text: string }[] };
         const body = JSON.parse(result.content[0]!.text) as Json;
@@ -214,6 +216,8 @@ export async function setUpLanes(): Promise<void> {
   mcpPid = transport.pid!;
   const first = (await mcpClient.callTool({ name: "load", arguments: { item_type: "knowledge", item_id: `${GUIDE}@1.1.0` } })) as { isError?: boolean; content: { text: string }[] };
   assert.ok(!first.isError, first.content[0]!.text);
+  // The lane searches before each attack (untilRegistryAsked): its honest peak memory includes a search.
+  await untilRegistryAsked();
 
   // What the registry publishes after the clients pinned 1.1.0 (the update lane moves to it, honestly).
   await push("knowledge", GUIDE, "1.2.0", guide("1.2.0"));
@@ -228,6 +232,23 @@ export async function setUpLanes(): Promise<void> {
   baselineRss["rye load"] = loadRun.rss;
   baselineRss["rye update"] = updateRun.rss;
   baselineRss["mcp load"] = await vmHwm(mcpPid);
+}
+
+/**
+ * The `rye mcp` server outlives each attack, and it remembers a registry that just timed out (registry/health.ts):
+ * for up to 2, 4, 8 … s it answers TIMEOUT without asking it. Each attack must reach the registry, so before one the
+ * lane searches (honestly) until the registry is asked and answers, which clears that memory.
+ */
+async function untilRegistryAsked(): Promise<void> {
+  const deadline = Date.now() + 70_000;
+  for (;;) {
+    const result = (await mcpClient.callTool({ name: "search", arguments: { query: "guide" } })) as { structuredContent?: { warnings?: string[]; registries?: { warning?: string }[] } };
+    const skipped = [...(result.structuredContent?.warnings ?? []), ...(result.structuredContent?.registries ?? []).flatMap((r) => (r.warning ? [r.warning] : []))];
+    if (skipped.length === 0) return;
+    if (process.env.RYE_TEST_REPORT) console.error(`report: the MCP server skips the registry: ${skipped.join("; ")}`);
+    if (Date.now() > deadline) throw new Error(`the MCP server still does not ask the registry: ${skipped.join("; ")}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 export async function tearDownLanes(): Promise<void> {
