@@ -108,9 +108,12 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       else {
         // Besides the generation, each request counts one hit in the rate-limit window shared by the processes.
         const limits = spy.raw.filter((sql) => sql.includes("INSERT INTO rate_counters"));
-        const reads = spy.raw.filter((sql) => !limits.includes(sql));
+        // The download counter writes its batch on its own timer (services/download-counter.ts), not in a pull: a
+        // flush that falls inside this loop is not the pull path's.
+        const flushes = spy.raw.filter((sql) => sql.includes("INSERT INTO download_days"));
+        const reads = spy.raw.filter((sql) => !limits.includes(sql) && !flushes.includes(sql));
         assert.equal(limits.length, 7, "one rate-limit UPSERT per request");
-        assert.ok(reads.length >= 1 && reads.length <= 7, `one generation read per pull at most: ${reads.length}`);
+        assert.ok(reads.length >= 1 && reads.length <= 7, `one generation read per pull at most: ${reads.length}: ${JSON.stringify(reads)}`);
         assert.ok(reads.every((sql) => sql === GENERATION_READ), reads.join("\n"));
       }
       // Six downloads (the 304 is none), in memory until the next flush.
