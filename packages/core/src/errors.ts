@@ -49,6 +49,13 @@ export const ERROR_CODES = {
   MALFORMED_SIGNATURE: { status: 400, hint: "The rye:signed line is damaged: re-sign the item." },
   INVALID_KEY: { status: 400, hint: "Keys are Ed25519: private keys PKCS#8 PEM, public keys SPKI PEM." },
   KEY_NOT_FOUND: { status: 404, hint: "Create a key pair with `rye keygen`." },
+  // the registry's transparency log, as the client checks it on every pull (docs/transparency.md)
+  LOG_PROOF_MISSING: { status: 502, hint: "The registry's answer carries no proof that the item is in its signed log (an entry removed, or a registry or proxy that strips proofs); nothing was written. Report it to the registry's operators, or retry on a trusted network." },
+  LOG_ENTRY_MISMATCH: { status: 502, hint: "The log entry the registry proves is not the publish of the item it served (another entry, version, hash or publisher); nothing was written. Do not trust this registry's answers; report it to its operators." },
+  LOG_INCLUSION_INVALID: { status: 502, hint: "The registry's signed log does not hold the entry it served (the entry was changed or removed after it was logged); nothing was written. Do not trust this registry's answers; report it to its operators." },
+  LOG_INCONSISTENT: { status: 502, hint: "The registry's log does not extend the one this client kept: its history was rewritten (or you are shown a forked log); nothing was written. Report it to the registry's operators; `rye trust log show` prints the checkpoint you kept as evidence." },
+  LOG_ROLLBACK: { status: 502, hint: "The registry served a log checkpoint older than one this client already verified (old state replayed, perhaps to hide a yank or a key revocation); nothing was written. Retry on a trusted network, or report it to the registry's operators." },
+  LOG_WITNESS_MISSING: { status: 502, hint: "Your trust policy requires the registry's checkpoint to be cosigned by witnesses, and not enough of them cosigned it (a split view, or witnesses unreachable by the registry); nothing was written. Check `rye trust witness list`; retry later." },
   // execution
   EXECUTOR_NOT_FOUND: { status: 404, hint: "Install or create the runtime the tool names in its executor_id." },
   CHAIN_CYCLE: { status: 400, hint: "Break the cycle in the executor_id references." },
