@@ -132,7 +132,8 @@ export async function setUpLanes(): Promise<void> {
   registry = await startTestRegistry({ env: { RYE_CHECKPOINT_EVERY_ENTRIES: "1" } });
   const push = await createPublisher(registry);
   await push("knowledge", GUIDE, "1.0.0", guide("1.0.0"));
-  oldCheckpoint = await (await fetch(`${registry.url}/v1/log/checkpoint`)).json();
+  // The genuine proof of 1.0.0 in the log of its time (one entry): served later, it is an older checkpoint.
+  oldCheckpoint = ((await (await fetch(`${registry.url}/v1/pull/knowledge/${GUIDE}?version=1.0.0&tlog_from=0`)).json()) as { transparency: unknown }).transparency;
   await push("knowledge", GUIDE, "1.1.0", guide("1.1.0"));
   await push("knowledge", "alice/notes/other", "1.0.0", other);
   await push("tool", "alice/tools/hello", "1.0.0", nodeTool("tools", "export function main() { return { hello: 'world' }; }"), ".mjs");

@@ -39,8 +39,12 @@ export type Attack =
   | { kind: "redirect-loop" }
   /** Redirects to the same path on `origin` (another server). */
   | { kind: "redirect"; origin: string }
-  /** Serves an earlier signed log checkpoint (a rollback of the log). */
-  | { kind: "old-checkpoint"; checkpoint: unknown };
+  /** Pull answers carry an earlier genuine transparency section: an older signed checkpoint (a rollback of the log). */
+  | { kind: "old-checkpoint"; transparency: unknown }
+  /** Pull answers without their transparency section. */
+  | { kind: "strip-proof" }
+  /** Pull answers carry the genuine transparency section of a pull of `id` at the same time (the proof of another entry). */
+  | { kind: "other-proof"; id: string };
 
 export interface RecordedRequest {
   method: string;
@@ -111,7 +115,6 @@ export async function startHostileRegistry(target: string): Promise<HostileRegis
         keys: [{ fingerprint: forger.publicKey.fingerprint, public_key: forger.publicKey.pem, algorithm: "ed25519", active: true, previous_fingerprint: null, rotation: null, revoked_at: null }],
       });
     }
-    if (attack.kind === "old-checkpoint" && path === "/v1/log/checkpoint") return sendJson(res, 200, attack.checkpoint);
     if (attack.kind === "redirect-loop" && pull) {
       res.writeHead(302, { location: path });
       return void res.end();
@@ -120,7 +123,7 @@ export async function startHostileRegistry(target: string): Promise<HostileRegis
       res.writeHead(307, { location: `${attack.origin}${path}` });
       return void res.end();
     }
-    if (pull && attack.kind !== "pass" && attack.kind !== "key-swap" && attack.kind !== "old-checkpoint") {
+    if (pull && attack.kind !== "pass" && attack.kind !== "key-swap" && attack.kind !== "old-checkpoint" && attack.kind !== "strip-proof" && attack.kind !== "other-proof") {
       switch (attack.kind) {
         case "not-json":
           res.writeHead(200, { "content-type": "text/html" });
@@ -186,6 +189,17 @@ export async function startHostileRegistry(target: string): Promise<HostileRegis
       }
       case "key-swap":
         return sendJson(res, 200, await forge(JSON.parse(answer.text) as Record<string, unknown>, forger));
+      case "old-checkpoint":
+        return sendJson(res, 200, { ...(JSON.parse(answer.text) as Record<string, unknown>), transparency: attack.transparency });
+      case "other-proof": {
+        const other = `/v1/pull/${PULL.exec(path)![1]}/${attack.id}?tlog_from=${new URL(path, "http://x").searchParams.get("tlog_from") ?? "0"}`;
+        const { transparency } = JSON.parse((await upstream(target, req, other)).text) as { transparency: unknown };
+        return sendJson(res, 200, { ...(JSON.parse(answer.text) as Record<string, unknown>), transparency });
+      }
+      case "strip-proof": {
+        const { transparency: _dropped, ...rest } = JSON.parse(answer.text) as Record<string, unknown>;
+        return sendJson(res, 200, rest);
+      }
       case "wrong-item": {
         const other = PULL.exec(path)!;
         const otherPath = `/v1/pull/${other[1]}/${attack.id}`;

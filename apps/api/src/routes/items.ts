@@ -13,7 +13,8 @@ import { type PullAnswer, pullCacheKey } from "../services/pull-cache.ts";
 import { resolvePull } from "../services/pull.ts";
 import { publishItem } from "../services/publish.ts";
 import { tokenAllowsItem } from "../services/tokens.ts";
-import { mirroredPull, mirrorTarget } from "../services/upstream/hooks.ts";
+import { pullTransparencyProver, withTransparency } from "../services/pull-transparency.ts";
+import { mirroredAnswer, mirrorTarget } from "../services/upstream/hooks.ts";
 import { assertStorableText } from "../middleware/json-text.ts";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env.ts";
@@ -75,7 +76,14 @@ export const pullRoute = createRoute({
   tags: ["items"],
   ...access("optional-caller"),
   // Not validated here: resolvePull answers INVALID_VERSION for a version that is not one.
-  request: { query: z.object({ version: z.string().optional().meta({ description: "Default: the highest non-yanked version." }) }) },
+  request: {
+    query: z.object({
+      version: z.string().optional().meta({ description: "Default: the highest non-yanked version." }),
+      tlog_from: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().meta({
+        description: "Ask for the `transparency` section: the entry's inclusion proof in the latest signed checkpoint, and a consistency proof from this tree size (the client's last verified checkpoint; 0 when it kept none).",
+      }),
+    }),
+  },
   responses: { 200: json(pullResponseSchema, "The item, signed by the registry"), ...NOT_MODIFIED, ...errors(400, 404) },
   "x-rye-etag": true,
 });
@@ -117,39 +125,50 @@ export function itemRoutes(deps: AppDeps) {
     .openapi(pullRoute, async (c) => {
       const typeParam = c.req.param("item_type");
       const id = c.req.param("item_id");
-      const requested = c.req.query("version");
+      const { version: requested, tlog_from: tlogFrom } = c.req.valid("query");
       const key = pullCacheKey(typeParam, id, requested);
       // Read before the database (services/read-generation.ts): an answer read after a change is kept under the older
       // generation at worst, and read again on the next pull.
       const generation = await deps.reads.generation.current();
       let answer: PullAnswer | undefined = deps.reads.cache.get(key, generation);
+      let mirrorSource = "cache";
       // Private items: members read them with a token, or signed in on the website (the browser verifies pulls).
       // A cached private answer goes only to callers who pass the same check as an uncached pull; others take the
       // uncached path, which answers ITEM_NOT_FOUND as before.
       if (answer && answer.access.visibility === "private" && !(await canRead(deps.db, await optionalPrincipalOrSession(c, deps.db), answer.access, answer.namespaceName))) answer = undefined;
       if (!answer) {
-        let resolved;
         try {
-          resolved = await resolvePull(deps.db, await optionalPrincipalOrSession(c, deps.db), typeParam, id, requested);
+          const resolved = await resolvePull(deps.db, await optionalPrincipalOrSession(c, deps.db), typeParam, id, requested);
+          if (resolved.cacheable) deps.reads.cache.set(key, generation, resolved);
+          answer = resolved;
         } catch (err) {
           // Not held here: a mirror asks its upstream, unless the name is in a namespace this registry owns.
           const type = await mirrorTarget(deps.mirror, err, typeParam, id);
           if (!type || !deps.mirror) throw err;
-          return await mirroredPull(c, deps.mirror, deps.reads.cache, { key, generation, type, id, requested });
+          ({ answer, source: mirrorSource } = await mirroredAnswer(c, deps.mirror, deps.reads.cache, { key, generation, type, id, requested }));
         }
-        if (resolved.cacheable) deps.reads.cache.set(key, generation, resolved);
-        answer = resolved;
       }
-      if (answer.mirrored) c.header("X-Rye-Mirror", "cache");
-      c.header("ETag", answer.etag);
+      if (answer.mirrored) c.header("X-Rye-Mirror", mirrorSource);
+      let { body, etag, cacheControl } = answer;
+      // The transparency section (services/pull-transparency.ts) changes as the log grows: such an answer is
+      // revalidated, and its ETag names the checkpoint's tree size.
+      if (tlogFrom !== undefined) {
+        const proven = await withTransparency(body, answer.logIndex ?? null, tlogFrom, generation, pullTransparencyProver(deps), (message) =>
+          deps.logger.log("error", "pull.transparency_unavailable", { item_type: typeParam, item_id: id, version: answer.version, message }),
+        );
+        body = proven.body;
+        if (proven.treeSize !== null) etag = `${etag.slice(0, -1)}.t${proven.treeSize}"`;
+        if (!cacheControl.startsWith("private")) cacheControl = "public, no-cache";
+      }
+      c.header("ETag", etag);
       c.header("Vary", "Authorization");
-      c.header("Cache-Control", answer.cacheControl);
-      if (c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(answer.etag)) return c.body(null, 304);
+      c.header("Cache-Control", cacheControl);
+      if (c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(etag)) return c.body(null, 304);
       // services/download-policy.ts decides (page views neither inflate the count nor block a deletion). A skill's
       // pull is its manifest alone, no download: its files come from /v1/skills?files=1 or an archive.
       countDownload(c, deps.reads.downloads, answer.itemId, answer.version, { status: answer.status, whole: typeParam !== "skill", mirrored: answer.mirrored });
       c.header("Content-Type", "application/json");
-      return c.body(answer.body as Uint8Array<ArrayBuffer>, 200);
+      return c.body(body as Uint8Array<ArrayBuffer>, 200);
     });
 }
 

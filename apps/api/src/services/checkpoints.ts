@@ -67,10 +67,10 @@ function toDocument(row: CheckpointRow, registry: string): SignedDocument<LogChe
   };
 }
 
-function isDue(last: CheckpointRow, head: LogHead, policy: CheckpointPolicy): boolean {
+function isDue(last: CheckpointRow, head: LogHead, policy: CheckpointPolicy & { atLeast?: number }): boolean {
   const grown = head.treeSize - Number(last.treeSize);
   if (grown <= 0) return false;
-  return grown >= policy.everyEntries || policy.now().getTime() - last.createdAt.getTime() >= policy.intervalMs;
+  return Number(last.treeSize) < (policy.atLeast ?? 0) || grown >= policy.everyEntries || policy.now().getTime() - last.createdAt.getTime() >= policy.intervalMs;
 }
 
 export interface CheckpointContext {
@@ -92,9 +92,12 @@ export async function currentCheckpoint(ctx: CheckpointContext): Promise<SignedD
   return toDocument(await currentCheckpointRow(ctx), ctx.registryUrl);
 }
 
-/** The latest checkpoint's row (with its signed note), issuing a new one first when it is due. */
-export async function currentCheckpointRow(ctx: CheckpointContext): Promise<CheckpointRow & { note: string; rootHash: string }> {
-  const policy = { ...DEFAULT_CHECKPOINT_POLICY, ...ctx.policy };
+/**
+ * The latest checkpoint's row (with its signed note), issuing a new one first when it is due, or when `atLeast` is
+ * given and the latest is smaller (a pull proving an entry newer than the latest checkpoint; capped by the log's size).
+ */
+export async function currentCheckpointRow(ctx: CheckpointContext, options: { atLeast?: number } = {}): Promise<CheckpointRow & { note: string; rootHash: string }> {
+  const policy = { ...DEFAULT_CHECKPOINT_POLICY, ...ctx.policy, ...(options.atLeast !== undefined ? { atLeast: options.atLeast } : {}) };
   const signer = await ctx.signer();
   const seen = await latest(ctx.db.prisma);
   if (seen.last && !needsSigning(seen.last, seen.head, signer, policy)) return seen.last as CheckpointRow & { note: string; rootHash: string };
@@ -132,6 +135,6 @@ async function latest(prisma: Prisma.TransactionClient): Promise<{ last: Checkpo
  * No checkpoint yet, a due one, one made before the Merkle tree (no signed note), or the latest signed by a key other
  * than the active one (re-issued after a rotation: clients trust only that one).
  */
-function needsSigning(last: CheckpointRow, head: LogHead, signer: KeyPair, policy: CheckpointPolicy): boolean {
+function needsSigning(last: CheckpointRow, head: LogHead, signer: KeyPair, policy: CheckpointPolicy & { atLeast?: number }): boolean {
   return last.note === null || last.keyFingerprint !== signer.publicKey.fingerprint || isDue(last, head, policy);
 }

@@ -24,6 +24,8 @@ export interface PullAnswer {
   etag: string;
   cacheControl: string;
   body: Uint8Array;
+  /** The log index of the version's publish (its attestation's), for the answer's transparency section; null: none. */
+  logIndex?: number | null;
   /** A mirror's answer for an upstream item (services/upstream/mirror.ts): no local item row, no download count. */
   mirrored?: true;
 }

@@ -103,6 +103,7 @@ export async function resolvePull(db: Database, principal: Principal | null, typ
     etag: `"${row.contentHash}.${createHash("sha256").update(state).digest("hex").slice(0, 16)}"`,
     cacheControl: item.visibility !== "public" || !published ? "private, no-cache" : requested ? "public, max-age=31536000, immutable" : "public, max-age=60, must-revalidate",
     body: Buffer.from(`${state.slice(0, -1)},${fixed.slice(1)}`),
+    logIndex: row.logIndex === null ? null : Number(row.logIndex),
     cacheable: published && !item.held,
   };
 }

@@ -54,7 +54,7 @@ export type WhoAmI = z.infer<typeof whoAmIAnswerSchema>;
 /** GET /v1/pull/{type}/{id}. */
 export const pullAnswerSchema = answerOf("pullItem", () =>
   pullResponseSchema
-    .pick({ item_id: true, version: true, content: true, file_extension: true, content_hash: true, file_sha256: true, log_index: true, yanked: true, deprecated: true, deprecation_message: true })
+    .pick({ item_id: true, version: true, content: true, file_extension: true, content_hash: true, file_sha256: true, log_index: true, transparency: true, yanked: true, deprecated: true, deprecation_message: true })
     .partial({ file_extension: true, content_hash: true, file_sha256: true, log_index: true, yanked: true, deprecated: true, deprecation_message: true })
     .extend({ item_type: z.enum(ITEM_TYPES), attestation: attestationShape }),
 );

@@ -41,6 +41,8 @@ export type RevokedRegistryKey = z.infer<typeof revokedKeySchema>;
 const seenCheckpointSchema = z.object({ tree_size: z.number().int().nonnegative(), head_hash: z.string(), issued_at: z.string() });
 export type SeenCheckpoint = z.infer<typeof seenCheckpointSchema>;
 
+const treeCheckpointSchema = z.object({ origin: z.string(), size: z.number().int().nonnegative(), root_hash: z.string(), note: z.string() });
+
 const pinSchema = z.object({
   fingerprint: z.string(),
   public_key: z.string(),
@@ -51,6 +53,8 @@ const pinSchema = z.object({
   /** Keys seen revoked (pinned or retired ones): never trusted again. */
   revoked: z.array(revokedKeySchema).default([]),
   checkpoint: seenCheckpointSchema.optional(),
+  /** The largest checkpoint of the registry's Merkle log this client verified (transparency.ts): a later one must extend it. */
+  tree: treeCheckpointSchema.optional(),
 });
 export type RegistryKeyPin = z.infer<typeof pinSchema>;
 const pinFileSchema = z.record(z.string(), pinSchema);
@@ -107,7 +111,9 @@ export async function getRegistryPin(url: string, env: NodeJS.ProcessEnv = proce
 
 async function savePin(url: string, pin: RegistryKeyPin, env: NodeJS.ProcessEnv): Promise<void> {
   const pins = await readRegistryPins(env);
-  pins[url] = pin;
+  // `pin` was read before: a log checkpoint kept meanwhile (recordTreeCheckpoint) must not go back.
+  const kept = pins[url]?.tree;
+  pins[url] = kept && (!pin.tree || kept.size > pin.tree.size) ? { ...pin, tree: kept } : pin;
   await writeRegistryPins(pins, env);
 }
 
@@ -128,6 +134,28 @@ export async function recordCheckpoint(url: string, checkpoint: SeenCheckpoint, 
   if (!pin) return;
   pins[url] = { ...pin, checkpoint };
   await writeRegistryPins(pins, env);
+}
+
+const treeWrites = new Map<string, Promise<unknown>>();
+
+/**
+ * Keeps `tree` as the registry's verified log checkpoint unless a larger one is kept already (a concurrent pull got
+ * further); returns the one kept. Serialised within the process, so parallel pulls never move it back.
+ */
+export async function recordTreeCheckpoint(url: string, tree: NonNullable<RegistryKeyPin["tree"]>, env: NodeJS.ProcessEnv = process.env): Promise<NonNullable<RegistryKeyPin["tree"]>> {
+  const file = registryPinsPath(env);
+  const run = async () => {
+    const pins = await readRegistryPins(env);
+    const pin = pins[url];
+    if (!pin) return tree;
+    if (pin.tree && pin.tree.size >= tree.size) return pin.tree;
+    pins[url] = { ...pin, tree };
+    await writeRegistryPins(pins, env);
+    return tree;
+  };
+  const next = (treeWrites.get(file) ?? Promise.resolve()).then(run, run);
+  treeWrites.set(file, next.catch(() => undefined));
+  return next;
 }
 
 /** `GET <url>/v1/keys`, validated. Network and HTTP failures throw (UNAVAILABLE / TIMEOUT / …). */
@@ -370,6 +398,7 @@ export async function registryKeyFor(url: string, options: RegistryKeyOptions = 
     retired_keys: [...pin.retired_keys.filter((k) => !passed.includes(k.fingerprint) && k.fingerprint !== activeKey.fingerprint), ...retiring],
     revoked: pin.revoked,
     ...(pin.checkpoint ? { checkpoint: pin.checkpoint } : {}),
+    ...(pin.tree ? { tree: pin.tree } : {}),
   };
   await savePin(url, next, env);
   return {

@@ -27,6 +27,20 @@ export const lockEntrySchema = z.object({
   /** Extension of the cached file (`.md`, `.js`…). */
   file_extension: z.string().optional(),
   pinned_at: z.string().optional(),
+  /**
+   * The registry log's proof that this version's publish is in its signed tree, as verified at pull time
+   * (log-proof.ts): `rye verify` checks it again offline.
+   */
+  log: z
+    .object({
+      index: z.number().int().nonnegative(),
+      tree_size: z.number().int().positive(),
+      root_hash: z.string(),
+      checkpoint: z.string(),
+      leaf: z.string(),
+      proof: z.array(z.string()),
+    })
+    .optional(),
 });
 export type LockEntry = z.infer<typeof lockEntrySchema>;
 

@@ -9,15 +9,15 @@
  * - the publish attestation is signed by a pinned key and is about exactly this item: its subject
  *   (type, id, version) is the one asked for and served, its `file_sha256` is the SHA-256 of the served
  *   bytes and its `content_hash` the inline signature's hash, its publisher the signature's;
- * - the registry's signed log checkpoint, when it serves one, is not older than the largest seen.
+ * - the registry's signed Merkle log holds exactly this publish and extends the log seen before (log-proof.ts).
  */
 import type { ItemType, PublishAttestation, SignedDocument } from "@rye/core";
 import { documentDigest, extensionsFor, parseRegistryItemId, RyeError, sha256Hex } from "@rye/core";
 import { pullAnswerSchema } from "./answers.ts";
-import { fetchCheckpoint, observeCheckpoint } from "./checkpoint.ts";
 import { displayText, readJson, registryFetch } from "./http.ts";
 import type { FetchKeys } from "./key-pinning.ts";
 import { fetchRegistryKeys, registryKeyFor } from "./key-pinning.ts";
+import { type LogInclusionRecord, tlogAsk, verifyLogProof } from "./log-proof.ts";
 import { mismatch, verifyAttestation, verifyRegistrySignature } from "./registry-signed.ts";
 import { resolveRegistryFor } from "./registries.ts";
 import { accessTokenFor } from "./session.ts";
@@ -53,6 +53,8 @@ export interface VerifiedPull {
   attestation: SignedDocument<PublishAttestation>;
   attestation_digest: string;
   log_index: number | null;
+  /** The log's proof that this version's publish is in the registry's signed tree (kept in the project lock). */
+  log_inclusion: LogInclusionRecord;
   /** Registry metadata, not covered by any signature (shown as warnings only). */
   yanked: boolean;
   deprecated: boolean;
@@ -62,8 +64,8 @@ export interface VerifiedPull {
   warnings: string[];
 }
 
-function pullPath(request: PullRequest): string {
-  return `/v1/pull/${request.type}/${request.id.split("/").map(encodeURIComponent).join("/")}${request.version ? `?version=${encodeURIComponent(request.version)}` : ""}`;
+function pullPath(request: PullRequest, tlogParam: string): string {
+  return `/v1/pull/${request.type}/${request.id.split("/").map(encodeURIComponent).join("/")}?${request.version ? `version=${encodeURIComponent(request.version)}&` : ""}${tlogParam}`;
 }
 
 /** Fetches and verifies `type id[@version]` from the registry serving its namespace (or `registryUrl`). */
@@ -74,13 +76,12 @@ export async function pullItem(request: PullRequest, options: PullOptions = {}):
   const label = `${request.type} ${ref.id}${request.version ? `@${request.version}` : ""}`;
   const token = await accessTokenFor(url, env);
 
-  // The item, the key list and the log checkpoint are independent requests: made together. The key is
-  // pinned (first use) or moved (rotation) only once the registry has answered with an item.
+  // The item (with its log proof) and the key list are independent requests: made together. The key is pinned
+  // (first use) or moved (rotation) only once the registry has answered with an item.
   const keys = (options.fetchKeys ?? ((u: string) => fetchRegistryKeys(u, env)))(url);
-  const checkpointAnswer = fetchCheckpoint(url, env);
   keys.catch(() => undefined);
-  checkpointAnswer.catch(() => undefined);
-  const answer = await registryFetch(url, pullPath({ ...request, id: ref.id }), { token, kind: "item", env });
+  const ask = await tlogAsk(url, env);
+  const answer = await registryFetch(url, pullPath({ ...request, id: ref.id }, ask.param), { token, kind: "item", env });
   if (answer.status === 404) {
     let message = "";
     try {
@@ -93,7 +94,6 @@ export async function pullItem(request: PullRequest, options: PullOptions = {}):
   }
   const body = readJson(answer, pullAnswerSchema);
   const pinned = await registryKeyFor(url, { env, fetchKeys: () => keys });
-  const checkpoint = await checkpointAnswer;
 
   if (body.item_type !== request.type || body.item_id !== ref.id) throw mismatch(`it served ${body.item_type} ${displayText(body.item_id, 300)}`, label, url);
   if (request.version && body.version !== request.version) throw mismatch(`it served version ${displayText(body.version, 100)}`, label, url);
@@ -120,8 +120,8 @@ export async function pullItem(request: PullRequest, options: PullOptions = {}):
     throw mismatch(`the announced log index ${body.log_index} is not the attestation's ${attestation.payload.log_index}`, label, url);
   }
 
-  // 3. The log has not gone back in time.
-  if (checkpoint) await observeCheckpoint(pinned, checkpoint, env);
+  // 3. The registry's signed log holds exactly this publish, and extends the log this client verified before.
+  const logInclusion = await verifyLogProof(pinned, body.transparency, attestation, ask, env, label);
 
   return {
     type: request.type,
@@ -138,6 +138,7 @@ export async function pullItem(request: PullRequest, options: PullOptions = {}):
     attestation,
     attestation_digest: documentDigest(attestation),
     log_index: attestation.payload.log_index,
+    log_inclusion: logInclusion,
     yanked: body.yanked ?? false,
     deprecated: body.deprecated ?? false,
     deprecation_message: body.deprecation_message ?? null,

@@ -21,8 +21,8 @@ import {
 import { type ExpectedEntry, openTreeCheckpoint, verifyPulledEntry, verifyTreeExtends } from "./transparency.ts";
 
 const URL_ = "https://registry.example";
-const item = (n: number): ExpectedEntry => ({ item_type: "knowledge", id: `alice/notes/n${n}`, version: "1.0.0", file_sha256: sha256Hex(`file ${n}`), content_hash: sha256Hex(`content ${n}`), publisher: "alice" });
-const publish = (n: number) => ({ kind: "item", ...item(n) });
+const item = (n: number): ExpectedEntry => ({ kind: "item", item_type: "knowledge", id: `alice/notes/n${n}`, version: "1.0.0", file_sha256: sha256Hex(`file ${n}`), content_hash: sha256Hex(`content ${n}`), publisher: "alice" });
+const publish = (n: number) => item(n);
 
 /** A log of `size` publishes (entry 3 private: logged as a digest), as leaves. */
 function log(size: number, rewrite?: (index: number) => unknown) {
@@ -38,7 +38,8 @@ function inclusion(leaves: Uint8Array[], index: number, size: number) {
   return { index, leaf: toBase64(leaves[index]!), proof: inclusionProof(index, size, memoryNodeReader(leaves.map(leafHash))).map(toBase64) };
 }
 
-const code = (check: string) => (err: unknown) => err instanceof RyeError && err.code === "INTEGRITY_MISMATCH" && (err.details as { check: string }).check === check;
+const CODES: Record<string, string> = { entry: "LOG_ENTRY_MISMATCH", inclusion: "LOG_INCLUSION_INVALID", consistency: "LOG_INCONSISTENT" };
+const code = (check: string) => (err: unknown) => err instanceof RyeError && err.code === CODES[check];
 
 test("a pulled item's entry verifies in the signed tree; another entry, a changed entry or a forged proof is refused", async () => {
   const key = await generateKeyPair();

@@ -15,7 +15,9 @@ before(setUpLanes);
 after(tearDownLanes);
 
 describe("a rolled-back log, and answers that are not a registry's, are refused by every client", () => {
-  test("a rollback of the log: an older signed checkpoint", () => refusedEverywhere({ kind: "old-checkpoint", checkpoint: oldCheckpoint }, "INTEGRITY_MISMATCH"));
+  test("a rollback of the log: an older signed checkpoint", () => refusedEverywhere({ kind: "old-checkpoint", transparency: oldCheckpoint }, "LOG_ROLLBACK"));
+  test("an answer without its log proof", () => refusedEverywhere({ kind: "strip-proof" }, "LOG_PROOF_MISSING"));
+  test("the genuine log proof of another entry", () => refusedEverywhere({ kind: "other-proof", id: "alice/notes/other" }, "LOG_ENTRY_MISMATCH"));
   test("a captive portal's HTML page", () => refusedEverywhere({ kind: "not-json" }, "MALFORMED_RESPONSE"));
   test("JSON with missing and mistyped fields", () => refusedEverywhere({ kind: "malformed" }, "MALFORMED_RESPONSE"));
   test("a redirect loop", () => refusedEverywhere({ kind: "redirect-loop" }, "UNAVAILABLE"));

@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import { isItemType, type ItemType, parseRegistryRef, RyeError } from "@rye/core";
 import type { AppEnv } from "../../env.ts";
-import type { PullCache } from "../pull-cache.ts";
+import type { PullAnswer, PullCache } from "../pull-cache.ts";
 import { MIRROR_HOPS_HEADER, mirrorHops } from "./client.ts";
 import type { Mirror } from "./mirror.ts";
 
@@ -17,24 +17,36 @@ export async function mirrorTarget(mirror: Mirror | undefined, err: unknown, typ
 }
 
 /**
- * GET /v1/pull for an upstream item: the mirror's answer with its ETag, Cache-Control and `X-Rye-Mirror` source. A
- * pinned version is immutable, so it joins the process's pull cache like a local answer (no download count) until
- * the read generation moves — a namespace created here shadows the upstream's.
+ * GET /v1/pull for an upstream item: the mirror's answer, and where it came from (`X-Rye-Mirror`). A pinned version is
+ * immutable, so it joins the process's pull cache like a local answer (no download count) until the read generation
+ * moves — a namespace created here shadows the upstream's.
  */
-export async function mirroredPull(
+export async function mirroredAnswer(
   c: Context<AppEnv>,
   mirror: Mirror,
   cache: PullCache,
   pull: { key: string; generation: bigint; type: ItemType; id: string; requested: string | undefined },
-): Promise<Response> {
+): Promise<{ answer: PullAnswer; source: string }> {
   const mirrored = await mirror.pull(pull.type, pull.id, pull.requested, mirrorHops(c.req.header(MIRROR_HOPS_HEADER)));
-  if (pull.requested && mirrored.source !== "stale") {
-    cache.set(pull.key, pull.generation, { itemId: "", version: pull.requested, status: "published", access: { visibility: "public", namespaceId: "" }, namespaceName: "", etag: mirrored.etag, cacheControl: mirrored.cacheControl, body: mirrored.body, mirrored: true });
-  }
-  c.header("ETag", mirrored.etag);
-  c.header("Cache-Control", mirrored.cacheControl);
-  c.header("X-Rye-Mirror", mirrored.source);
-  if (c.req.header("if-none-match")?.split(",").map((s) => s.trim()).includes(mirrored.etag)) return c.body(null, 304);
-  c.header("Content-Type", "application/json");
-  return c.body(mirrored.body as Uint8Array<ArrayBuffer>, 200);
+  const answer: PullAnswer = {
+    itemId: "",
+    version: pull.requested ?? "",
+    status: "published",
+    access: { visibility: "public", namespaceId: "" },
+    namespaceName: "",
+    etag: mirrored.etag,
+    cacheControl: mirrored.cacheControl,
+    body: mirrored.body,
+    mirrored: true,
+    logIndex: attestedLogIndex(mirrored.body),
+  };
+  if (pull.requested && mirrored.source !== "stale") cache.set(pull.key, pull.generation, answer);
+  return { answer, source: mirrored.source };
+}
+
+/** The log index the mirror's countersigned attestation names (its `mirror` entry), read once per mirrored answer. */
+function attestedLogIndex(body: Uint8Array): number | null {
+  const parsed = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8")) as { attestation?: { payload?: { log_index?: unknown } } };
+  const index = parsed.attestation?.payload?.log_index;
+  return typeof index === "number" && Number.isSafeInteger(index) && index >= 0 ? index : null;
 }

@@ -1,0 +1,174 @@
+/**
+ * The transparency section of a pull answer (docs/transparency.md, "Proofs in every pull"): the pulled version's log
+ * entry (its leaf bytes), its audit path to the latest signed checkpoint, that checkpoint as a signed note (with the
+ * witnesses' cosignatures), and, when the client names the tree size it kept, the proof that the new tree extends it.
+ *
+ * Asked for with `?tlog_from=<size>` (0: the client kept none). The answer's checkpoint is never older than the
+ * pulled entry nor than `tlog_from` when the log has reached it: a checkpoint is issued on the spot when the latest one
+ * does not cover them, so a version is provable from its first pull.
+ *
+ * Per process: the latest checkpoint is reused for CHECKPOINT_REUSE_MS (a pull reads no checkpoint row), and leaves
+ * and proof hashes are kept in bounded maps (a proof for a given entry and tree size never changes). Leaves are kept
+ * for one read generation only: an entry changed in the database out of band (triggers bump the generation) is read
+ * again, so a tampered entry is served as it now is, and the client's proof check refuses it.
+ */
+import { consistencyProofRanges, inclusionProofRanges, type Range, RyeError, subtreeHash, tileNodeReader, tilesForRanges, toBase64 } from "@rye/core";
+import type { Database } from "@rye/db";
+import { type CheckpointContext, checkpointContext, currentCheckpointRow } from "./checkpoints.ts";
+import { entryLeaf, readTiles } from "./log-tree.ts";
+
+/** How long a process serves the checkpoint it last read before asking the database again. */
+export const CHECKPOINT_REUSE_MS = 1_000;
+/** Entries of the leaf and proof maps (each a few hundred bytes to a few KiB). */
+export const PROOF_CACHE_ENTRIES = 4_096;
+
+export interface PullTransparency {
+  index: number;
+  /** The entry's leaf bytes, standard base64. */
+  leaf: string;
+  /** Audit path of the leaf in the checkpoint's tree. */
+  proof: string[];
+  /** The signed note: `<origin>\n<size>\n<root>\n\n— …` with the registry's signature and witnesses' cosignatures. */
+  checkpoint: string;
+  /** Present when the client named a kept tree size `from` with 0 < from ≤ the checkpoint's size. */
+  consistency?: { from: number; proof: string[] };
+}
+
+interface ServedCheckpoint {
+  size: number;
+  note: string;
+  readAt: number;
+}
+
+class BoundedMap<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string): V | undefined {
+    return this.map.get(key);
+  }
+  set(key: string, value: V): void {
+    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value as string);
+    this.map.set(key, value);
+  }
+  clear(): void {
+    this.map.clear();
+  }
+}
+
+export class PullTransparencyProver {
+  private checkpoint: ServedCheckpoint | null = null;
+  private refreshing: Promise<ServedCheckpoint> | null = null;
+  private readonly leaves = new BoundedMap<string>(PROOF_CACHE_ENTRIES);
+  private leavesGeneration: bigint | null = null;
+  private readonly proofs = new BoundedMap<string[]>(PROOF_CACHE_ENTRIES);
+
+  constructor(
+    private readonly db: Database,
+    private readonly checkpoints: () => CheckpointContext,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async transparencyFor(index: number, from: number, generation: bigint): Promise<PullTransparency & { treeSize: number }> {
+    const checkpoint = await this.checkpointCovering(Math.max(index + 1, from));
+    if (index >= checkpoint.size) throw new RyeError("INTERNAL", `Log entry ${index} is beyond the log's ${checkpoint.size} entries`);
+    const [leaf, proof, consistency] = await Promise.all([
+      this.leaf(index, generation),
+      this.proof(`i${index}/${checkpoint.size}`, () => inclusionProofRanges(index, checkpoint.size)),
+      from > 0 && from <= checkpoint.size ? this.proof(`c${from}/${checkpoint.size}`, () => consistencyProofRanges(from, checkpoint.size)) : Promise.resolve(null),
+    ]);
+    return { index, leaf, proof, checkpoint: checkpoint.note, ...(consistency ? { consistency: { from, proof: consistency } } : {}), treeSize: checkpoint.size };
+  }
+
+  /** The latest checkpoint, issued now when the one kept (or the latest stored) is smaller than `atLeast`. */
+  private async checkpointCovering(atLeast: number): Promise<ServedCheckpoint> {
+    const kept = this.checkpoint;
+    if (kept && kept.size >= atLeast && this.now() - kept.readAt < CHECKPOINT_REUSE_MS) return kept;
+    // Concurrent pulls share one read; one that needs a larger tree than the shared read returned asks again.
+    const shared = await (this.refreshing ??= this.readCheckpoint(atLeast).finally(() => (this.refreshing = null)));
+    if (shared.size >= atLeast) return shared;
+    return this.readCheckpoint(atLeast);
+  }
+
+  private async readCheckpoint(atLeast: number): Promise<ServedCheckpoint> {
+    const row = await currentCheckpointRow(this.checkpoints(), { atLeast });
+    const served = { size: Number(row.treeSize), note: row.note, readAt: this.now() };
+    if (!this.checkpoint || served.size >= this.checkpoint.size) this.checkpoint = served;
+    return served;
+  }
+
+  private async leaf(index: number, generation: bigint): Promise<string> {
+    if (this.leavesGeneration !== generation) {
+      this.leaves.clear();
+      this.leavesGeneration = generation;
+    }
+    const key = String(index);
+    const kept = this.leaves.get(key);
+    if (kept !== undefined) return kept;
+    const row = await this.db.prisma.publishLogEntry.findUnique({ where: { index: BigInt(index) }, select: { kind: true, payload: true } });
+    if (!row) throw new RyeError("INTERNAL", `Log entry ${index} is missing`);
+    const leaf = toBase64(entryLeaf({ index, kind: row.kind, payload: row.payload }));
+    if (this.leavesGeneration === generation) this.leaves.set(key, leaf);
+    return leaf;
+  }
+
+  private async proof(key: string, ranges: () => Range[]): Promise<string[]> {
+    const kept = this.proofs.get(key);
+    if (kept) return kept;
+    const wanted = ranges();
+    const read = tileNodeReader(await readTiles(this.db.prisma, tilesForRanges(wanted)));
+    let hashes: string[];
+    try {
+      hashes = wanted.map((r) => toBase64(subtreeHash(r, read)));
+    } catch (err) {
+      if (err instanceof RangeError) throw new RyeError("INTERNAL", `The log's tiles cannot prove ${key}: ${err.message}`);
+      throw err;
+    }
+    this.proofs.set(key, hashes);
+    return hashes;
+  }
+}
+
+const provers = new WeakMap<object, PullTransparencyProver>();
+
+/** The process's prover for this registry (one per AppDeps: the checkpoint it reuses is this registry's). */
+export function pullTransparencyProver(deps: { db: Database } & Parameters<typeof checkpointContext>[0]): PullTransparencyProver {
+  let prover = provers.get(deps);
+  if (!prover) {
+    prover = new PullTransparencyProver(deps.db, () => checkpointContext(deps, deps.config.checkpoints));
+    provers.set(deps, prover);
+  }
+  return prover;
+}
+
+/**
+ * `body` (a JSON object's bytes) with `"transparency": …` added before its closing brace. An answer whose entry cannot
+ * be proven (no log index, or the entry or its tiles missing from the database) is served without it, and the client
+ * refuses it (LOG_PROOF_MISSING); the operator sees the error in the log.
+ */
+export async function withTransparency(
+  body: Uint8Array,
+  logIndex: number | null,
+  from: number,
+  generation: bigint,
+  prover: PullTransparencyProver,
+  onMissing: (message: string) => void,
+): Promise<{ body: Uint8Array; treeSize: number | null }> {
+  if (logIndex === null) {
+    onMissing("the version has no log index");
+    return { body, treeSize: null };
+  }
+  let section: PullTransparency & { treeSize: number };
+  try {
+    section = await prover.transparencyFor(logIndex, from, generation);
+  } catch (err) {
+    if (err instanceof RyeError && err.code === "INTERNAL") {
+      onMissing(err.message);
+      return { body, treeSize: null };
+    }
+    throw err;
+  }
+  const { treeSize, ...wire } = section;
+  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
+  const close = text.lastIndexOf("}");
+  return { body: Buffer.from(`${text.slice(0, close)},"transparency":${JSON.stringify(wire)}}`), treeSize };
+}

@@ -1,0 +1,106 @@
+/**
+ * The transparency check of every pull (items, bundles, skills: docs/transparency.md). The pull asks with
+ * `tlog_from=<the tree size this client kept>` and the answer's `transparency` section must prove, before anything is
+ * written:
+ * - the checkpoint is a signed note of this registry's log, signed by a pinned registry key (BAD_SIGNATURE), and
+ *   cosigned by the witnesses the trust policy requires (LOG_WITNESS_MISSING);
+ * - it is not older than the checkpoint kept (LOG_ROLLBACK) and extends it (LOG_INCONSISTENT);
+ * - the entry at the attestation's log index is exactly this version's publish (LOG_ENTRY_MISMATCH) and the signed
+ *   tree holds it (LOG_INCLUSION_INVALID).
+ * An answer without the section is refused (LOG_PROOF_MISSING). The checkpoint is then kept with the key pin.
+ */
+import type { PublicKey, PublishAttestation, PullTransparencyAnswer, SignedDocument } from "@rye/core";
+import { publicKeyFromPem, pullTransparencySchema, RyeError } from "@rye/core";
+import { readJson, registryFetch } from "./http.ts";
+import type { RegistryKeyResult } from "./key-pinning.ts";
+import { getRegistryPin, recordTreeCheckpoint } from "./key-pinning.ts";
+import { expectedEntryOf, openTreeCheckpoint, type VerifiedTreeCheckpoint, verifyPulledEntry, verifyTreeExtends } from "./transparency.ts";
+import { z } from "zod";
+
+/** What a pull verified about the log, kept in the project lock so `rye verify` can check it again offline. */
+export interface LogInclusionRecord {
+  index: number;
+  tree_size: number;
+  root_hash: string;
+  /** The signed note, as served. */
+  checkpoint: string;
+  /** The entry's leaf bytes and audit path, standard base64. */
+  leaf: string;
+  proof: string[];
+}
+
+export interface TlogAsk {
+  /** The checkpoint kept when the pull was sent: the answer must extend it. */
+  kept: VerifiedTreeCheckpoint | undefined;
+  /** `tlog_from=<its size>`, the query parameter asking for the transparency section. */
+  param: string;
+}
+
+/** What a pull sends to ask for the transparency section: the tree size this client kept for the registry. */
+export async function tlogAsk(url: string, env: NodeJS.ProcessEnv): Promise<TlogAsk> {
+  const kept = (await getRegistryPin(url, env))?.tree;
+  return { kept, param: `tlog_from=${kept?.size ?? 0}` };
+}
+
+/** The keys a registry's checkpoint may be signed by: the pinned one and those it rotated from (not revoked). */
+export function checkpointKeys(pinned: Pick<RegistryKeyResult, "key" | "pin">): PublicKey[] {
+  return [pinned.key, ...pinned.pin.retired_keys.map((k) => publicKeyFromPem(k.public_key))];
+}
+
+const consistencyAnswerSchema = z.object({ from: z.number().int(), to: z.number().int(), proof: z.array(z.string().max(64)).max(128) });
+
+/** Checks the section against the kept checkpoint and the attestation, then keeps the checkpoint; see the module comment. */
+export async function verifyLogProof(
+  pinned: RegistryKeyResult,
+  section: PullTransparencyAnswer | undefined,
+  attestation: SignedDocument<PublishAttestation>,
+  ask: TlogAsk,
+  env: NodeJS.ProcessEnv,
+  label: string,
+): Promise<LogInclusionRecord> {
+  const url = pinned.url;
+  if (!section) {
+    throw new RyeError("LOG_PROOF_MISSING", `The registry at ${url} sent ${label} without a proof that it is in its signed publish log; nothing was written`, { details: { registry: url } });
+  }
+  const checked = pullTransparencySchema.safeParse(section);
+  if (!checked.success) throw new RyeError("MALFORMED_RESPONSE", `The transparency section of ${url}'s answer for ${label} is malformed; nothing was written`, { details: { registry: url } });
+  const served = await openTreeCheckpoint(url, section.checkpoint, checkpointKeys(pinned), ask.kept?.origin);
+  await requireWitnesses(url, served, env);
+  if (ask.kept) extendsKept(url, ask.kept, served, section.consistency);
+  if (section.index !== attestation.payload.log_index) {
+    throw new RyeError("LOG_ENTRY_MISMATCH", `The registry at ${url} proves log entry ${section.index} for ${label}, whose attestation names entry ${attestation.payload.log_index}; nothing was written`, {
+      details: { registry: url, index: section.index, attested: attestation.payload.log_index },
+    });
+  }
+  verifyPulledEntry(url, served, section, expectedEntryOf(attestation.payload as PublishAttestation & { mirror_of?: unknown }));
+  const now = await recordTreeCheckpoint(url, served, env);
+  // A concurrent pull kept a larger checkpoint meanwhile: this one must be a prefix of it.
+  if (now.size > served.size) await provePrefix(url, served, now, env);
+  return { index: section.index, tree_size: served.size, root_hash: served.root_hash, checkpoint: served.note, leaf: section.leaf, proof: section.proof };
+}
+
+function extendsKept(url: string, kept: VerifiedTreeCheckpoint, served: VerifiedTreeCheckpoint, consistency: PullTransparencyAnswer["consistency"]): void {
+  if (served.size < kept.size) {
+    throw new RyeError("LOG_ROLLBACK", `The publish log of ${url} went back from ${kept.size} entries (verified before) to ${served.size}; nothing was written`, {
+      details: { registry: url, kept: { size: kept.size, root_hash: kept.root_hash }, served: { size: served.size, root_hash: served.root_hash } },
+    });
+  }
+  if (served.size === kept.size) {
+    if (served.root_hash !== kept.root_hash) verifyTreeExtends(url, kept, served, []);
+    return;
+  }
+  if (!consistency || consistency.from !== kept.size) {
+    throw new RyeError("LOG_INCONSISTENT", `The registry at ${url} did not prove that its log of ${served.size} entries extends the one verified at ${kept.size}; nothing was written`, {
+      details: { registry: url, kept: { size: kept.size, root_hash: kept.root_hash }, served: { size: served.size, root_hash: served.root_hash } },
+    });
+  }
+  verifyTreeExtends(url, kept, served, consistency.proof);
+}
+
+async function provePrefix(url: string, older: VerifiedTreeCheckpoint, newer: VerifiedTreeCheckpoint, env: NodeJS.ProcessEnv): Promise<void> {
+  const answer = readJson(await registryFetch(url, `/v1/tlog/proof/consistency?from=${older.size}&to=${newer.size}`, { env }), consistencyAnswerSchema);
+  verifyTreeExtends(url, older, newer, answer.from === older.size && answer.to === newer.size ? answer.proof : []);
+}
+
+/** The witness policy (witness-policy.ts) for this registry, when one is set. */
+async function requireWitnesses(_url: string, _served: VerifiedTreeCheckpoint, _env: NodeJS.ProcessEnv): Promise<void> {}
