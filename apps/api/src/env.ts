@@ -6,5 +6,7 @@ export interface AppEnv {
     requestId: string;
     principal: Principal | null;
     clientIp: string;
+    /** A bundle or skill pull's log index, for its transparency section (services/pull-transparency.ts). */
+    pullLogIndex?: number | null;
   };
 }

@@ -14,6 +14,7 @@ import { findReadableBundle, publishBundle, readBundleFiles } from "../services/
 import type { AppDeps } from "../services/deps.ts";
 import { latestOf } from "../services/versions.ts";
 import { bundleGoesUpstream, serveMirroredBundle } from "../services/upstream/bundle-hooks.ts";
+import { pullTransparency, tlogFromQuery } from "../services/pull-transparency.ts";
 
 /** Padded standard base64 (a linear pattern: a grouped one overflows the regex stack on large files). */
 const isBase64 = (s: string) => s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s);
@@ -58,7 +59,7 @@ export const bundlePullRoute = createRoute({
   summary: "Download a version of a bundle",
   tags: ["bundles"],
   ...access("optional"),
-  request: { query: z.object({ version: z.string().optional().meta({ description: "Default: the highest non-yanked version." }) }) },
+  request: { query: z.object({ version: z.string().optional().meta({ description: "Default: the highest non-yanked version." }), tlog_from: tlogFromQuery }) },
   responses: { 200: json(bundlePullResponseSchema, "The bundle"), ...NOT_MODIFIED, ...errors(400, 404) },
   "x-rye-etag": true,
 });
@@ -111,7 +112,7 @@ export function bundleRoutes(deps: AppDeps) {
       );
       return c.json(result, 201);
     })
-    .openapi(bundlePullRoute, async (c) => {
+    .openapi({ ...bundlePullRoute, middleware: [pullTransparency(deps)] as const }, async (c) => {
       const requested = c.req.valid("query").version;
       let found;
       try {
@@ -131,6 +132,7 @@ export function bundleRoutes(deps: AppDeps) {
       });
       if (!row) throw new RyeError("NOT_FOUND", `Bundle ${ref.id}@${version} not found`, { details: { versions: versions.map((v) => v.version) } });
       if (setCacheHeaders(c, `"${row.manifestSha256}"`, bundle.visibility, requested !== undefined)) return c.body(null, 304);
+      c.set("pullLogIndex", row.logIndex === null ? null : Number(row.logIndex));
 
       const files = await readBundleFiles(blobs, row.files as unknown as Record<string, StoredBundleFile>);
       void deps.db.raw.query("UPDATE bundles SET download_count = download_count + 1 WHERE id = $1::uuid", [bundle.id]).catch(() => undefined);

@@ -13,7 +13,7 @@ import { type PullAnswer, pullCacheKey } from "../services/pull-cache.ts";
 import { resolvePull } from "../services/pull.ts";
 import { publishItem } from "../services/publish.ts";
 import { tokenAllowsItem } from "../services/tokens.ts";
-import { pullTransparencyProver, withTransparency } from "../services/pull-transparency.ts";
+import { provenHeaders, pullTransparencyProver, tlogFromQuery, withTransparency } from "../services/pull-transparency.ts";
 import { mirroredAnswer, mirrorTarget } from "../services/upstream/hooks.ts";
 import { assertStorableText } from "../middleware/json-text.ts";
 import type { MiddlewareHandler } from "hono";
@@ -79,9 +79,7 @@ export const pullRoute = createRoute({
   request: {
     query: z.object({
       version: z.string().optional().meta({ description: "Default: the highest non-yanked version." }),
-      tlog_from: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().meta({
-        description: "Ask for the `transparency` section: the entry's inclusion proof in the latest signed checkpoint, and a consistency proof from this tree size (the client's last verified checkpoint; 0 when it kept none).",
-      }),
+      tlog_from: tlogFromQuery,
     }),
   },
   responses: { 200: json(pullResponseSchema, "The item, signed by the registry"), ...NOT_MODIFIED, ...errors(400, 404) },
@@ -150,15 +148,13 @@ export function itemRoutes(deps: AppDeps) {
       }
       if (answer.mirrored) c.header("X-Rye-Mirror", mirrorSource);
       let { body, etag, cacheControl } = answer;
-      // The transparency section (services/pull-transparency.ts) changes as the log grows: such an answer is
-      // revalidated, and its ETag names the checkpoint's tree size.
+      // The transparency section (services/pull-transparency.ts).
       if (tlogFrom !== undefined) {
         const proven = await withTransparency(body, answer.logIndex ?? null, tlogFrom, generation, pullTransparencyProver(deps), (message) =>
           deps.logger.log("error", "pull.transparency_unavailable", { item_type: typeParam, item_id: id, version: answer.version, message }),
         );
         body = proven.body;
-        if (proven.treeSize !== null) etag = `${etag.slice(0, -1)}.t${proven.treeSize}"`;
-        if (!cacheControl.startsWith("private")) cacheControl = "public, no-cache";
+        ({ etag, cacheControl } = provenHeaders({ etag, cacheControl }, proven.treeSize));
       }
       c.header("ETag", etag);
       c.header("Vary", "Authorization");

@@ -18,6 +18,7 @@ import { skillPullContents } from "../services/skills/pull-contents.ts";
 import { setCacheHeaders, writerFirst } from "./bundles.ts";
 import { countDownload } from "../services/download-policy.ts";
 import { serveMirroredSkill, skillGoesUpstream } from "../services/upstream/skill-hooks.ts";
+import { pullTransparency, tlogFromQuery } from "../services/pull-transparency.ts";
 
 /** base64 of the largest skill plus room for the manifest and JSON: bodies above this are refused (413). */
 export const MAX_SKILL_PUSH_BODY_BYTES = Math.ceil(MAX_SKILL_TOTAL_BYTES / 3) * 4 + 2 * 1024 * 1024;
@@ -72,6 +73,7 @@ export const skillPullRoute = createRoute({
     query: z.object({
       version: z.string().optional().meta({ description: "Default: the highest non-yanked version." }),
       files: z.string().optional().meta({ description: "1: include every file's bytes (content_base64).", enum: ["1", "0", "true", "false"] }),
+      tlog_from: tlogFromQuery,
     }),
   },
   responses: { 200: json(skillPullResponseSchema, "The skill"), ...NOT_MODIFIED, ...errors(400, 404) },
@@ -100,7 +102,7 @@ export function skillRoutes(deps: AppDeps) {
       );
       return c.json(result, result.status === "held" ? 202 : 201);
     })
-    .openapi(skillPullRoute, async (c) => {
+    .openapi({ ...skillPullRoute, middleware: [pullTransparency(deps)] as const }, async (c) => {
       const principal = await optionalPrincipalOrSession(c, deps.db);
       const withFiles = c.req.query("files") === "1" || c.req.query("files") === "true";
       let found;
@@ -118,6 +120,7 @@ export function skillRoutes(deps: AppDeps) {
       // With files=1 this is an install (`rye skill add`); the manifest alone is metadata (services/download-policy.ts).
       countDownload(c, deps.reads.downloads, item.id, row.version, { status: row.status, whole: withFiles });
       const signature = extractSignature(row.content, "tool");
+      c.set("pullLogIndex", row.logIndex === null ? null : Number(row.logIndex));
       const answer: SkillPullResponse = {
         item_type: "skill",
         item_id: ref.id,

@@ -14,6 +14,10 @@
  */
 import { consistencyProofRanges, inclusionProofRanges, type Range, RyeError, subtreeHash, tileNodeReader, tilesForRanges, toBase64 } from "@rye/core";
 import type { Database } from "@rye/db";
+import type { MiddlewareHandler } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../env.ts";
+import type { Logger } from "../logger.ts";
 import { type CheckpointContext, checkpointContext, currentCheckpointRow } from "./checkpoints.ts";
 import { entryLeaf, readTiles } from "./log-tree.ts";
 
@@ -171,4 +175,47 @@ export async function withTransparency(
   const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
   const close = text.lastIndexOf("}");
   return { body: Buffer.from(`${text.slice(0, close)},"transparency":${JSON.stringify(wire)}}`), treeSize };
+}
+
+/** The query parameter that asks a pull (items, bundles, skills) for its transparency section. */
+export const tlogFromQuery = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(Number.MAX_SAFE_INTEGER)
+  .optional()
+  .meta({
+    description:
+      "Ask for the `transparency` section: the entry's inclusion proof in the latest signed checkpoint, and a consistency proof from this tree size (the client's last verified checkpoint; 0 when it kept none).",
+  });
+
+/** An answer with a transparency section changes as the log grows: revalidated, and its ETag names the tree size. */
+export function provenHeaders(headers: { etag: string; cacheControl: string }, treeSize: number | null): { etag: string; cacheControl: string } {
+  return {
+    etag: treeSize === null ? headers.etag : `${headers.etag.slice(0, -1)}.t${treeSize}"`,
+    cacheControl: headers.cacheControl.startsWith("private") ? headers.cacheControl : "public, no-cache",
+  };
+}
+
+/**
+ * For the bundle and skill pulls (JSON built per request): adds the transparency section to a 200 answer when the
+ * request has `tlog_from`, for the log index the handler set (`pullLogIndex`).
+ */
+export function pullTransparency(deps: { db: Database; logger: Logger; reads: { generation: { current(): Promise<bigint> } } } & Parameters<typeof checkpointContext>[0]): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    const parsed = tlogFromQuery.safeParse(c.req.query("tlog_from"));
+    if (!parsed.success || parsed.data === undefined || c.res.status !== 200) return;
+    const generation = await deps.reads.generation.current();
+    const body = new Uint8Array(await c.res.arrayBuffer());
+    const proven = await withTransparency(body, c.get("pullLogIndex") ?? null, parsed.data, generation, pullTransparencyProver(deps), (message) =>
+      deps.logger.log("error", "pull.transparency_unavailable", { path: c.req.path, message }),
+    );
+    const headers = new Headers(c.res.headers);
+    headers.delete("content-length");
+    const { etag, cacheControl } = provenHeaders({ etag: headers.get("etag") ?? '""', cacheControl: headers.get("cache-control") ?? "private, no-cache" }, proven.treeSize);
+    headers.set("etag", etag);
+    headers.set("cache-control", cacheControl);
+    c.res = new Response(proven.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
+  };
 }

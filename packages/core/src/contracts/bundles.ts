@@ -1,5 +1,6 @@
 /** POST /v1/bundle/push and GET /v1/bundle/pull/{bundle_id}: a signed manifest and its files, as one. */
 import { z } from "zod";
+import { pullTransparencySchema } from "./transparency.ts";
 import { publishAttestationSchema } from "../registry/attestation.ts";
 import { isoTimestampSchema, itemVisibilitySchema, sha256HexSchema } from "./common.ts";
 import { signedAttestationSchema } from "./items.ts";
@@ -35,6 +36,7 @@ export const bundlePullResponseSchema = z
     log_index: z.number().int().nullable(),
     yanked: z.boolean(),
     visibility: itemVisibilitySchema,
+    transparency: pullTransparencySchema.optional().meta({ description: "Present when asked for with `tlog_from`: the proof that this version's publish is in the registry's signed log." }),
   })
   .meta({ id: "BundlePullResponse" });
 export type BundlePullResponse = z.infer<typeof bundlePullResponseSchema>;

@@ -18,3 +18,4 @@ export * from "./skills.ts";
 export * from "./downloads.ts";
 export * from "./log.ts";
 export * from "./accounts.ts";
+export * from "./transparency.ts";

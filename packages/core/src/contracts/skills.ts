@@ -1,5 +1,6 @@
 /** Agent Skills: POST /v1/skills/push, GET /v1/skills/{namespace}/{name} and the /.well-known/agent-skills indexes. */
 import { z } from "zod";
+import { pullTransparencySchema } from "./transparency.ts";
 import { isoTimestampSchema, itemVisibilitySchema, sha256HexSchema } from "./common.ts";
 import { servedAttestationSchema } from "./bundles.ts";
 import { signedAttestationSchema, versionStatusSchema } from "./items.ts";
@@ -58,6 +59,7 @@ export const skillPullResponseSchema = z
     visibility: itemVisibilitySchema,
     status: versionStatusSchema.meta({ description: "published; pending or rejected only for those who review held versions." }),
     created_at: isoTimestampSchema,
+    transparency: pullTransparencySchema.optional().meta({ description: "Present when asked for with `tlog_from`: the proof that this version's publish is in the registry's signed log." }),
   })
   .meta({ id: "SkillPullResponse" });
 export type SkillPullResponse = z.infer<typeof skillPullResponseSchema>;

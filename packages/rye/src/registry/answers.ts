@@ -91,7 +91,7 @@ export type SkillPushAnswer = z.infer<typeof skillPushAnswerSchema>;
 /** GET /v1/skills/{namespace}/{name}?files=1: the files with their bytes. */
 export const skillPullAnswerSchema = answerOf("pullSkill", () =>
   skillPullResponseSchema
-    .pick({ item_id: true, version: true, manifest: true, yanked: true, yanked_reason: true, deprecated: true, deprecation_message: true })
+    .pick({ item_id: true, version: true, manifest: true, transparency: true, yanked: true, yanked_reason: true, deprecated: true, deprecation_message: true })
     .partial({ yanked: true, yanked_reason: true, deprecated: true, deprecation_message: true })
     .extend({
       files: z.array(skillPulledFileSchema.pick({ path: true, sha256: true, executable: true, content_base64: true }).partial({ executable: true }).required({ content_base64: true })),
@@ -111,7 +111,7 @@ export type BundlePushAnswer = z.infer<typeof bundlePushAnswerSchema>;
 /** GET /v1/bundle/pull/{id}. */
 export const bundlePullAnswerSchema = answerOf("pullBundle", () =>
   bundlePullResponseSchema
-    .pick({ bundle_id: true, version: true, manifest: true, manifest_sha256: true, log_index: true, yanked: true })
+    .pick({ bundle_id: true, version: true, manifest: true, manifest_sha256: true, log_index: true, transparency: true, yanked: true })
     .partial({ manifest_sha256: true, log_index: true, yanked: true })
     .extend({ files: z.record(z.string(), bundlePulledFileSchema.partial({ sha256: true, size: true, inline_signed: true })), attestation: z.unknown() }),
 );

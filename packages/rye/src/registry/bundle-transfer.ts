@@ -48,6 +48,7 @@ import type { RegistryAnswer } from "./http.ts";
 import { httpLimits, readJson, registryFetch } from "./http.ts";
 import type { RegistryKeyResult } from "./key-pinning.ts";
 import { readRegistryPins, registryKeyFor } from "./key-pinning.ts";
+import { tlogAsk, verifyLogProof } from "./log-proof.ts";
 import type { RegistrySignature } from "./registry-signed.ts";
 import { attestationShape, bundlePullAnswerSchema, bundlePushAnswerSchema } from "./answers.ts";
 import { verifyAttestation, verifyRegistrySignature } from "./registry-signed.ts";
@@ -364,7 +365,8 @@ export async function fetchVerifiedBundle(options: PullBundleOptions, ctx: Bundl
   const token = await accessTokenFor(registryUrl, ctx.env);
   const pinned = await pinnedKey(registryUrl, ctx); // before downloading: fail closed early when no key can be pinned
 
-  const path = `/v1/bundle/pull/${bundleId.split("/").map(encodeURIComponent).join("/")}${options.version ? `?version=${encodeURIComponent(options.version)}` : ""}`;
+  const ask = await tlogAsk(registryUrl, ctx.env);
+  const path = `/v1/bundle/pull/${bundleId.split("/").map(encodeURIComponent).join("/")}?${options.version ? `version=${encodeURIComponent(options.version)}&` : ""}${ask.param}`;
   const progress = (phase: TransferProgress["phase"], p: Omit<TransferProgress, "direction" | "bundleId" | "phase">) => ctx.onProgress?.({ direction: "pull", bundleId, phase, ...p });
   progress("download", { version: options.version, filesDone: 0, bytesDone: 0 });
   const res = await registryFetch(registryUrl, path, {
@@ -397,6 +399,7 @@ export async function fetchVerifiedBundle(options: PullBundleOptions, ctx: Bundl
   const sig = await checkRegistryManifest(body.manifest, pinned, full);
   if (body.manifest_sha256 !== undefined && body.manifest_sha256 !== sha256Hex(body.manifest)) throw refused("the announced manifest_sha256 is not the manifest's", registryUrl);
   const attestation = await checkAttestation(body.attestation, pinned, { bundleId, version, manifest: body.manifest, signature: sig });
+  await verifyLogProof(pinned, body.transparency, attestation, ask, ctx.env, `bundle ${full}`);
   const manifest = parseManifest(body.manifest);
   if (manifest.bundle.id !== bundleId || manifest.bundle.version !== version) {
     throw refused(`the manifest describes ${manifest.bundle.id}@${manifest.bundle.version}`, registryUrl);

@@ -65,7 +65,9 @@ test("checkpoints open only with a pinned key; during a rotation either key open
   assert.equal((await openTreeCheckpoint(URL_, both, [old.publicKey])).size, 4);
   assert.equal((await openTreeCheckpoint(URL_, both, [next.publicKey])).size, 4);
   await assert.rejects(openTreeCheckpoint(URL_, both, [other.publicKey]), (e: RyeError) => e.code === "BAD_SIGNATURE");
-  await assert.rejects(openTreeCheckpoint("https://other.example", both, [old.publicKey]), (e: RyeError) => e.code === "BAD_SIGNATURE", "another registry's log");
+  // First sight: the note names the log; afterwards the client holds it to the origin it kept.
+  assert.equal((await openTreeCheckpoint(URL_, both, [old.publicKey])).origin, logOrigin(URL_));
+  await assert.rejects(openTreeCheckpoint(URL_, both, [old.publicKey], "other.example/v1/tlog"), (e: RyeError) => e.code === "BAD_SIGNATURE", "another log than the one kept");
   await assert.rejects(openTreeCheckpoint(URL_, both.replace("\n4\n", "\n5\n"), [old.publicKey]), (e: RyeError) => e.code === "BAD_SIGNATURE");
   await assert.rejects(openTreeCheckpoint(URL_, "not a note", [old.publicKey]), (e: RyeError) => e.code === "MALFORMED_RESPONSE");
 });

@@ -4,10 +4,11 @@
  * key) must be about exactly this skill and version and these manifest bytes — before anything is written.
  * See docs/registry-skills.md for the endpoint.
  */
-import type { SignedDocument, SkillFile } from "@rye/core";
+import type { PublishAttestation, SignedDocument, SkillFile } from "@rye/core";
 import { keyResolverFrom, publishAttestationSchema, RyeError, sha256Hex, skillNameProblem, verifyDocument, verifySkill } from "@rye/core";
 import { readJson, registryFetch } from "../registry/http.ts";
 import { assertSignedByPinned, registryKeyFor } from "../registry/key-pinning.ts";
+import { tlogAsk, verifyLogProof } from "../registry/log-proof.ts";
 import { splitVersion } from "../registry/publish.ts";
 import { skillPullAnswerSchema } from "../registry/answers.ts";
 import { mismatch, verifyRegistrySignature } from "../registry/registry-signed.ts";
@@ -42,7 +43,8 @@ export async function fetchRegistrySkill(ref: { namespace: string; name: string;
   const registry = route.url;
   const token = await accessTokenFor(registry, ctx.env);
   const pinned = await registryKeyFor(registry, { env: ctx.env, name: route.name });
-  const query = `?files=1${ref.version ? `&version=${encodeURIComponent(ref.version)}` : ""}`;
+  const ask = await tlogAsk(registry, ctx.env);
+  const query = `?files=1${ref.version ? `&version=${encodeURIComponent(ref.version)}` : ""}&${ask.param}`;
   const answer = await registryFetch(registry, `/v1/skills/${ref.namespace}/${ref.name}${query}`, { token, env: ctx.env, kind: "bundle" });
   if (answer.status === 404) {
     throw new RyeError("ITEM_NOT_FOUND", `${registry} has no skill ${id}${ref.version ? `@${ref.version}` : ""}`, { hint: token ? "Check the name and version." : "Check the name; a private skill needs `rye login`." });
@@ -77,6 +79,7 @@ export async function fetchRegistrySkill(ref: { namespace: string; name: string;
   if (a.subject.kind !== "item" || a.subject.item_type !== "skill" || a.subject.id !== id || a.subject.version !== body.version) throw mismatch(`its attestation is about ${a.subject.item_type ?? a.subject.kind} ${a.subject.id}@${a.subject.version}`, label, registry);
   if (a.file_sha256 !== sha256Hex(body.manifest)) throw mismatch("its attestation is about other manifest bytes", label, registry);
   if (a.publisher !== signature.publisher) throw mismatch(`its attestation names publisher ${a.publisher}, the signature ${signature.publisher}`, label, registry);
+  await verifyLogProof(pinned, body.transparency, doc as SignedDocument<PublishAttestation>, ask, ctx.env, label);
 
   const notices = [...(pinned.notice ? [pinned.notice] : [])];
   if (body.yanked) notices.push(`${label} is yanked${body.yanked_reason ? `: ${body.yanked_reason}` : ""}`);

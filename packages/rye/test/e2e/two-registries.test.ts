@@ -138,7 +138,7 @@ test("acme/… goes to the org registry (private: not found without a token, fou
   const anonymous = await c.rye(["load", "tool", SECRET]);
   assert.equal(anonymous.code, 1);
   assert.equal(anonymous.body.error.code, "ITEM_NOT_FOUND", JSON.stringify(anonymous.body));
-  assert.deepEqual(mentions(org, SECRET), [{ method: "GET", path: `/v1/pull/tool/${SECRET}`, authorized: false }]);
+  assert.deepEqual(mentions(org, SECRET), [{ method: "GET", path: `/v1/pull/tool/${SECRET}?tlog_from=0`, authorized: false }]);
   assert.deepEqual(mentions(pub, "acme"), [], "the public registry is never asked for acme items");
 
   // Signed in to the org registry with the organization's read token (stored credentials).

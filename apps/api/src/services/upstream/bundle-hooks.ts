@@ -25,6 +25,7 @@ export async function serveMirroredBundle(c: Context<AppEnv>, mirror: Mirror, bl
   const files = await readBundleFiles(blobs, row.files as unknown as Record<string, StoredBundleFile>);
   const signature = extractSignature(row.manifest, "tool");
   const attestation = row.attestation as { mirror_of: { file_sha256: string } };
+  c.set("pullLogIndex", Number(row.logIndex));
   return c.json({
     bundle_id: row.bundleId,
     version: row.version,

@@ -40,6 +40,7 @@ export async function serveMirroredSkill(c: Context<AppEnv>, mirror: Mirror, ctx
   const contents = await skillPullContents(ctx.blobs, ctx.publicUrl, { content: row.content, skillArtifacts: row.skillArtifacts, namespace: row.namespace, name, version: row.version }, req.withFiles);
   const attestation = row.attestation as Record<string, unknown>;
   const signature = extractSignature(row.content, "tool");
+  c.set("pullLogIndex", Number(row.logIndex));
   return c.json({
     item_type: "skill",
     item_id: row.itemId,
