@@ -208,7 +208,9 @@ test("c. MCP load pulls, verifies, caches and pins the directive; execute pulls 
   assert.equal(lock.lockfile_version, 1);
   assert.equal(lock.items.length, 1);
   const entry = lock.items[0]!;
-  assert.deepEqual(Object.keys(entry).sort(), ["attestation_digest", "content_hash", "file_extension", "file_sha256", "id", "key_fingerprint", "pinned_at", "registry", "type", "version"]);
+  assert.deepEqual(Object.keys(entry).sort(), ["attestation_digest", "content_hash", "file_extension", "file_sha256", "id", "key_fingerprint", "log", "pinned_at", "registry", "type", "version"]);
+  // The log's proof as verified at pull time, for `rye verify` offline.
+  assert.ok(entry.log.index < entry.log.tree_size && entry.log.checkpoint.startsWith("127.0.0.1:") && entry.log.proof.length >= 0, JSON.stringify(entry.log));
   assert.equal(entry.id, WELCOME);
   assert.equal(entry.type, "directive");
   assert.equal(entry.version, "1.0.0");
