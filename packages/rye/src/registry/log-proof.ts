@@ -104,3 +104,27 @@ async function provePrefix(url: string, older: VerifiedTreeCheckpoint, newer: Ve
 
 /** The witness policy (witness-policy.ts) for this registry, when one is set. */
 async function requireWitnesses(_url: string, _served: VerifiedTreeCheckpoint, _env: NodeJS.ProcessEnv): Promise<void> {}
+
+export type LockedLogCheck = { status: "verified"; index: number; tree_size: number } | { status: "none"; reason: string };
+
+/**
+ * Checks again, offline, the log proof a project lock kept for an item (`rye verify`): the checkpoint opens with the
+ * registry keys pinned now, and its tree holds exactly this version's publish by `publisher`. Throws the pull's codes.
+ */
+export async function checkLockedLogProof(
+  entry: { type: string; id: string; version: string; file_sha256: string; content_hash: string; registry: string; log?: LogInclusionRecord | undefined },
+  publisher: string,
+  env: NodeJS.ProcessEnv,
+): Promise<LockedLogCheck> {
+  if (!entry.log) return { status: "none", reason: "the lock kept no log proof for it (pinned before rye verified the log)" };
+  const pin = await getRegistryPin(entry.registry, env);
+  if (!pin) return { status: "none", reason: `no key is pinned for ${entry.registry}` };
+  const keys = [publicKeyFromPem(pin.public_key), ...pin.retired_keys.map((k) => publicKeyFromPem(k.public_key))];
+  const served = await openTreeCheckpoint(entry.registry, entry.log.checkpoint, keys, pin.tree?.origin);
+  if (served.size !== entry.log.tree_size || served.root_hash !== entry.log.root_hash) {
+    throw new RyeError("LOG_INCLUSION_INVALID", `The log proof kept in the lock for ${entry.type} ${entry.id}@${entry.version} does not match its checkpoint`, { details: { registry: entry.registry } });
+  }
+  const expected = { kind: "item", item_type: entry.type, id: entry.id, version: entry.version, file_sha256: entry.file_sha256, content_hash: entry.content_hash, publisher };
+  verifyPulledEntry(entry.registry, served, entry.log, expected);
+  return { status: "verified", index: entry.log.index, tree_size: served.size };
+}

@@ -46,6 +46,8 @@ export function registerVerify(program: Command, ctx: CliContext): void {
         const inUser = relative(userAiDir(ctx.env), resolve(ctx.cwd, file));
         const inUserSpace = inUser !== "" && !inUser.startsWith("..") && !isAbsolute(inUser);
         const result = await engine.verifier.verify(content, type, inUserSpace ? "user" : "project");
+        // A registry item the lock pins: the publish log's proof kept at pull time, checked again offline.
+        const log = result.ok ? await lockedLogCheck(resolve(opts.project ?? ctx.cwd), content, type, ctx.env) : null;
         if (opts.json) {
           ctx.json({
             ok: result.ok,
@@ -53,13 +55,30 @@ export function registerVerify(program: Command, ctx: CliContext): void {
             contentHash: result.contentHash ?? null,
             embeddedHash: result.embeddedHash ?? null,
             fingerprint: result.fingerprint ?? null,
+            ...(log ? { log } : {}),
           });
         } else if (result.ok) {
           ctx.io.stdout(`OK ${file} (${type}): signed by ${result.fingerprint}, hash ${result.contentHash?.slice(0, 16)}… (${result.message})`);
+          if (log?.status === "verified") ctx.io.stdout(`   in the registry's signed log: entry ${log.index} of ${log.tree_size}`);
+          else if (log) ctx.io.stdout(`   publish log not checked: ${log.reason}`);
         } else {
           ctx.io.stderr(`${result.code} ${file} (${type}): ${result.message}`);
         }
         return result.ok ? EXIT.OK : EXIT.FAILURE;
       }),
     );
+}
+
+/** The lock entry pinning these exact bytes, and the check of its kept log proof (null: not a locked registry item). */
+async function lockedLogCheck(projectPath: string, content: string, type: string, env: NodeJS.ProcessEnv) {
+  const { sha256Hex, extractSignature } = await import("@rye/core");
+  const { readProjectLock } = await import("../../registry/project-lock.ts");
+  const { checkLockedLogProof } = await import("../../registry/log-proof.ts");
+  const sha = sha256Hex(content);
+  const entry = (await readProjectLock(projectPath)).items.find((e) => e.type === type && e.file_sha256 === sha);
+  if (!entry) return null;
+  const sig = extractSignature(content, entry.type);
+  const publisher = sig.status === "signed" && sig.signature.provider === "rye-registry" ? sig.signature.username : undefined;
+  if (!publisher) return { status: "none" as const, reason: "the file carries no registry provenance" };
+  return checkLockedLogProof(entry, publisher, env);
 }
