@@ -21,7 +21,6 @@ import {
   registryKeyInfoSchema,
   searchResponseSchema,
   searchResultSchema,
-  signedCheckpointSchema,
   skillPulledFileSchema,
   skillPullResponseSchema,
   skillPushResponseSchema,
@@ -128,11 +127,6 @@ export const keysAnswerSchema = answerOf("listKeys", () =>
   keysResponseSchema.pick({ registry: true, active: true }).extend({ keys: z.array(registryKeyAnswerSchema) }),
 );
 
-/** GET /v1/log/checkpoint. */
-export const checkpointAnswerSchema = answerOf("getLogCheckpoint", () =>
-  signedCheckpointSchema.pick({ signature: true, key_fingerprint: true }).extend({ payload: z.unknown() }),
-);
-
 const ATTESTATION = "checked by verifyAttestation against the pinned key, with its own errors (BAD_SIGNATURE, INTEGRITY_MISMATCH)";
 const REVIEW = "findings are kept only when well formed (publish.ts pushReviewOf): the push itself has succeeded";
 
@@ -156,5 +150,4 @@ export const CLIENT_ANSWERS: Record<string, ClientAnswer> = {
   pullBundle: { schema: bundlePullAnswerSchema, looser: { attestation: ATTESTATION } },
   listKeys: { schema: keysAnswerSchema, looser: { "keys.rotation": "the rotation statement's payload is verified by key-pinning.ts (keyRotationSchema)" } },
   whoami: { schema: whoAmIAnswerSchema, looser: { username: "also 1-64 letters, digits, '_', '.' or '-': it is printed and becomes a namespace in request paths" } },
-  getLogCheckpoint: { schema: checkpointAnswerSchema, looser: { payload: "verified with the pinned key first, then parsed (checkpoint.ts)" } },
 };

@@ -127,15 +127,6 @@ export async function resetRegistryPin(url: string, env: NodeJS.ProcessEnv = pro
   return pin;
 }
 
-/** Records the checkpoint as the largest seen from `url` (the pin must exist). */
-export async function recordCheckpoint(url: string, checkpoint: SeenCheckpoint, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const pins = await readRegistryPins(env);
-  const pin = pins[url];
-  if (!pin) return;
-  pins[url] = { ...pin, checkpoint };
-  await writeRegistryPins(pins, env);
-}
-
 const treeWrites = new Map<string, Promise<unknown>>();
 
 /**
