@@ -237,11 +237,14 @@ async function watch(extra: string[], until: (stdout: string, stderr: string) =>
   child.stderr.on("data", (d) => (stderr += d));
   const exited = once(child, "exit");
   const deadline = Date.now() + 60_000;
-  while (!until(stdout, stderr)) {
-    assert.ok(Date.now() < deadline && child.exitCode === null, `the watch did not get there:\n${stdout}\n${stderr}`);
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    while (!until(stdout, stderr)) {
+      assert.ok(Date.now() < deadline && child.exitCode === null, `the watch did not get there:\n${stdout}\n${stderr}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    child.kill("SIGTERM"); // also when the wait failed: never leave the watch running
   }
-  child.kill("SIGTERM");
   const [code] = await exited;
   return { code, stdout, stderr };
 }

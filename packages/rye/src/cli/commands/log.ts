@@ -43,7 +43,7 @@ export function registerLog(program: Command, ctx: CliContext): void {
     .option("--since <index>", "first log index to check (default: where the last run left off, else 0)")
     .option("--key <fingerprint>", "an allowed author key, besides those registered when the namespace was first followed (repeatable)", collect, [] as string[])
     .option("--publisher <user>", "an allowed publisher (repeatable; default: not checked)", collect, [] as string[])
-    .option("--token <id>", "an allowed credential: a token's id as `rye`'s token list shows it, or a session id (repeatable; default: not checked)", collect, [] as string[])
+    .option("--token <id>", "an allowed credential: a token's id as GET /v1/tokens and the website's token settings list it, or a session id (repeatable; default: not checked)", collect, [] as string[])
     .option("--watch", "keep following: a pass every --interval seconds until interrupted")
     .option("--interval <seconds>", "seconds between passes with --watch (1 to 86400, default 60)")
     .option("--webhook <url>", "with --watch: POST each new finding there as JSON")
