@@ -30,7 +30,7 @@ export async function seedSystemBundle(deps: AppDeps, systemAiDir: string = repo
   await prisma.namespace.createMany({ data: [{ name: SYSTEM_NAMESPACE, userId: user.id }], skipDuplicates: true });
   const release = releasePublicKey();
   await prisma.userKey.createMany({ data: [{ userId: user.id, fingerprint: release.fingerprint, publicKeyPem: release.pem, label: "rye release key" }], skipDuplicates: true });
-  const principal: Principal = { userId: user.id, username: user.username, isAdmin: false, scopes: ["items:write"], tokenId: "seed", namespace: SYSTEM_NAMESPACE };
+  const principal: Principal = { userId: user.id, username: user.username, isAdmin: false, scopes: ["items:write"], tokenId: "seed", via: "system", namespace: SYSTEM_NAMESPACE };
   const registryKey = await deps.keyring.signer();
   let count = 0;
   for (const type of ITEM_TYPES as readonly ItemType[]) {

@@ -26,6 +26,6 @@ export class ApiTokenAuthenticator implements Authenticator {
       this.lastTouched.set(row.id, Date.now());
       await this.db.prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => undefined);
     }
-    return { userId: row.userId, username: row.user.username, isAdmin: row.user.isAdmin, scopes: row.scopes, tokenId: row.id, namespace: row.namespace, itemPattern: row.itemPattern };
+    return { userId: row.userId, username: row.user.username, isAdmin: row.user.isAdmin, scopes: row.scopes, tokenId: row.id, via: "token", namespace: row.namespace, itemPattern: row.itemPattern };
   }
 }

@@ -9,6 +9,12 @@ export interface Principal {
   scopes: string[];
   /** The token's id (rate limiting and audit). */
   tokenId: string;
+  /**
+   * What kind of credential `tokenId` names: a personal/CI token's row id, a login access token's jti, a browser
+   * session's row id (`session:<id>`), or the registry itself (seeding). Absent: a personal token. Never a secret:
+   * publish log entries name it (auth/credential.ts).
+   */
+  via?: "token" | "access_token" | "session" | "system";
   /** When set, the token may only write to this namespace. */
   namespace: string | null;
   /** When set, the token may only write item ids matching this glob (services/tokens.ts tokenAllowsItem). */

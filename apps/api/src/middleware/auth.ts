@@ -26,7 +26,7 @@ async function sessionPrincipal(c: Context<AppEnv>, db: Database): Promise<Princ
   const session = await readWebSession(c, db);
   if (!session) return null;
   if (!SAFE_METHODS.includes(c.req.method)) assertCsrf(session, c.req.header("x-csrf-token"));
-  return { userId: session.userId, username: session.username, isAdmin: session.isAdmin, scopes: [...SCOPES], tokenId: `session:${session.sessionId}`, namespace: null, itemPattern: null };
+  return { userId: session.userId, username: session.username, isAdmin: session.isAdmin, scopes: [...SCOPES], tokenId: `session:${session.sessionId}`, via: "session", namespace: null, itemPattern: null };
 }
 
 /**

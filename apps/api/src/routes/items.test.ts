@@ -1,7 +1,7 @@
 /** POST /v1/push and GET /v1/pull: happy paths, errors, security. */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { computeContentHash, extractSignature, generateKeyPair, keyResolverFrom, publicKeyFromPem, signItem, verifyDocument, verifyItem } from "@rye/core";
+import { canonicalJson, computeContentHash, extractSignature, generateKeyPair, keyResolverFrom, publicKeyFromPem, sha256Hex, signItem, verifyDocument, verifyItem } from "@rye/core";
 import { postgresAvailable } from "@rye/db/testing";
 import { createTestRegistry, type TestRegistry, type TestUser } from "../../test/harness.ts";
 
@@ -100,6 +100,27 @@ describe(`items on ${kind}`, () => {
       assert.deepEqual(r.body.attestation.payload.author, { fingerprint: key.publicKey.fingerprint, signature: extractSignature(signed, "knowledge").status === "signed" ? (extractSignature(signed, "knowledge") as any).signature.signature : "", verified: true });
       const pulled = (await (await reg.request("GET", "/v1/pull/knowledge/alice/notes/signed_note")).json()) as Json;
       assert.equal(pulled.author_key.fingerprint, key.publicKey.fingerprint);
+    });
+
+    test("a public publish entry names the author key and the pushing token; a private one stays a digest of the subject alone", async () => {
+      const key = await generateKeyPair();
+      await reg.db.prisma.userKey.create({ data: { userId: alice.id, fingerprint: key.publicKey.fingerprint, publicKeyPem: key.publicKey.pem } });
+      const tokenRow = await reg.db.prisma.apiToken.findFirstOrThrow({ where: { userId: alice.id } });
+      const entry = async (index: number) => (await reg.db.prisma.publishLogEntry.findUniqueOrThrow({ where: { index: BigInt(index) } })).payload as Json;
+      const signed = await push(aliceToken, { item_type: "knowledge", item_id: "alice/notes/attributed", content: (await signItem(knowledge("attributed"), "knowledge", key)).content, version: "1.0.0" });
+      assert.equal(signed.status, 201, JSON.stringify(signed.body));
+      const logged = await entry(signed.body.log_index);
+      assert.equal(logged.author_key, key.publicKey.fingerprint);
+      assert.deepEqual(logged.credential, { via: "token", token_id: tokenRow.id });
+      assert.equal(logged.publisher, "alice");
+      assert.ok(!JSON.stringify(logged).includes(aliceToken), "never the secret");
+      const unsigned = await push(aliceToken, { item_type: "knowledge", item_id: "alice/notes/unattributed", content: knowledge("unattributed"), version: "1.0.0" });
+      assert.equal((await entry(unsigned.body.log_index)).author_key, null);
+      const hidden = await push(aliceToken, { item_type: "knowledge", item_id: "alice/notes/hidden", content: knowledge("hidden"), version: "1.0.0", metadata: { visibility: "private" } });
+      const digest = await entry(hidden.body.log_index);
+      assert.deepEqual(Object.keys(digest).sort(), ["kind", "private", "subject_digest"]);
+      const subject = { kind: "item", item_type: "knowledge", id: "alice/notes/hidden", version: "1.0.0", file_sha256: hidden.body.attestation.payload.file_sha256, content_hash: hidden.body.attestation.payload.content_hash, publisher: "alice" };
+      assert.equal(digest.subject_digest, sha256Hex(canonicalJson(subject)), "the digest covers the subject only, as a puller recomputes it");
     });
   });
 

@@ -206,6 +206,8 @@ export async function decideVersion(ctx: ManageContext, typeParam: string, id: s
         namespaceId: access.namespace.id,
         visibility: item.visibility,
         subject: { kind: "item", item_type: type, id: ref.id, version: row.version, file_sha256: row.fileSha256, actor: ctx.principal.username },
+        // The key that signed the held version; the credential that pushed it is in its (digest) publish entry only.
+        attribution: { author_key: row.authorFingerprint },
       });
       logIndex = entry.index;
     } else {

@@ -29,6 +29,7 @@ import { canRead, requirePublishAccess } from "./access.ts";
 import { recordAudit } from "./audit.ts";
 import type { BlobStore } from "./blob-store.ts";
 import type { PushContext } from "./publish.ts";
+import { credentialOf } from "../auth/credential.ts";
 import { recordItemEvent } from "./item-events.ts";
 import { latestOf, semverColumns } from "./versions.ts";
 import { assertStorableDeclaration } from "../middleware/json-text.ts";
@@ -212,6 +213,7 @@ export async function publishBundle(input: BundlePushInput, ctx: BundlePushConte
       namespaceId: access.namespace.id,
       visibility: bundle.visibility,
       subject: { kind: "bundle", id: ref.id, version, file_sha256: manifestSha256, content_hash: contentHash, publisher: ctx.principal.username },
+      attribution: { author_key: author.fingerprint, credential: credentialOf(ctx.principal) },
     });
     const publishedAt = new Date();
     const attestation: PublishAttestation = {

@@ -5,6 +5,7 @@
  * webhook receivers see the same events in the same order.
  */
 import type { Prisma } from "@rye/db";
+import type { LoggedCredential } from "../auth/credential.ts";
 import { type AppendedEntry, appendLogEntry, publishLogPayload } from "./publish-log.ts";
 import { enqueueWebhookDeliveries } from "./webhooks/enqueue.ts";
 
@@ -22,11 +23,16 @@ export interface ItemEvent {
   /** A held (unapproved) version: logged as a digest, and nothing is announced until it is approved. */
   held?: boolean;
   subject: Record<string, unknown>;
+  /**
+   * Who published with what (publishes and approvals): the author key fingerprint (null: unsigned) and the credential
+   * (auth/credential.ts). Logged next to a public subject only; not part of the private digest nor of webhook data.
+   */
+  attribution?: { author_key: string | null; credential?: LoggedCredential };
 }
 
 export async function recordItemEvent(tx: Prisma.TransactionClient, event: ItemEvent): Promise<AppendedEntry> {
   const hidden = event.held ? "private" : event.visibility;
-  const entry = await appendLogEntry(tx, event.kind, publishLogPayload(hidden, event.subject));
+  const entry = await appendLogEntry(tx, event.kind, publishLogPayload(hidden, event.subject, event.attribution));
   if (event.held) return entry;
   for (const namespaceId of new Set([event.namespaceId, event.alsoNotifyNamespaceId ?? event.namespaceId])) {
     await enqueueWebhookDeliveries(tx, {

@@ -31,9 +31,10 @@ export async function appendLogEntry(tx: Prisma.TransactionClient, kind: string,
 /**
  * What the public log says about a publish. The log is public, so a private item or bundle is logged
  * only as a digest of its subject: members, who can read the attestation, can recompute and find it;
- * nobody else learns the id.
+ * nobody else learns the id. `attribution` (who published with what: `author_key`, `credential`) is added next to
+ * a public subject only, and never enters the digest, so a private entry is matched by its subject alone.
  */
-export function publishLogPayload(visibility: string, subject: Record<string, unknown>): Record<string, unknown> {
-  if (visibility !== "private") return subject;
+export function publishLogPayload(visibility: string, subject: Record<string, unknown>, attribution?: Record<string, unknown>): Record<string, unknown> {
+  if (visibility !== "private") return attribution ? { ...subject, ...attribution } : subject;
   return { kind: subject.kind, private: true, subject_digest: sha256Hex(canonicalJson(subject)) };
 }

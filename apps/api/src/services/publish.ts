@@ -25,6 +25,7 @@ import {
   verifyItem,
 } from "@rye/core";
 import { type Database, isUniqueViolation, type Prisma } from "@rye/db";
+import { credentialOf } from "../auth/credential.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { RegistryConfig } from "../config.ts";
 import { requirePublishAccess } from "./access.ts";
@@ -154,6 +155,7 @@ export async function publishItem(input: PushInput, ctx: PushContext) {
           content_hash: contentHash,
           publisher: ctx.principal.username,
         },
+        attribution: { author_key: author?.fingerprint ?? null, credential: credentialOf(ctx.principal) },
       });
       const attestation: PublishAttestation = {
         _type: ATTESTATION_TYPE,

@@ -30,6 +30,7 @@ export const COMMAND_MODULES: readonly { names: readonly string[]; load: () => P
   { names: ["org"], load: async () => (await import("./commands/org.ts")).registerOrg },
   { names: ["registry"], load: async () => (await import("./commands/registry.ts")).registerRegistry },
   { names: ["webhook"], load: async () => (await import("./commands/webhook.ts")).registerWebhook },
+  { names: ["log"], load: async () => (await import("./commands/log.ts")).registerLog },
   { names: ["push", "pull", "publish", "unpublish", "yank", "unyank", "deprecate", "delete"], load: async () => (await import("./commands/publish.ts")).registerPublish },
   { names: ["update"], load: async () => (await import("./commands/update.ts")).registerUpdate },
   { names: ["init"], load: async () => (await import("./commands/init.ts")).registerInit },

@@ -25,6 +25,7 @@ import {
   verifySkill,
 } from "@rye/core";
 import { isUniqueViolation, type Prisma } from "@rye/db";
+import { credentialOf } from "../../auth/credential.ts";
 import { requirePublishAccess } from "../access.ts";
 import { approvalAnswer, approvalFor, holdReason } from "../approval.ts";
 import { recordAudit } from "../audit.ts";
@@ -145,6 +146,7 @@ export async function publishSkill(input: SkillPushInput, ctx: SkillPushContext)
         visibility: item.visibility,
         held: heldReason !== null,
         subject: { kind: "item", item_type: "skill", id, version, file_sha256: fileSha256, content_hash: contentHash, publisher: ctx.principal.username },
+        attribution: { author_key: author.fingerprint, credential: credentialOf(ctx.principal) },
       });
       const attestation: PublishAttestation = {
         _type: ATTESTATION_TYPE,
