@@ -34,12 +34,18 @@ export async function readItemDetails(deps: AppDeps, principal: Principal | null
   return await itemDetailsOf(deps.db, await findReadableItem(deps.db, principal, typeParam, id));
 }
 
+/** Registry key PEMs by fingerprint: a fingerprint names one key forever, so a PEM found once is kept. */
+const KEY_PEMS = new Map<string, string>();
+const MAX_KEY_PEMS = 256;
+
 /** A registry key's PEM by fingerprint (current or retired), or null. */
 export async function registryKeyPem(deps: AppDeps, fingerprint: string): Promise<string | null> {
-  const active = await deps.keyring.signer();
-  if (active.publicKey.fingerprint === fingerprint) return active.publicKey.pem;
+  const kept = KEY_PEMS.get(fingerprint);
+  if (kept) return kept;
   const row = await deps.db.prisma.registryKey.findUnique({ where: { fingerprint }, select: { publicKeyPem: true } });
-  return row?.publicKeyPem ?? null;
+  const pem = row?.publicKeyPem ?? ((await deps.keyring.signer()).publicKey.fingerprint === fingerprint ? (await deps.keyring.signer()).publicKey.pem : null);
+  if (pem && KEY_PEMS.size < MAX_KEY_PEMS) KEY_PEMS.set(fingerprint, pem);
+  return pem;
 }
 
 /** The publisher's registered key by fingerprint, or null when the publisher has no such key. */

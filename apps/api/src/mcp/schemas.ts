@@ -31,7 +31,8 @@ const itemType = z.enum(REGISTRY_ITEM_TYPES).describe("directive | tool | knowle
 const itemId = text(256).min(3).describe("The registry id: namespace/category/name (a skill: namespace/name)");
 const version = z.string().max(256).refine(isSemver, "a semantic version such as 1.2.0");
 
-export const searchInput = {
+// Tool inputs are z.object schemas built once (the SDK would build an object from a raw shape on every request).
+export const searchInput = z.object({
   query: text(SEARCH_MAX_QUERY_CHARS).default("").describe("Words to search for (ranked full-text, typo tolerant); empty lists everything visible, newest first"),
   item_type: itemType.optional().describe("Only this item type"),
   namespace: text(64).optional().describe("Only items of this namespace (a user or an organization)"),
@@ -43,26 +44,26 @@ export const searchInput = {
   offset: z.number().int().min(0).max(10_000).optional().describe("Results to skip (not with cursor)"),
   cursor: z.string().max(512).optional().describe("next_cursor of the previous page"),
   facets: z.boolean().optional().describe("Add counts per item type, namespace, category and tool type"),
-};
+});
 
-export const getItemInput = {
+export const getItemInput = z.object({
   item_type: itemType,
   item_id: itemId,
   version: version.optional().describe("The version; default the latest installable one"),
-};
+});
 
-export const listVersionsInput = {
+export const listVersionsInput = z.object({
   item_type: itemType,
   item_id: itemId,
-};
+});
 
-export const relationsInput = {
+export const relationsInput = z.object({
   item_type: itemType,
   item_id: itemId,
   version: version.optional().describe("The version whose uses are listed; default the latest"),
-};
+});
 
-export const skillFilesInput = {
+export const skillFilesInput = z.object({
   skill_id: text(200).min(3).describe("The skill's id: namespace/name"),
   version: version.optional().describe("The version; default the latest installable one"),
   paths: z
@@ -70,7 +71,7 @@ export const skillFilesInput = {
     .max(SKILL_FILES_MAX_PATHS)
     .optional()
     .describe(`Files whose contents to return (default SKILL.md only; [] for none); at most ${SKILL_FILES_MAX_BYTES} bytes of contents per call`),
-};
+});
 
 /** `search`: GET /v1/search's answer (a mirror's upstream merge aside). */
 export const searchOutput = searchResponseSchema.omit({ upstream: true });
