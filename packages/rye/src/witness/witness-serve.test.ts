@@ -44,7 +44,7 @@ function body(old: number, proof: Uint8Array[], note: string): string {
   return `old ${old}\n${proof.map((p) => `${toBase64(p)}\n`).join("")}\n${note}`;
 }
 
-async function add(text: string | Uint8Array): Promise<{ status: number; type: string; text: string }> {
+async function add(text: string): Promise<{ status: number; type: string; text: string }> {
   const res = await fetch(`${witness.url}/add-checkpoint`, { method: "POST", body: text });
   return { status: res.status, type: res.headers.get("content-type") ?? "", text: await res.text() };
 }
