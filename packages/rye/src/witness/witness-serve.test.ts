@@ -33,6 +33,7 @@ let env: NodeJS.ProcessEnv;
 let logKey: KeyPair;
 let witnessKey: string;
 let witness: WitnessProcess;
+let stateSize = 30;
 
 const leaves = (n: number, salt = "") => Array.from({ length: n }, (_, i) => leafHash(utf8Encode(`entry ${i}${salt}`)));
 
@@ -111,6 +112,21 @@ describe("rye witness serve", () => {
     assert.equal((await add(body(12, consistencyProof(12, 30, memoryNodeReader(grown)), await checkpoint(grown)))).status, 200);
   });
 
+  test("concurrent requests from one old size: exactly one is cosigned, the others are told the new size (check and write are atomic)", async () => {
+    const grown = leaves(60);
+    const read = memoryNodeReader(grown);
+    const sizes = Array.from({ length: 10 }, (_, i) => 31 + i);
+    const notes = await Promise.all(sizes.map((n) => checkpoint(grown.slice(0, n))));
+    const answers = await Promise.all(sizes.map((n, i) => add(body(30, consistencyProof(30, n, read), notes[i]!))));
+    const won = answers.flatMap((a, i) => (a.status === 200 ? [sizes[i]!] : []));
+    assert.equal(won.length, 1, `one winner (${answers.map((a) => a.status).join(",")})`);
+    for (const a of answers.filter((x) => x.status !== 200)) assert.deepEqual([a.status, a.text], [409, `${won[0]}\n`]);
+    // Back to 30 for the next tests is impossible (never smaller): the winner's size is the state now.
+    const again = await add(body(0, [], notes[0]!));
+    assert.deepEqual([again.status, again.text], [409, `${won[0]}\n`]);
+    stateSize = won[0]!;
+  });
+
   test("a second process on the same directory refuses to start", async () => {
     await assert.rejects(start(), /Another witness process/);
   });
@@ -119,7 +135,7 @@ describe("rye witness serve", () => {
     assert.equal((await add(body(0, [], await checkpoint(leaves(2), logKey, "other.example/v1/tlog")))).status, 404);
     const stranger = await generateKeyPair();
     assert.equal((await add(body(0, [], await checkpoint(leaves(40), stranger)))).status, 403);
-    for (const bad of ["", "old 1\n", "old -1\n\nx\n\n— a AAAA\n", "old 01\n\n" + (await checkpoint(leaves(40))), `old 30\nnot base64\n\n${await checkpoint(leaves(40))}`]) {
+    for (const bad of ["", "old 1\n", "old -1\n\nx\n\n— a AAAA\n", "old 01\n\n" + (await checkpoint(leaves(40))), `old ${stateSize}\nnot base64\n\n${await checkpoint(leaves(60))}`]) {
       assert.equal((await add(bad)).status, 400, JSON.stringify(bad.slice(0, 30)));
     }
     const get = await fetch(`${witness.url}/add-checkpoint`);
@@ -130,17 +146,17 @@ describe("rye witness serve", () => {
   test("limits: body size (413), proof lines, line length", async () => {
     const big = await add("old 0\n\n" + "a".repeat(WITNESS_LIMITS.maxBodyBytes));
     assert.equal(big.status, 413);
-    const grown = leaves(40);
+    const grown = leaves(60);
     const note = await checkpoint(grown);
     const tooMany = Array.from({ length: WITNESS_LIMITS.maxProofLines + 1 }, () => new Uint8Array(32));
-    const r = await add(body(30, tooMany, note));
+    const r = await add(body(stateSize, tooMany, note));
     assert.deepEqual([r.status, r.text.trim()], [400, `more than ${WITNESS_LIMITS.maxProofLines} consistency proof lines`]);
-    const atLimit = await add(body(30, tooMany.slice(1), note));
+    const atLimit = await add(body(stateSize, tooMany.slice(1), note));
     assert.equal(atLimit.status, 422, "63 lines are read (and do not verify)");
-    const longLine = await add(`old 30\n\n${"x".repeat(WITNESS_LIMITS.maxLineBytes + 1)}\n1\nAAAA\n\n— x AAAA\n`);
+    const longLine = await add(`old ${stateSize}\n\n${"x".repeat(WITNESS_LIMITS.maxLineBytes + 1)}\n1\nAAAA\n\n— x AAAA\n`);
     assert.deepEqual([longLine.status, longLine.text.trim()], [400, `a line is longer than ${WITNESS_LIMITS.maxLineBytes} bytes`]);
     // Nothing above moved the state.
     const still = await add(body(0, [], note));
-    assert.deepEqual([still.status, still.text], [409, "30\n"]);
+    assert.deepEqual([still.status, still.text], [409, `${stateSize}\n`]);
   });
 });
