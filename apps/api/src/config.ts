@@ -3,7 +3,7 @@ import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { loadUpstreamAuthConfig, type UpstreamAuthConfig } from "./auth/upstream/config.ts";
 import { loadMirrorConfig, type MirrorConfig } from "./services/upstream/config.ts";
-import { DEFAULT_WITNESS_TIMEOUT_MS, MAX_WITNESS_TIMEOUT_MS, parseWitnessList, type WitnessEndpoint } from "./services/witnesses.ts";
+import { DEFAULT_WITNESS_TIMEOUT_MS, MAX_WITNESS_TIMEOUT_MS, parseWitnessList, type WitnessEndpoint } from "./services/witness-list.ts";
 
 /** An IPv4 address or a bracketed IPv6 one, each with an optional port (what node:dns setServers takes). */
 const DNS_SERVER = /^(?:(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?|[0-9a-f:]+|\[[0-9a-f:]+\](?::\d{1,5})?)$/i;

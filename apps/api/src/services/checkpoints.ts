@@ -137,7 +137,7 @@ export interface CurrentCheckpointOptions {
  */
 export async function currentCheckpointRow(ctx: CheckpointContext, options: CurrentCheckpointOptions = {}): Promise<ServedCheckpointRow> {
   const row = await issuedCheckpointRow(ctx, options);
-  if (!ctx.witnesses) return row.row;
+  if (!ctx.witnesses) return served(row.row); // cosignatures stored while witnesses were configured are still served
   if (row.issued) return witnessRound(ctx, ctx.witnesses, row.row);
   if (row.row.witnessedAt) return served(row.row);
   const done = await ctx.db.prisma.logCheckpoint.findFirst({ where: { witnessedAt: { not: null }, note: { not: null } }, orderBy: { treeSize: "desc" } });

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { cosignerVerifierKey, generateKeyPair, type KeyPair, noteVerifierKey, openNote, parseCosignerVerifierKey, parseNoteVerifierKey, verifiedCosignatures } from "@rye/core";
+import { cosignerVerifierKey, generateKeyPair, RyeError, type KeyPair, noteVerifierKey, openNote, parseCosignerVerifierKey, parseNoteVerifierKey, verifiedCosignatures } from "@rye/core";
 import type { Database } from "@rye/db";
 import { openTestDatabase } from "@rye/db/testing";
 import { runRye } from "../../../../packages/rye/test/cli.ts";
@@ -18,7 +18,8 @@ import { startWitnessProcess, type WitnessProcess } from "../../../../packages/r
 import type { Logger } from "../logger.ts";
 import { type CheckpointContext, currentCheckpointRow } from "./checkpoints.ts";
 import { appendLogEntry } from "./publish-log.ts";
-import { parseWitnessList, WitnessCollector, type WitnessEndpoint } from "./witnesses.ts";
+import { loadConfig } from "../config.ts";
+import { MAX_WITNESSES, parseWitnessList, WitnessCollector, type WitnessEndpoint } from "./witnesses.ts";
 
 const REGISTRY = "http://registry.test";
 const ORIGIN = "registry.test/v1/tlog";
@@ -219,5 +220,12 @@ test("RYE_WITNESSES parsing", async () => {
   assert.deepEqual(parseWitnessList(""), []);
   assert.equal(parseWitnessList(`https://w.test/x/ ${vkey},\n https://v.test ${cosignerVerifierKey("v.test", k.publicKey.raw)}`).length, 2);
   assert.equal(parseWitnessList(`https://w.test/x/ ${vkey}`)[0]!.url, "https://w.test/x");
+  assert.throws(() => parseWitnessList(Array.from({ length: MAX_WITNESSES + 1 }, (_, i) => `https://w${i}.test ${cosignerVerifierKey(`w${i}.test`, k.publicKey.raw)}`).join(",")), /at most 32 witnesses/);
+  assert.equal(parseWitnessList(Array.from({ length: MAX_WITNESSES }, (_, i) => `https://w${i}.test ${cosignerVerifierKey(`w${i}.test`, k.publicKey.raw)}`).join(",")).length, MAX_WITNESSES);
+  const config = loadConfig({ RYE_WITNESSES: `https://w.test ${vkey}`, RYE_WITNESS_TIMEOUT_MS: "60000" });
+  assert.deepEqual([config.witnesses.list.map((w) => w.verifier.name), config.witnesses.timeoutMs], [["w.test/1"], 60_000]);
+  assert.equal(loadConfig({}).witnesses.timeoutMs, 5000);
+  assert.throws(() => loadConfig({ RYE_WITNESS_TIMEOUT_MS: "60001" }), /at most 60000 ms/);
+  assert.throws(() => loadConfig({ RYE_WITNESSES: "https://w.test nonsense" }), (e: RyeError) => e.code === "BAD_REQUEST" && /RYE_WITNESSES/.test(e.message));
   for (const bad of [`https://w.test`, `ftp://w.test ${vkey}`, `https://w.test ${noteVerifierKey("w.test/1", k.publicKey.raw)}`, `https://w.test ${vkey}, https://v.test ${vkey}`]) assert.throws(() => parseWitnessList(bad), Error, bad);
 });
