@@ -4,18 +4,20 @@
  * restart; a client's k-of-n policy accepts them, and refuses them (LOG_WITNESS_MISSING) when it needs the other.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { after, before, describe, test } from "node:test";
 import { cosignerVerifierKey, generateKeyPair, type KeyPair, logOrigin, noteVerifierKey, openNote, parseCheckpoint, parseCosignerVerifierKey, parseNoteVerifierKey, privateKeyToPem, RyeError, verifiedCosignatures } from "@rye/core";
 import { createScratchPostgresDatabase, postgresAvailable } from "@rye/db/testing";
 import { runRye } from "../../../../packages/rye/test/cli.ts";
 import { startWitnessProcess, type WitnessProcess } from "../../../../packages/rye/test/witness-process.ts";
 import { checkWitnessed, witnessPolicyFor } from "../../../../packages/rye/src/registry/witness-policy.ts";
+import { goPath, goSumdbMissing, programPath } from "../../../../scripts/test-requirements.ts";
 import { freePort } from "../../test/free-port.ts";
 import { knowledgeItem } from "../../bench/load.ts";
 
@@ -128,6 +130,19 @@ describe("a registry collects witness cosignatures and clients require them", { 
       assert.equal(await cosigned(note, downKey), false);
       assert.ok(took < 10_000, `answered within the witness timeout, not hung on the down witness (${took} ms)`);
     }
+  });
+
+  test("Go's sumdb/note still opens the cosigned checkpoint (tools/tlog-verify: other signers' lines are ignored)", { skip: goSumdbMissing() }, async () => {
+    const run = promisify(execFile);
+    const verifier = join(work, "tlog-verify");
+    await run(programPath("go")!, ["build", "-o", verifier, "./tools/tlog-verify"], {
+      cwd: ROOT,
+      env: { ...process.env, GOPATH: goPath(), GO111MODULE: "off", GOFLAGS: "", GOCACHE: process.env.GOCACHE ?? join(tmpdir(), "rye-go-build-cache") },
+      timeout: 300_000,
+    });
+    assert.ok(await cosigned(await checkpoint(), witnessKey));
+    const { stdout } = await run(verifier, ["-registry", url, "-key", noteVerifierKey(logOrigin(url), registryKey.publicKey.raw)], { timeout: 120_000 });
+    assert.ok((JSON.parse(stdout) as { verified: { tree_size: number } }).verified.tree_size > 0);
   });
 
   test("a client requiring 1 of its witnesses accepts the checkpoint; requiring 2 (the down one too) refuses it with LOG_WITNESS_MISSING", async () => {
