@@ -6,7 +6,7 @@ import type { CliContext } from "../context.ts";
 import { EXIT } from "../output.ts";
 
 export function registerTrust(program: Command, ctx: CliContext): void {
-  const trust = program.command("trust").description("manage the public keys you trust for signed items");
+  const trust = program.command("trust").description("manage the public keys you trust for signed items, and the witnesses registry checkpoints must carry");
   trust
     .command("list")
     .description("list trusted keys (and the rye release key, trusted for the system space only)")
