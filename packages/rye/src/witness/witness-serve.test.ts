@@ -135,6 +135,9 @@ describe("rye witness serve", () => {
     assert.equal((await add(body(0, [], await checkpoint(leaves(2), logKey, "other.example/v1/tlog")))).status, 404);
     const stranger = await generateKeyPair();
     assert.equal((await add(body(0, [], await checkpoint(leaves(40), stranger)))).status, 403);
+    // Signed by the log's key, but the signature does not verify (the text was changed after signing).
+    const tampered = (await checkpoint(leaves(70))).replace(/\n70\n/, "\n71\n");
+    assert.equal((await add(body(stateSize, [], tampered))).status, 403);
     for (const bad of ["", "old 1\n", "old -1\n\nx\n\n— a AAAA\n", "old 01\n\n" + (await checkpoint(leaves(40))), `old ${stateSize}\nnot base64\n\n${await checkpoint(leaves(60))}`]) {
       assert.equal((await add(bad)).status, 400, JSON.stringify(bad.slice(0, 30)));
     }
