@@ -3,6 +3,7 @@ import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { loadUpstreamAuthConfig, type UpstreamAuthConfig } from "./auth/upstream/config.ts";
 import { loadMirrorConfig, type MirrorConfig } from "./services/upstream/config.ts";
+import { DEFAULT_WITNESS_TIMEOUT_MS, MAX_WITNESS_TIMEOUT_MS, parseWitnessList, type WitnessEndpoint } from "./services/witness-list.ts";
 
 /** An IPv4 address or a bracketed IPv6 one, each with an optional port (what node:dns setServers takes). */
 const DNS_SERVER = /^(?:(?:\d{1,3}\.){3}\d{1,3}(?::\d{1,5})?|[0-9a-f:]+|\[[0-9a-f:]+\](?::\d{1,5})?)$/i;
@@ -23,6 +24,8 @@ const envSchema = z.object({
   RYE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   RYE_CHECKPOINT_INTERVAL_SECONDS: int(60),
   RYE_CHECKPOINT_EVERY_ENTRIES: int(100),
+  RYE_WITNESSES: z.string().default(""),
+  RYE_WITNESS_TIMEOUT_MS: int(DEFAULT_WITNESS_TIMEOUT_MS).refine((n) => n <= MAX_WITNESS_TIMEOUT_MS, `at most ${MAX_WITNESS_TIMEOUT_MS} ms`),
   RYE_REGISTRY_APPROVAL: z.enum(["off", "flagged", "all"]).default("off"),
   RYE_REGISTRY_APPROVAL_RISK: z.enum(["low", "medium", "high"]).default("high"),
   RYE_WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(["true", "false", "1", "0"]).default("false"),
@@ -117,6 +120,8 @@ export interface RegistryConfig {
   rateLimit: { windowSeconds: number; reads: number; writes: number; store?: "database" | "memory" | undefined };
   /** A grown publish log gets a new signed checkpoint once the last is this old, or this many entries behind. */
   checkpoints: { intervalMs: number; everyEntries: number };
+  /** Witnesses asked to cosign each new checkpoint (RYE_WITNESSES), each within `timeoutMs` (services/witnesses.ts). */
+  witnesses: { list: WitnessEndpoint[]; timeoutMs: number };
   trustProxy: boolean;
   /**
    * Approval of new versions (RYE_REGISTRY_APPROVAL, RYE_REGISTRY_APPROVAL_RISK): `off` publishes every version at
@@ -192,6 +197,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     throw new RyeError("BAD_REQUEST", `Invalid registry configuration: ${issues.join("; ")}`, { details: issues });
   }
   const e = parsed.data;
+  let witnesses: WitnessEndpoint[];
+  try {
+    witnesses = parseWitnessList(e.RYE_WITNESSES);
+  } catch (err) {
+    throw new RyeError("BAD_REQUEST", `Invalid registry configuration: RYE_WITNESSES: ${(err as Error).message}`, { hint: "RYE_WITNESSES lists `<url> <verifier key>` entries separated by commas or newlines (docs/transparency.md, \"Witnesses\")." });
+  }
   return {
     port: e.PORT,
     publicUrl: (e.RYE_REGISTRY_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ""),
@@ -206,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     },
     rateLimit: { windowSeconds: e.RYE_RATE_LIMIT_WINDOW_SECONDS, reads: e.RYE_RATE_LIMIT_READS, writes: e.RYE_RATE_LIMIT_WRITES, store: e.RYE_RATE_LIMIT_STORE },
     checkpoints: { intervalMs: e.RYE_CHECKPOINT_INTERVAL_SECONDS * 1000, everyEntries: e.RYE_CHECKPOINT_EVERY_ENTRIES },
+    witnesses: { list: witnesses, timeoutMs: e.RYE_WITNESS_TIMEOUT_MS },
     trustProxy: e.RYE_TRUST_PROXY === "true" || e.RYE_TRUST_PROXY === "1",
     approval: { mode: e.RYE_REGISTRY_APPROVAL, risk: e.RYE_REGISTRY_APPROVAL_RISK },
     logLevel: e.RYE_LOG_LEVEL,

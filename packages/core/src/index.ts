@@ -23,6 +23,7 @@ export * from "./canonical-json.ts";
 export * from "./registry/signed-document.ts";
 export * from "./registry/attestation.ts";
 export * from "./registry/log.ts";
+export * from "./registry/cosignature.ts";
 export * from "./registry/merkle.ts";
 export * from "./registry/merkle-tiles.ts";
 export * from "./registry/signed-note.ts";

@@ -25,6 +25,7 @@ export const COMMAND_MODULES: readonly { names: readonly string[]; load: () => P
   { names: ["skill"], load: async () => (await import("./commands/skill.ts")).registerSkill },
   { names: ["keygen"], load: async () => (await import("./commands/keygen.ts")).registerKeygen },
   { names: ["trust"], load: async () => (await import("./commands/trust.ts")).registerTrust },
+  { names: ["witness"], load: async () => (await import("./commands/witness.ts")).registerWitness },
   { names: ["bundle"], load: async () => (await import("./commands/bundle.ts")).registerBundle },
   { names: ["login", "logout", "whoami"], load: async () => (await import("./commands/login.ts")).registerLogin },
   { names: ["org"], load: async () => (await import("./commands/org.ts")).registerOrg },
