@@ -399,7 +399,7 @@ export async function fetchVerifiedBundle(options: PullBundleOptions, ctx: Bundl
   const sig = await checkRegistryManifest(body.manifest, pinned, full);
   if (body.manifest_sha256 !== undefined && body.manifest_sha256 !== sha256Hex(body.manifest)) throw refused("the announced manifest_sha256 is not the manifest's", registryUrl);
   const attestation = await checkAttestation(body.attestation, pinned, { bundleId, version, manifest: body.manifest, signature: sig });
-  await verifyLogProof(pinned, body.transparency, attestation, ask, ctx.env, `bundle ${full}`);
+  await verifyLogProof(pinned, body.transparency, attestation, ask, { env: ctx.env, projectPath: ctx.projectPath }, `bundle ${full}`);
   const manifest = parseManifest(body.manifest);
   if (manifest.bundle.id !== bundleId || manifest.bundle.version !== version) {
     throw refused(`the manifest describes ${manifest.bundle.id}@${manifest.bundle.version}`, registryUrl);

@@ -14,6 +14,7 @@ import { publicKeyFromPem, pullTransparencySchema, RyeError } from "@rye/core";
 import { readJson, registryFetch } from "./http.ts";
 import type { RegistryKeyResult } from "./key-pinning.ts";
 import { getRegistryPin, recordTreeCheckpoint } from "./key-pinning.ts";
+import { checkWitnessed, witnessPolicyFor } from "./witness-policy.ts";
 import { expectedEntryOf, openTreeCheckpoint, type VerifiedTreeCheckpoint, verifyPulledEntry, verifyTreeExtends } from "./transparency.ts";
 import { z } from "zod";
 
@@ -55,9 +56,10 @@ export async function verifyLogProof(
   section: PullTransparencyAnswer | undefined,
   attestation: SignedDocument<PublishAttestation>,
   ask: TlogAsk,
-  env: NodeJS.ProcessEnv,
+  context: { env: NodeJS.ProcessEnv; projectPath?: string | undefined },
   label: string,
 ): Promise<LogInclusionRecord> {
+  const { env } = context;
   const url = pinned.url;
   if (!section) {
     throw new RyeError("LOG_PROOF_MISSING", `The registry at ${url} sent ${label} without a proof that it is in its signed publish log; nothing was written`, { details: { registry: url } });
@@ -65,7 +67,8 @@ export async function verifyLogProof(
   const checked = pullTransparencySchema.safeParse(section);
   if (!checked.success) throw new RyeError("MALFORMED_RESPONSE", `The transparency section of ${url}'s answer for ${label} is malformed; nothing was written`, { details: { registry: url } });
   const served = await openTreeCheckpoint(url, section.checkpoint, checkpointKeys(pinned), ask.kept?.origin);
-  await requireWitnesses(url, served, env);
+  // The witnesses the trust policy requires (user and project: witness-policy.ts) cosigned this very checkpoint.
+  await checkWitnessed(url, served.note, await witnessPolicyFor(url, context));
   if (ask.kept) extendsKept(url, ask.kept, served, section.consistency);
   if (section.index !== attestation.payload.log_index) {
     throw new RyeError("LOG_ENTRY_MISMATCH", `The registry at ${url} proves log entry ${section.index} for ${label}, whose attestation names entry ${attestation.payload.log_index}; nothing was written`, {
@@ -101,9 +104,6 @@ async function provePrefix(url: string, older: VerifiedTreeCheckpoint, newer: Ve
   const answer = readJson(await registryFetch(url, `/v1/tlog/proof/consistency?from=${older.size}&to=${newer.size}`, { env }), consistencyAnswerSchema);
   verifyTreeExtends(url, older, newer, answer.from === older.size && answer.to === newer.size ? answer.proof : []);
 }
-
-/** The witness policy (witness-policy.ts) for this registry, when one is set. */
-async function requireWitnesses(_url: string, _served: VerifiedTreeCheckpoint, _env: NodeJS.ProcessEnv): Promise<void> {}
 
 export type LockedLogCheck = { status: "verified"; index: number; tree_size: number } | { status: "none"; reason: string };
 

@@ -121,7 +121,7 @@ export async function pullItem(request: PullRequest, options: PullOptions = {}):
   }
 
   // 3. The registry's signed log holds exactly this publish, and extends the log this client verified before.
-  const logInclusion = await verifyLogProof(pinned, body.transparency, attestation, ask, env, label);
+  const logInclusion = await verifyLogProof(pinned, body.transparency, attestation, ask, { env, projectPath: options.projectPath }, label);
 
   return {
     type: request.type,

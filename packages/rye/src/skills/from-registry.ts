@@ -79,7 +79,7 @@ export async function fetchRegistrySkill(ref: { namespace: string; name: string;
   if (a.subject.kind !== "item" || a.subject.item_type !== "skill" || a.subject.id !== id || a.subject.version !== body.version) throw mismatch(`its attestation is about ${a.subject.item_type ?? a.subject.kind} ${a.subject.id}@${a.subject.version}`, label, registry);
   if (a.file_sha256 !== sha256Hex(body.manifest)) throw mismatch("its attestation is about other manifest bytes", label, registry);
   if (a.publisher !== signature.publisher) throw mismatch(`its attestation names publisher ${a.publisher}, the signature ${signature.publisher}`, label, registry);
-  await verifyLogProof(pinned, body.transparency, doc as SignedDocument<PublishAttestation>, ask, ctx.env, label);
+  await verifyLogProof(pinned, body.transparency, doc as SignedDocument<PublishAttestation>, ask, ctx, label);
 
   const notices = [...(pinned.notice ? [pinned.notice] : [])];
   if (body.yanked) notices.push(`${label} is yanked${body.yanked_reason ? `: ${body.yanked_reason}` : ""}`);
