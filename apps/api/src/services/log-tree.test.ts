@@ -1,10 +1,11 @@
 /** The Merkle tree's tiles, appended with the log by two processes at once, and built in place for an older log. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { leafHash, logLeaf, memoryNodeReader, TILE_WIDTH, tileNodeReader, tilesForRanges, toHex, treeHash } from "@rye/core";
+import { leafHash, logLeaf, memoryNodeReader, type RyeError, TILE_WIDTH, tileNodeReader, tilesForRanges, toHex, treeHash } from "@rye/core";
 import { type Database, openDatabase } from "@rye/db";
 import { createScratchPostgresDatabase, skipWithoutPostgres } from "@rye/db/testing";
-import { appendLeaves, catchUpTree, readTiles, storedTreeSize, treeBehind } from "./log-tree.ts";
+import { loadConfig } from "../config.ts";
+import { appendLeaves, catchUpTree, configureTileCache, DEFAULT_TILE_CACHE_TILES, FULL_TILE_BYTES, readTile, readTiles, storedTreeSize, tileCacheOf, treeBehind } from "./log-tree.ts";
 import { appendLogEntry, LOG_LOCK_ID } from "./publish-log.ts";
 
 /** The root recomputed from the entries as stored, and the root read from the stored tiles. */
@@ -116,5 +117,80 @@ test("a writer that skipped the log lock cannot fork a tile: its write, based on
     await a.close();
     await b.close();
     await scratch.drop();
+  }
+});
+
+/** Tile rows written directly (readTiles does not check hashes): `full` full level-0 tiles, then one of 7 hashes. */
+async function fakeTiles(db: Database, full: number, fill: number): Promise<void> {
+  await db.raw.query(`DELETE FROM tlog_tiles`);
+  for (let i = 0; i <= full; i++) {
+    const bytes = Buffer.alloc(i < full ? FULL_TILE_BYTES : 7 * 32, fill + i);
+    await db.raw.query(`INSERT INTO tlog_tiles (level, "index", hashes) VALUES (0, $1, $2)`, [i, bytes]);
+  }
+}
+
+const firstByte = async (db: Database, index: number) => (await readTile(db.prisma, { level: 0, index }))?.[0];
+
+test("full tiles are served from memory once read (they never change); a partial tile is always read from the database", { skip: skipWithoutPostgres() }, async () => {
+  const scratch = await createScratchPostgresDatabase();
+  const db = await openDatabase({ databaseUrl: scratch.url });
+  try {
+    const cache = configureTileCache(db.prisma, 8);
+    await fakeTiles(db, 2, 10);
+    assert.deepEqual([await firstByte(db, 0), await firstByte(db, 1), await firstByte(db, 2)], [10, 11, 12]);
+    assert.equal(cache.size, 2, "the two full tiles are kept, the partial one is not");
+    // The rows change under the cache (as no writer ever changes a full tile): the full tiles are still the ones
+    // read first, the partial one is read again, as it grows while the log does.
+    await fakeTiles(db, 2, 50);
+    const before = cache.hits;
+    assert.deepEqual([await firstByte(db, 0), await firstByte(db, 1), await firstByte(db, 2)], [10, 11, 52]);
+    assert.equal(cache.hits - before, 2);
+    const both = await readTiles(db.prisma, [{ level: 0, index: 1 }, { level: 0, index: 2 }]);
+    assert.deepEqual([both.get("0/1")![0], both.get("0/2")![0], both.get("0/2")!.length], [11, 52, 7 * 32], "a mixed read: one from memory, one from the database");
+  } finally {
+    await db.close();
+    await scratch.drop();
+  }
+});
+
+test("the tile cache holds at most its limit (least recently used out), 0 turns it off, a transaction never fills it", { skip: skipWithoutPostgres() }, async () => {
+  const scratch = await createScratchPostgresDatabase();
+  const db = await openDatabase({ databaseUrl: scratch.url });
+  try {
+    const cache = configureTileCache(db.prisma, 2);
+    await fakeTiles(db, 3, 10);
+    for (const i of [0, 1, 2]) await firstByte(db, i);
+    assert.equal(cache.size, 2);
+    await fakeTiles(db, 3, 50);
+    assert.equal(await firstByte(db, 2), 12, "kept");
+    assert.equal(await firstByte(db, 0), 50, "the least recently used tile was dropped, so it is read again");
+    assert.equal(cache.size, 2);
+
+    const off = configureTileCache(db.prisma, 0);
+    await firstByte(db, 1);
+    assert.equal(off.size, 0);
+    await fakeTiles(db, 3, 90);
+    assert.equal(await firstByte(db, 1), 91, "no cache: every read sees the database");
+
+    // A transaction can see a tile it completed and may still roll back: what it reads is never cached.
+    const fresh = configureTileCache(db.prisma, 8);
+    await db.prisma.$transaction(async (tx) => {
+      assert.equal(tileCacheOf(tx), undefined);
+      assert.equal((await readTile(tx, { level: 0, index: 0 }))?.[0], 90);
+    });
+    assert.equal(fresh.size, 0);
+    assert.equal(tileCacheOf(db.prisma), fresh);
+  } finally {
+    await db.close();
+    await scratch.drop();
+  }
+});
+
+test("RYE_TLOG_TILE_CACHE sets the tile cache's size: default 1024 tiles, 0 off, at most 65536, else a clear error", () => {
+  assert.equal(loadConfig({}).tlog.tileCacheTiles, DEFAULT_TILE_CACHE_TILES);
+  assert.equal(loadConfig({ RYE_TLOG_TILE_CACHE: "0" }).tlog.tileCacheTiles, 0);
+  assert.equal(loadConfig({ RYE_TLOG_TILE_CACHE: "65536" }).tlog.tileCacheTiles, 65_536);
+  for (const bad of ["65537", "-1", "1.5", "lots"]) {
+    assert.throws(() => loadConfig({ RYE_TLOG_TILE_CACHE: bad }), (err: RyeError) => err.code === "BAD_REQUEST" && /RYE_TLOG_TILE_CACHE/.test(err.message), bad);
   }
 });

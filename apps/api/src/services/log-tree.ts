@@ -5,9 +5,13 @@
  *
  * Logs older than the tree are caught up in place (`catchUpTree`: on start, and by the first append that finds the
  * tree behind), leaf by leaf from the stored entries: idempotent, as it starts where the tiles end.
+ *
+ * Reads of full tiles (256 hashes: they never change once written) go through an in-process LRU cache per database
+ * client; partial tiles, which grow, are always read from the database, so replicas sharing it stay in step.
  */
-import { emptyTreeHash, HASH_SIZE, leafHash, logLeaf, MAX_ENTRY_BYTES, RyeError, type TileAppend, tileAppendsFor, type TileId, tileMap, tileNodeReader, tilesCompletedBy, tilesForRanges, TILE_WIDTH, treeHash } from "@rye/core";
+import { emptyTreeHash, HASH_SIZE, leafHash, logLeaf, MAX_ENTRY_BYTES, RyeError, type TileAppend, tileAppendsFor, type TileId, tileNodeReader, tilesCompletedBy, tilesForRanges, TILE_WIDTH, treeHash } from "@rye/core";
 import type { Database, Prisma } from "@rye/db";
+import { Lru } from "./pull-cache.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -134,11 +138,82 @@ export async function treeBehind(db: Database): Promise<boolean> {
   return (head ? Number(head.index) + 1 : 0) > (await storedTreeSize(db.prisma));
 }
 
-/** The stored tiles among `tiles`, keyed for tileNodeReader. */
+/** The bytes of a full tile. */
+export const FULL_TILE_BYTES = TILE_WIDTH * HASH_SIZE;
+/** Full tiles a process keeps when nothing configured it (RYE_TLOG_TILE_CACHE): 8 MiB. */
+export const DEFAULT_TILE_CACHE_TILES = 1024;
+
+/** Full tiles by `level/index`, least recently used first out, with its hit and miss counts (tests, benches). */
+export class FullTileCache {
+  hits = 0;
+  misses = 0;
+  private readonly lru: Lru<Uint8Array> | null;
+
+  constructor(readonly maxTiles: number) {
+    if (!Number.isSafeInteger(maxTiles) || maxTiles < 0) throw new RangeError(`a tile cache holds a whole number of tiles, not ${maxTiles}`);
+    this.lru = maxTiles === 0 ? null : new Lru({ maxEntries: maxTiles, maxBytes: maxTiles * FULL_TILE_BYTES });
+  }
+
+  get(tile: TileId): Uint8Array | undefined {
+    const hit = this.lru?.get(key(tile));
+    if (hit) this.hits++;
+    else this.misses++;
+    return hit;
+  }
+
+  /** Keeps `hashes` if they make a full tile; a partial one is never kept. */
+  offer(tile: TileId, hashes: Uint8Array): void {
+    if (hashes.length === FULL_TILE_BYTES) this.lru?.set(key(tile), hashes, FULL_TILE_BYTES);
+  }
+
+  get size(): number {
+    return this.lru?.size ?? 0;
+  }
+}
+
+const caches = new WeakMap<object, FullTileCache>();
+
+/** Gives the database client `prisma` a tile cache of `maxTiles` full tiles (0: none), replacing the one it had. */
+export function configureTileCache(prisma: object, maxTiles: number): FullTileCache {
+  const cache = new FullTileCache(maxTiles);
+  caches.set(prisma, cache);
+  return cache;
+}
+
+/**
+ * The tile cache of a database client; none for a transaction's client, whose reads include its own uncommitted
+ * writes (a tile it completes may still roll back), so only what a plain client reads (committed) is ever cached.
+ */
+export function tileCacheOf(prisma: Tx): FullTileCache | undefined {
+  // Prisma's transaction clients lack $connect (the root client's alone has it).
+  if (typeof (prisma as { $connect?: unknown }).$connect !== "function") return undefined;
+  return caches.get(prisma) ?? configureTileCache(prisma, DEFAULT_TILE_CACHE_TILES);
+}
+
+/** The stored tiles among `tiles`, keyed for tileNodeReader: full ones from the cache when it has them. */
 export async function readTiles(prisma: Tx, tiles: readonly TileId[]): Promise<Map<string, Uint8Array>> {
-  if (tiles.length === 0) return new Map();
-  const rows = await prisma.tlogTile.findMany({ where: { OR: tiles.map((t) => ({ level: t.level, index: BigInt(t.index) })) } });
-  return tileMap(rows.map((r) => ({ level: r.level, index: Number(r.index), hashes: new Uint8Array(r.hashes) })));
+  const cache = tileCacheOf(prisma);
+  const found = new Map<string, Uint8Array>();
+  const missing: TileId[] = [];
+  for (const t of tiles) {
+    const hit = cache?.get(t);
+    if (hit) found.set(key(t), hit);
+    else missing.push(t);
+  }
+  if (missing.length === 0) return found;
+  const rows = await prisma.tlogTile.findMany({ where: { OR: missing.map((t) => ({ level: t.level, index: BigInt(t.index) })) } });
+  for (const row of rows) {
+    const tile = { level: row.level, index: Number(row.index) };
+    const hashes = new Uint8Array(row.hashes);
+    cache?.offer(tile, hashes);
+    found.set(key(tile), hashes);
+  }
+  return found;
+}
+
+/** One stored tile's hashes (shared with the cache: do not change them), or null when the tree has none there yet. */
+export async function readTile(prisma: Tx, tile: TileId): Promise<Uint8Array | null> {
+  return (await readTiles(prisma, [tile])).get(key(tile)) ?? null;
 }
 
 /** The root hash of the first `size` leaves, from the stored tiles. */
