@@ -4,14 +4,14 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
-import { encodeEntryBundle, HASH_SIZE, logOrigin, MAX_ENTRY_BYTES, noteVerifierKey, parseTilePath, RyeError, TILE_HEIGHT, TILE_WIDTH } from "@rye/core";
+import { HASH_SIZE, logOrigin, MAX_ENTRY_BYTES, noteVerifierKey, parseTilePath, RyeError, TILE_HEIGHT, TILE_WIDTH } from "@rye/core";
 import { access, errors, json } from "../contract/route.ts";
 import { contractRouter, refuseWith } from "../contract/router.ts";
 import type { CheckpointPolicy } from "../services/checkpoints.ts";
 import { checkpointContext, currentCheckpointRow } from "../services/checkpoints.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { consistencyProofFor, inclusionProofFor } from "../services/log-proofs.ts";
-import { configureTileCache, entryLeaf, readTile } from "../services/log-tree.ts";
+import { configureTileCache, readEntryBundle, readTile } from "../services/log-tree.ts";
 
 export const TLOG_PREFIX = "/v1/tlog";
 /** Full tiles never change; a partial tile is replaced by wider ones as the log grows. */
@@ -101,19 +101,7 @@ export const tlogConsistencyRoute = createRoute({
 async function tileBytes(deps: AppDeps, level: number, index: number, width: number): Promise<Uint8Array | null> {
   const hashes = await readTile(deps.db.prisma, { level, index });
   if (!hashes || hashes.length < width * HASH_SIZE) return null;
-  return hashes.slice(0, width * HASH_SIZE);
-}
-
-async function entryBundle(deps: AppDeps, index: number, width: number): Promise<Uint8Array | null> {
-  const first = index * TILE_WIDTH;
-  if (!Number.isSafeInteger(first + width)) return null;
-  const rows = await deps.db.prisma.publishLogEntry.findMany({
-    where: { index: { gte: BigInt(first), lt: BigInt(first + width) } },
-    orderBy: { index: "asc" },
-    select: { index: true, kind: true, payload: true },
-  });
-  if (rows.length !== width) return null;
-  return encodeEntryBundle(rows.map((r) => entryLeaf({ index: Number(r.index), kind: r.kind, payload: r.payload })));
+  return hashes.length === width * HASH_SIZE ? hashes : hashes.subarray(0, width * HASH_SIZE);
 }
 
 export function tlogRoutes(deps: AppDeps, options: { checkpoints?: Partial<CheckpointPolicy> } = {}) {
@@ -133,7 +121,7 @@ export function tlogRoutes(deps: AppDeps, options: { checkpoints?: Partial<Check
       const parsed = parseTilePath(c.req.valid("param").tile);
       if (!parsed.ok) throw new RyeError("BAD_REQUEST", `Not a tile path: its ${parsed.error} is malformed`, { hint: TILE_HINT });
       const { level, index, width } = parsed;
-      const bytes = level === "entries" ? await entryBundle(deps, index, width) : await tileBytes(deps, level, index, width);
+      const bytes = level === "entries" ? await readEntryBundle(deps.db.prisma, index, width) : await tileBytes(deps, level, index, width);
       if (!bytes) throw new RyeError("NOT_FOUND", `The log has no ${level === "entries" ? "entry bundle" : "tile"} ${c.req.valid("param").tile} yet`, { hint: "Fetch the tiles a checkpoint's tree size calls for (GET /v1/tlog/checkpoint)." });
       return c.body(bytes as Uint8Array<ArrayBuffer>, 200, { "Content-Type": "application/octet-stream", "Cache-Control": width === TILE_WIDTH ? FULL_TILE_CACHE : PARTIAL_TILE_CACHE });
     }, refuseWith(TILE_HINT))

@@ -1,11 +1,11 @@
 /** The Merkle tree's tiles, appended with the log by two processes at once, and built in place for an older log. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { leafHash, logLeaf, memoryNodeReader, type RyeError, TILE_WIDTH, tileNodeReader, tilesForRanges, toHex, treeHash } from "@rye/core";
+import { decodeEntryBundle, leafHash, logLeaf, memoryNodeReader, type RyeError, TILE_WIDTH, tileNodeReader, tilesForRanges, toHex, treeHash } from "@rye/core";
 import { type Database, openDatabase } from "@rye/db";
 import { createScratchPostgresDatabase, skipWithoutPostgres } from "@rye/db/testing";
 import { loadConfig } from "../config.ts";
-import { appendLeaves, catchUpTree, configureTileCache, DEFAULT_TILE_CACHE_TILES, FULL_TILE_BYTES, readTile, readTiles, storedTreeSize, tileCacheOf, treeBehind } from "./log-tree.ts";
+import { appendLeaves, catchUpTree, configureTileCache, DEFAULT_TILE_CACHE_TILES, FULL_TILE_BYTES, readEntryBundle, readTile, readTiles, storedTreeSize, tileCacheOf, treeBehind } from "./log-tree.ts";
 import { appendLogEntry, LOG_LOCK_ID } from "./publish-log.ts";
 
 /** The root recomputed from the entries as stored, and the root read from the stored tiles. */
@@ -103,10 +103,12 @@ test("a writer that skipped the log lock cannot fork a tile: its write, based on
     let readers = 0;
     const writer = (db: Database, tag: string) =>
       db.prisma.$transaction(async (tx) => {
-        await tx.tlogTile.findMany({ where: { level: 0 } });
+        const [tile] = await tx.tlogTile.findMany({ where: { level: 0 } });
         if (++readers === 2) bothRead();
         await read;
-        await appendLeaves(tx, 1, [{ index: 1, kind: "publish", payload: { tag } }]);
+        // The tile as read before the other writer committed (else the later one, reading again, may see the
+        // first one's hash and stop at its own length check instead of the guarded write).
+        await appendLeaves(tx, 1, [{ index: 1, kind: "publish", payload: { tag } }], { index: 0, hashes: new Uint8Array(tile!.hashes) });
       });
     const results = await Promise.allSettled([writer(a, "a"), writer(b, "b")]);
     assert.deepEqual(results.map((r) => r.status).sort(), ["fulfilled", "rejected"]);
@@ -180,6 +182,30 @@ test("the tile cache holds at most its limit (least recently used out), 0 turns 
     });
     assert.equal(fresh.size, 0);
     assert.equal(tileCacheOf(db.prisma), fresh);
+  } finally {
+    await db.close();
+    await scratch.drop();
+  }
+});
+
+test("a full entry bundle is served from memory once read; a partial one always from the database", { skip: skipWithoutPostgres() }, async () => {
+  const scratch = await createScratchPostgresDatabase();
+  const db = await openDatabase({ databaseUrl: scratch.url });
+  try {
+    const cache = configureTileCache(db.prisma, 64);
+    // Entry rows written directly (readEntryBundle frames leaves, it does not check the chain).
+    await db.raw.query(`INSERT INTO publish_log_entries ("index", kind, payload, prev_hash, entry_hash)
+      SELECT i, 'publish', jsonb_build_object('n', i), repeat('0', 64), lpad(to_hex(i), 64, '0') FROM generate_series(0, 299) AS i`);
+    const n = async (index: number, width: number, at: number) => JSON.parse(new TextDecoder().decode(decodeEntryBundle((await readEntryBundle(db.prisma, index, width))!)![at]!)).payload.n;
+    assert.equal(await n(0, TILE_WIDTH, 5), 5);
+    assert.equal(await n(1, 44, 0), 256);
+    assert.equal(await readEntryBundle(db.prisma, 1, 45), null, "the log has 44 entries there");
+    assert.equal(await readEntryBundle(db.prisma, 1, TILE_WIDTH), null);
+    assert.equal(cache.size, 1, "only the full bundle is kept");
+    await db.raw.query(`UPDATE publish_log_entries SET payload = jsonb_build_object('n', -1)`);
+    assert.equal(await n(0, TILE_WIDTH, 5), 5, "entries never change: the full bundle read first is served");
+    assert.equal(await n(0, 10, 5), -1, "a partial bundle is read again");
+    assert.equal(await n(1, 44, 0), -1);
   } finally {
     await db.close();
     await scratch.drop();

@@ -9,7 +9,7 @@
  * Reads of full tiles (256 hashes: they never change once written) go through an in-process LRU cache per database
  * client; partial tiles, which grow, are always read from the database, so replicas sharing it stay in step.
  */
-import { emptyTreeHash, HASH_SIZE, leafHash, logLeaf, MAX_ENTRY_BYTES, RyeError, type TileAppend, tileAppendsFor, type TileId, tileNodeReader, tilesCompletedBy, tilesForRanges, TILE_WIDTH, treeHash } from "@rye/core";
+import { emptyTreeHash, encodeEntryBundle, HASH_SIZE, leafHash, logLeaf, MAX_ENTRY_BYTES, RyeError, type TileAppend, tileAppendsFor, type TileId, tileNodeReader, tilesCompletedBy, tilesForRanges, TILE_WIDTH, treeHash } from "@rye/core";
 import type { Database, Prisma } from "@rye/db";
 import { Lru } from "./pull-cache.ts";
 
@@ -42,7 +42,7 @@ export function entryLeaf(entry: LeafEntry): Uint8Array {
   return leaf;
 }
 
-const key = (t: TileId) => `${t.level}/${t.index}`;
+const key = (t: TileId | { level: "entries"; index: number }) => `${t.level}/${t.index}`;
 
 /**
  * Appends `entries` (consecutive, starting at the stored tree's size) to the tiles. The caller holds the log lock.
@@ -143,7 +143,10 @@ export const FULL_TILE_BYTES = TILE_WIDTH * HASH_SIZE;
 /** Full tiles a process keeps when nothing configured it (RYE_TLOG_TILE_CACHE): 8 MiB. */
 export const DEFAULT_TILE_CACHE_TILES = 1024;
 
-/** Full tiles by `level/index`, least recently used first out, with its hit and miss counts (tests, benches). */
+/**
+ * Full tiles by `level/index` and full entry bundles by `entries/index`, least recently used first out, within
+ * `maxTiles` full tiles' worth of bytes (a bundle counts its own size), with hit and miss counts (tests, benches).
+ */
 export class FullTileCache {
   hits = 0;
   misses = 0;
@@ -154,7 +157,7 @@ export class FullTileCache {
     this.lru = maxTiles === 0 ? null : new Lru({ maxEntries: maxTiles, maxBytes: maxTiles * FULL_TILE_BYTES });
   }
 
-  get(tile: TileId): Uint8Array | undefined {
+  get(tile: TileId | { level: "entries"; index: number }): Uint8Array | undefined {
     const hit = this.lru?.get(key(tile));
     if (hit) this.hits++;
     else this.misses++;
@@ -164,6 +167,11 @@ export class FullTileCache {
   /** Keeps `hashes` if they make a full tile; a partial one is never kept. */
   offer(tile: TileId, hashes: Uint8Array): void {
     if (hashes.length === FULL_TILE_BYTES) this.lru?.set(key(tile), hashes, FULL_TILE_BYTES);
+  }
+
+  /** Keeps the bundle of entries [256·index, 256·index + 256), which the caller read whole. */
+  offerBundle(index: number, bundle: Uint8Array): void {
+    this.lru?.set(key({ level: "entries", index }), bundle, bundle.length);
   }
 
   get size(): number {
@@ -214,6 +222,27 @@ export async function readTiles(prisma: Tx, tiles: readonly TileId[]): Promise<M
 /** One stored tile's hashes (shared with the cache: do not change them), or null when the tree has none there yet. */
 export async function readTile(prisma: Tx, tile: TileId): Promise<Uint8Array | null> {
   return (await readTiles(prisma, [tile])).get(key(tile)) ?? null;
+}
+
+/**
+ * The entry bundle of entries [256·index, 256·index + width), or null when the log has fewer; a full one from the
+ * cache when it has it (entries never change). Shared with the cache: do not change it.
+ */
+export async function readEntryBundle(prisma: Tx, index: number, width: number): Promise<Uint8Array | null> {
+  const first = index * TILE_WIDTH;
+  if (!Number.isSafeInteger(first + width)) return null;
+  const cache = width === TILE_WIDTH ? tileCacheOf(prisma) : undefined;
+  const hit = cache?.get({ level: "entries", index });
+  if (hit) return hit;
+  const rows = await prisma.publishLogEntry.findMany({
+    where: { index: { gte: BigInt(first), lt: BigInt(first + width) } },
+    orderBy: { index: "asc" },
+    select: { index: true, kind: true, payload: true },
+  });
+  if (rows.length !== width) return null;
+  const bundle = encodeEntryBundle(rows.map((r) => entryLeaf({ index: Number(r.index), kind: r.kind, payload: r.payload })));
+  cache?.offerBundle(index, bundle);
+  return bundle;
 }
 
 /** The root hash of the first `size` leaves, from the stored tiles. */

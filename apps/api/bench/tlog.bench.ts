@@ -1,0 +1,164 @@
+/**
+ * The transparency log's serving speed (issue #32), against a registry process on PostgreSQL whose log was generated
+ * (tlog-log.ts) at each size of BENCH_TLOG_SIZES (default 1000 and 1000000), with one item published on top:
+ *
+ * - tiles (random full level-0 tiles, the full level-1 tile(s), random full entry bundles) vs a pinned pull
+ *   (`GET /v1/pull/knowledge/…?version=`) at the same concurrency: ratio (target ≥ 1);
+ * - inclusion proofs (random index) and consistency proofs (random older size) against the signed checkpoint:
+ *   throughput, p50/p99;
+ * - a pinned pull's p99 while proofs are built next to it (half the connections each; target ≤ 30 ms at 1 000 000);
+ * - in this process, building one inclusion proof (`inclusionProofFor`) without and with the full-tile cache, and a
+ *   client's verification of a pull's proof (signed checkpoint opened + audit path checked; target ≤ 1 ms).
+ *
+ * PostgreSQL: DATABASE_URL, else a throwaway cluster; none → skipped with the reason. BENCH_SECONDS (default 5),
+ * BENCH_CONNECTIONS (50), BENCH_RUNTIME=tsx (default: the compiled server), BENCH_TLOG_SIZES=1000,1000000.
+ * Run: node --import tsx apps/api/bench/tlog.bench.ts
+ */
+import { loadavg } from "node:os";
+import { performance } from "node:perf_hooks";
+import { fromBase64, leafHash, openNote, parseCheckpoint, parseNoteVerifierKey, tilePath, TILE_WIDTH, toHex, verifyInclusion } from "@rye/core";
+import { openDatabase } from "@rye/db";
+import { createScratchPostgresDatabase } from "@rye/db/testing";
+import { ensureServerBuild } from "../../../scripts/build-server.mjs";
+import { inclusionProofFor } from "../src/services/log-proofs.ts";
+import { configureTileCache, DEFAULT_TILE_CACHE_TILES, treeRootAt } from "../src/services/log-tree.ts";
+import { startApiProcess } from "./api-process.ts";
+import { publishBenchItem } from "./bench-item.ts";
+import { type Figures, formatFigures, loadFigures } from "./load.ts";
+import { postgresServer } from "./postgres-server.ts";
+import { generateLog } from "./tlog-log.ts";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const RUNTIME = process.env.BENCH_RUNTIME === "tsx" ? "tsx" : "dist";
+const SIZES = (process.env.BENCH_TLOG_SIZES ?? "1000,1000000").split(",").map(Number);
+const PROOFS_IN_PROCESS = 300;
+const VERIFICATIONS = 2_000;
+
+const random = (n: number) => Math.floor(Math.random() * n);
+const ms = (x: number) => Number(x.toFixed(3));
+
+function percentiles(samples: number[]): { mean: number; p50: number; p99: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return { mean: ms(sorted.reduce((a, b) => a + b, 0) / sorted.length), p50: ms(at(0.5)), p99: ms(at(0.99)) };
+}
+
+interface LaneResult {
+  entries: number;
+  generate_seconds: number;
+  pinned: Figures;
+  tiles: Record<string, Figures & { vs_pinned: number }>;
+  inclusion: Figures;
+  consistency: Figures;
+  mixed: { pinned: Figures; inclusion: Figures };
+  build_ms: { uncached: ReturnType<typeof percentiles>; cached: ReturnType<typeof percentiles> };
+  client_verify_ms: number;
+}
+
+async function lane(serverUrl: string, size: number): Promise<LaneResult> {
+  const scratch = await createScratchPostgresDatabase(serverUrl);
+  const db = await openDatabase({ databaseUrl: scratch.url });
+  let api: Awaited<ReturnType<typeof startApiProcess>> | undefined;
+  try {
+    const started = performance.now();
+    const generated = await generateLog(db, size, { progress: (n) => n % 200_000 === 0 && process.stdout.write(`  generated ${n} entries\r`) });
+    const generateSeconds = (performance.now() - started) / 1000;
+    if (toHex(await treeRootAt(db.prisma, size)) !== toHex(generated.root)) throw new Error("the generated tiles do not hash to the generated root");
+
+    api = await startApiProcess({ DATABASE_URL: scratch.url, RYE_CHECKPOINT_EVERY_ENTRIES: "1" }, { runtime: RUNTIME, dataDirPrefix: "rye-bench-tlog-" });
+    const item = await publishBenchItem(api.url, ["1.0.0"]);
+    const keys = ((await (await fetch(`${api.url}/v1/tlog/info`)).json()) as { verifier_keys: string[] }).verifier_keys.map((k) => parseNoteVerifierKey(k)!);
+    const note = await (await fetch(`${api.url}/v1/tlog/checkpoint`)).text();
+    const opened = await openNote(note, keys);
+    if (!opened.ok) throw new Error(`the checkpoint does not open: ${JSON.stringify(opened)}`);
+    const cp = parseCheckpoint(opened.text)!;
+    const T = cp.size;
+    if (T <= size) throw new Error(`checkpoint of ${T} entries, expected more than the ${size} generated`); // the start logs the system items, the publish its version
+
+    const load = (url: string, path?: () => string, connections = CONNECTIONS) => loadFigures(url, { connections, seconds: SECONDS, ...(path ? { path } : {}) });
+    const pinned = await load(item.pinned);
+    const tiles: LaneResult["tiles"] = {};
+    const tileLoads: [string, number | "entries", number][] = [
+      ["level 0 (random full)", 0, Math.floor(T / TILE_WIDTH)],
+      ["level 1 (full)", 1, Math.floor(T / TILE_WIDTH ** 2)],
+      ["entry bundle (random full)", "entries", Math.floor(T / TILE_WIDTH)],
+    ];
+    for (const [name, level, count] of tileLoads) {
+      if (count === 0) continue; // the log has no full tile of that kind at this size
+      const f = await load(api.url, () => `/v1/tlog/${tilePath(level, random(count))}`);
+      tiles[name] = { ...f, vs_pinned: Number((f.rps / pinned.rps).toFixed(2)) };
+    }
+    const inclusionPath = () => `/v1/tlog/proof/inclusion?index=${random(T)}&tree_size=${T}`;
+    const inclusion = await load(api.url, inclusionPath);
+    const consistency = await load(api.url, () => `/v1/tlog/proof/consistency?from=${1 + random(T - 1)}&to=${T}`);
+    const half = Math.max(1, Math.floor(CONNECTIONS / 2));
+    const [mixedPinned, mixedInclusion] = await Promise.all([load(item.pinned, undefined, half), load(api.url, inclusionPath, half)]);
+
+    // Proof building in this process, on its own database client: the tiles from PostgreSQL every time, then cached.
+    const indexes = Array.from({ length: PROOFS_IN_PROCESS }, () => random(T));
+    const time = async () => {
+      const samples: number[] = [];
+      for (const index of indexes) {
+        const t = performance.now();
+        await inclusionProofFor(db.prisma, index, T);
+        samples.push(performance.now() - t);
+      }
+      return percentiles(samples);
+    };
+    configureTileCache(db.prisma, 0);
+    const uncached = await time();
+    configureTileCache(db.prisma, DEFAULT_TILE_CACHE_TILES);
+    await time(); // fills the cache with these proofs' full tiles (as a pull path does for the versions it serves)
+    const cached = await time();
+
+    // What a client adds to a pull: open the signed checkpoint, check the entry's audit path against its root.
+    const sample = (await (await fetch(`${api.url}${inclusionPath()}`)).json()) as { index: number; leaf: string; proof: string[] };
+    const t = performance.now();
+    for (let i = 0; i < VERIFICATIONS; i++) {
+      const o = await openNote(note, keys);
+      const c = parseCheckpoint(o.ok ? o.text : "")!;
+      if (!verifyInclusion(sample.index, c.size, leafHash(fromBase64(sample.leaf)), sample.proof.map(fromBase64), c.rootHash)) throw new Error("the served proof does not verify");
+    }
+    const clientVerifyMs = ms((performance.now() - t) / VERIFICATIONS);
+
+    console.log(`\n${size.toLocaleString("en")} generated entries, tree size ${T} (generated in ${generateSeconds.toFixed(1)} s; ${RUNTIME}, c=${CONNECTIONS}, ${SECONDS} s each, load average ${loadavg()[0]!.toFixed(2)})`);
+    console.log(`  pinned pull                 ${formatFigures(pinned)}`);
+    for (const [name, f] of Object.entries(tiles)) console.log(`  tile ${name.padEnd(23)}${formatFigures(f)}   ${f.vs_pinned}× pinned (target ≥ 1)`);
+    console.log(`  inclusion proof (random)    ${formatFigures(inclusion)}`);
+    console.log(`  consistency proof (random)  ${formatFigures(consistency)}`);
+    console.log(`  pinned pull, proofs beside  ${formatFigures(mixedPinned)}   (target p99 ≤ 30 ms; c=${half} each)`);
+    console.log(`  inclusion, pulls beside     ${formatFigures(mixedInclusion)}`);
+    console.log(`  inclusionProofFor in-process: uncached mean ${uncached.mean} ms p99 ${uncached.p99} ms; tiles cached mean ${cached.mean} ms p99 ${cached.p99} ms`);
+    console.log(`  client verification of a pull's proof (note opened + audit path): ${clientVerifyMs} ms (target ≤ 1 ms)`);
+    return {
+      entries: size,
+      generate_seconds: Number(generateSeconds.toFixed(1)),
+      pinned,
+      tiles,
+      inclusion,
+      consistency,
+      mixed: { pinned: mixedPinned, inclusion: mixedInclusion },
+      build_ms: { uncached, cached },
+      client_verify_ms: clientVerifyMs,
+    };
+  } finally {
+    await api?.stop();
+    await db.close();
+    await scratch.drop();
+  }
+}
+
+if (RUNTIME === "dist") await ensureServerBuild("api", (m) => console.log(m));
+console.log(`tlog bench: sizes ${SIZES.join(", ")}, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+const server = await postgresServer().catch((err: Error) => `could not start PostgreSQL: ${err.message}`);
+if (typeof server === "string") console.log(`PostgreSQL: skipped (${server})`);
+else {
+  try {
+    const results: LaneResult[] = [];
+    for (const size of SIZES) results.push(await lane(server.url, size));
+    console.log(`\n${JSON.stringify({ bench: "tlog", runtime: RUNTIME, connections: CONNECTIONS, seconds: SECONDS, lanes: results })}`);
+  } finally {
+    server.stop();
+  }
+}
