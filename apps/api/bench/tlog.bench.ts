@@ -4,10 +4,11 @@
  *
  * - tiles (random full level-0 tiles, the full level-1 tile(s), random full entry bundles) vs a pinned pull
  *   (`GET /v1/pull/knowledge/…?version=`) at the same concurrency: ratio (target ≥ 1);
- * - inclusion proofs (random index) and consistency proofs (random older size) against the signed checkpoint:
- *   throughput, p50/p99;
+ * - inclusion proofs (random index; and one entry's, as the pull path asks) and consistency proofs (random older
+ *   size) against the signed checkpoint: throughput, p50/p99;
  * - a pinned pull's p99 while proofs are built next to it (half the connections each; target ≤ 30 ms at 1 000 000);
- * - in this process, building one inclusion proof (`inclusionProofFor`) without and with the full-tile cache, and a
+ * - in this process, building one inclusion proof (`inclusionProofFor`) without a cache, with the full tiles cached,
+ *   and once built (the proof cache), and a
  *   client's verification of a pull's proof (signed checkpoint opened + audit path checked; target ≤ 1 ms).
  *
  * PostgreSQL: DATABASE_URL, else a throwaway cluster; none → skipped with the reason. BENCH_SECONDS (default 5),
@@ -50,9 +51,10 @@ interface LaneResult {
   pinned: Figures;
   tiles: Record<string, Figures & { vs_pinned: number }>;
   inclusion: Figures;
+  inclusion_one_entry: Figures;
   consistency: Figures;
   mixed: { pinned: Figures; inclusion: Figures };
-  build_ms: { uncached: ReturnType<typeof percentiles>; cached: ReturnType<typeof percentiles> };
+  build_ms: { uncached: ReturnType<typeof percentiles>; tiles_cached: ReturnType<typeof percentiles>; proof_cached: ReturnType<typeof percentiles> };
   client_verify_ms: number;
 }
 
@@ -91,15 +93,18 @@ async function lane(serverUrl: string, size: number): Promise<LaneResult> {
     }
     const inclusionPath = () => `/v1/tlog/proof/inclusion?index=${random(T)}&tree_size=${T}`;
     const inclusion = await load(api.url, inclusionPath);
+    const inclusionOne = await load(`${api.url}/v1/tlog/proof/inclusion?index=${size}&tree_size=${T}`);
     const consistency = await load(api.url, () => `/v1/tlog/proof/consistency?from=${1 + random(T - 1)}&to=${T}`);
     const half = Math.max(1, Math.floor(CONNECTIONS / 2));
     const [mixedPinned, mixedInclusion] = await Promise.all([load(item.pinned, undefined, half), load(api.url, inclusionPath, half)]);
 
-    // Proof building in this process, on its own database client: the tiles from PostgreSQL every time, then cached.
-    const indexes = Array.from({ length: PROOFS_IN_PROCESS }, () => random(T));
-    const time = async () => {
+    // Proof building in this process, on its own database client: without any cache (every tile from PostgreSQL and
+    // hashed); with the full tiles cached and expanded but the proof new (another entry of the same level-0 tile);
+    // the same proof again (the pull path's case: one entry at one checkpoint, over and over).
+    const indexes = Array.from({ length: PROOFS_IN_PROCESS }, () => random(T - 1));
+    const time = async (list: number[]) => {
       const samples: number[] = [];
-      for (const index of indexes) {
+      for (const index of list) {
         const t = performance.now();
         await inclusionProofFor(db.prisma, index, T);
         samples.push(performance.now() - t);
@@ -107,10 +112,11 @@ async function lane(serverUrl: string, size: number): Promise<LaneResult> {
       return percentiles(samples);
     };
     configureTileCache(db.prisma, 0);
-    const uncached = await time();
+    const uncached = await time(indexes);
     configureTileCache(db.prisma, DEFAULT_TILE_CACHE_TILES);
-    await time(); // fills the cache with these proofs' full tiles (as a pull path does for the versions it serves)
-    const cached = await time();
+    await time(indexes);
+    const tilesCached = await time(indexes.map((i) => i ^ 1));
+    const proofCached = await time(indexes);
 
     // What a client adds to a pull: open the signed checkpoint, check the entry's audit path against its root.
     const sample = (await (await fetch(`${api.url}${inclusionPath()}`)).json()) as { index: number; leaf: string; proof: string[] };
@@ -129,7 +135,8 @@ async function lane(serverUrl: string, size: number): Promise<LaneResult> {
     console.log(`  consistency proof (random)  ${formatFigures(consistency)}`);
     console.log(`  pinned pull, proofs beside  ${formatFigures(mixedPinned)}   (target p99 ≤ 30 ms; c=${half} each)`);
     console.log(`  inclusion, pulls beside     ${formatFigures(mixedInclusion)}`);
-    console.log(`  inclusionProofFor in-process: uncached mean ${uncached.mean} ms p99 ${uncached.p99} ms; tiles cached mean ${cached.mean} ms p99 ${cached.p99} ms`);
+    console.log(`  inclusionProofFor in-process (mean / p99 ms): no cache ${uncached.mean} / ${uncached.p99}; tiles cached ${tilesCached.mean} / ${tilesCached.p99}; proof cached ${proofCached.mean} / ${proofCached.p99}`);
+    console.log(`  inclusion proof (one entry)  ${formatFigures(inclusionOne)}   ${(inclusionOne.rps / pinned.rps).toFixed(2)}× pinned (what a pull's proof costs)`);
     console.log(`  client verification of a pull's proof (note opened + audit path): ${clientVerifyMs} ms (target ≤ 1 ms)`);
     return {
       entries: size,
@@ -137,9 +144,10 @@ async function lane(serverUrl: string, size: number): Promise<LaneResult> {
       pinned,
       tiles,
       inclusion,
+      inclusion_one_entry: inclusionOne,
       consistency,
       mixed: { pinned: mixedPinned, inclusion: mixedInclusion },
-      build_ms: { uncached, cached },
+      build_ms: { uncached, tiles_cached: tilesCached, proof_cached: proofCached },
       client_verify_ms: clientVerifyMs,
     };
   } finally {

@@ -1,11 +1,11 @@
 /** The Merkle tree's tiles, appended with the log by two processes at once, and built in place for an older log. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { decodeEntryBundle, leafHash, logLeaf, memoryNodeReader, type RyeError, TILE_WIDTH, tileNodeReader, tilesForRanges, toHex, treeHash } from "@rye/core";
+import { decodeEntryBundle, inclusionProof, inclusionProofRanges, leafHash, logLeaf, memoryNodeReader, type RyeError, TILE_WIDTH, tileNodeReader, tilesForRanges, toHex, treeHash } from "@rye/core";
 import { type Database, openDatabase } from "@rye/db";
 import { createScratchPostgresDatabase, skipWithoutPostgres } from "@rye/db/testing";
 import { loadConfig } from "../config.ts";
-import { appendLeaves, catchUpTree, configureTileCache, DEFAULT_TILE_CACHE_TILES, FULL_TILE_BYTES, readEntryBundle, readTile, readTiles, storedTreeSize, tileCacheOf, treeBehind } from "./log-tree.ts";
+import { appendLeaves, catchUpTree, configureTileCache, DEFAULT_TILE_CACHE_TILES, EXPANDED_TILE_BYTES, FULL_TILE_BYTES, readEntryBundle, storedNodeReader, readTile, readTiles, storedTreeSize, tileCacheOf, treeBehind } from "./log-tree.ts";
 import { appendLogEntry, LOG_LOCK_ID } from "./publish-log.ts";
 
 /** The root recomputed from the entries as stored, and the root read from the stored tiles. */
@@ -182,6 +182,28 @@ test("the tile cache holds at most its limit (least recently used out), 0 turns 
     });
     assert.equal(fresh.size, 0);
     assert.equal(tileCacheOf(db.prisma), fresh);
+  } finally {
+    await db.close();
+    await scratch.drop();
+  }
+});
+
+test("a proof reads a cached full tile with its inner nodes, hashed once; the tile served is still its 256 hashes", { skip: skipWithoutPostgres() }, async () => {
+  const scratch = await createScratchPostgresDatabase();
+  const db = await openDatabase({ databaseUrl: scratch.url });
+  try {
+    const cache = configureTileCache(db.prisma, 8);
+    for (let i = 0; i < TILE_WIDTH + 3; i++) await db.prisma.$transaction((tx) => appendLogEntry(tx, "publish", { n: i }));
+    const size = TILE_WIDTH + 3;
+    const rows = await db.prisma.publishLogEntry.findMany({ orderBy: { index: "asc" } });
+    const memory = memoryNodeReader(rows.map((r) => leafHash(logLeaf({ index: Number(r.index), kind: r.kind, payload: r.payload }))));
+    const expected = inclusionProof(5, size, memory).map(toHex);
+    const proof = async () => inclusionProof(5, size, await storedNodeReader(db.prisma, tilesForRanges(inclusionProofRanges(5, size)))).map(toHex);
+    assert.deepEqual(await proof(), expected);
+    assert.equal(cache.get({ level: 0, index: 0 })?.length, EXPANDED_TILE_BYTES, "kept expanded");
+    assert.deepEqual(await proof(), expected, "and read back expanded");
+    assert.equal((await readTile(db.prisma, { level: 0, index: 0 }))?.length, FULL_TILE_BYTES);
+    assert.equal((await readTile(db.prisma, { level: 0, index: 1 }))?.length, 3 * 32);
   } finally {
     await db.close();
     await scratch.drop();

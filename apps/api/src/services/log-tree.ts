@@ -9,7 +9,7 @@
  * Reads of full tiles (256 hashes: they never change once written) go through an in-process LRU cache per database
  * client; partial tiles, which grow, are always read from the database, so replicas sharing it stay in step.
  */
-import { emptyTreeHash, encodeEntryBundle, HASH_SIZE, leafHash, logLeaf, MAX_ENTRY_BYTES, RyeError, type TileAppend, tileAppendsFor, type TileId, tileNodeReader, tilesCompletedBy, tilesForRanges, TILE_WIDTH, treeHash } from "@rye/core";
+import { emptyTreeHash, encodeEntryBundle, EXPANDED_TILE_HASHES, expandTile, HASH_SIZE, leafHash, logLeaf, MAX_ENTRY_BYTES, type NodeReader, RyeError, type TileAppend, tileAppendsFor, type TileId, tileNodeReader, tilesCompletedBy, tilesForRanges, TILE_WIDTH, treeHash } from "@rye/core";
 import type { Database, Prisma } from "@rye/db";
 import { Lru } from "./pull-cache.ts";
 
@@ -138,14 +138,16 @@ export async function treeBehind(db: Database): Promise<boolean> {
   return (head ? Number(head.index) + 1 : 0) > (await storedTreeSize(db.prisma));
 }
 
-/** The bytes of a full tile. */
+/** The bytes of a full tile, and of one kept with its inner nodes (expandTile). */
 export const FULL_TILE_BYTES = TILE_WIDTH * HASH_SIZE;
-/** Full tiles a process keeps when nothing configured it (RYE_TLOG_TILE_CACHE): 8 MiB. */
+export const EXPANDED_TILE_BYTES = EXPANDED_TILE_HASHES * HASH_SIZE;
+/** Full tiles a process keeps when nothing configured it (RYE_TLOG_TILE_CACHE): at most 16 MiB. */
 export const DEFAULT_TILE_CACHE_TILES = 1024;
 
 /**
- * Full tiles by `level/index` and full entry bundles by `entries/index`, least recently used first out, within
- * `maxTiles` full tiles' worth of bytes (a bundle counts its own size), with hit and miss counts (tests, benches).
+ * Full tiles by `level/index` (once a proof used one, with its inner nodes: 16 KiB) and full entry bundles by
+ * `entries/index`, least recently used first out: at most `maxTiles` of them and `maxTiles` expanded tiles' worth of
+ * bytes (a bundle counts its own size). Hit and miss counts for tests and benches.
  */
 export class FullTileCache {
   hits = 0;
@@ -154,9 +156,10 @@ export class FullTileCache {
 
   constructor(readonly maxTiles: number) {
     if (!Number.isSafeInteger(maxTiles) || maxTiles < 0) throw new RangeError(`a tile cache holds a whole number of tiles, not ${maxTiles}`);
-    this.lru = maxTiles === 0 ? null : new Lru({ maxEntries: maxTiles, maxBytes: maxTiles * FULL_TILE_BYTES });
+    this.lru = maxTiles === 0 ? null : new Lru({ maxEntries: maxTiles, maxBytes: maxTiles * EXPANDED_TILE_BYTES });
   }
 
+  /** A full tile's hashes (expanded when a proof used it) or a full entry bundle. */
   get(tile: TileId | { level: "entries"; index: number }): Uint8Array | undefined {
     const hit = this.lru?.get(key(tile));
     if (hit) this.hits++;
@@ -167,6 +170,14 @@ export class FullTileCache {
   /** Keeps `hashes` if they make a full tile; a partial one is never kept. */
   offer(tile: TileId, hashes: Uint8Array): void {
     if (hashes.length === FULL_TILE_BYTES) this.lru?.set(key(tile), hashes, FULL_TILE_BYTES);
+  }
+
+  /** The full tile `hashes` with its inner nodes, hashed once and kept in place of the plain tile. */
+  expand(tile: TileId, hashes: Uint8Array): Uint8Array {
+    if (hashes.length === EXPANDED_TILE_BYTES) return hashes;
+    const expanded = expandTile(hashes);
+    this.lru?.set(key(tile), expanded, EXPANDED_TILE_BYTES);
+    return expanded;
   }
 
   /** Keeps the bundle of entries [256·index, 256·index + 256), which the caller read whole. */
@@ -198,7 +209,10 @@ export function tileCacheOf(prisma: Tx): FullTileCache | undefined {
   return caches.get(prisma) ?? configureTileCache(prisma, DEFAULT_TILE_CACHE_TILES);
 }
 
-/** The stored tiles among `tiles`, keyed for tileNodeReader: full ones from the cache when it has them. */
+/**
+ * The stored tiles among `tiles`, keyed for tileNodeReader: full ones from the cache when it has them (possibly
+ * expanded: EXPANDED_TILE_BYTES long, the tile's hashes first). Shared with the cache: do not change them.
+ */
 export async function readTiles(prisma: Tx, tiles: readonly TileId[]): Promise<Map<string, Uint8Array>> {
   const cache = tileCacheOf(prisma);
   const found = new Map<string, Uint8Array>();
@@ -221,7 +235,25 @@ export async function readTiles(prisma: Tx, tiles: readonly TileId[]): Promise<M
 
 /** One stored tile's hashes (shared with the cache: do not change them), or null when the tree has none there yet. */
 export async function readTile(prisma: Tx, tile: TileId): Promise<Uint8Array | null> {
-  return (await readTiles(prisma, [tile])).get(key(tile)) ?? null;
+  const hashes = (await readTiles(prisma, [tile])).get(key(tile));
+  if (!hashes) return null;
+  return hashes.length === EXPANDED_TILE_BYTES ? hashes.subarray(0, FULL_TILE_BYTES) : hashes;
+}
+
+/**
+ * A NodeReader over the stored tiles `tiles` (tilesForRanges of what is to be hashed). With a cache, each full tile
+ * is read with its inner nodes, hashed once per process instead of once per proof; a partial tile is hashed as read.
+ */
+export async function storedNodeReader(prisma: Tx, tiles: readonly TileId[]): Promise<NodeReader> {
+  const cache = tileCacheOf(prisma);
+  const found = await readTiles(prisma, tiles);
+  return tileNodeReader((t) => {
+    const hashes = found.get(key(t));
+    if (!cache || hashes?.length !== FULL_TILE_BYTES) return hashes;
+    const expanded = cache.expand(t, hashes);
+    found.set(key(t), expanded);
+    return expanded;
+  });
 }
 
 /**
@@ -248,5 +280,5 @@ export async function readEntryBundle(prisma: Tx, index: number, width: number):
 /** The root hash of the first `size` leaves, from the stored tiles. */
 export async function treeRootAt(prisma: Tx, size: number): Promise<Uint8Array> {
   if (size === 0) return emptyTreeHash();
-  return treeHash(size, tileNodeReader(await readTiles(prisma, tilesForRanges([{ lo: 0, hi: size }]))));
+  return treeHash(size, await storedNodeReader(prisma, tilesForRanges([{ lo: 0, hi: size }])));
 }
