@@ -204,6 +204,17 @@ test("a proof reads a cached full tile with its inner nodes, hashed once; the ti
     assert.deepEqual(await proof(), expected, "and read back expanded");
     assert.equal((await readTile(db.prisma, { level: 0, index: 0 }))?.length, FULL_TILE_BYTES);
     assert.equal((await readTile(db.prisma, { level: 0, index: 1 }))?.length, 3 * 32);
+    // Nodes hashed from the partial tile at the edge are kept; as the tile grows, proofs at every size stay right.
+    assert.ok(cache.nodeCount > 0, "the edge's nodes are kept");
+    for (let grown = size; grown < size + 12; grown++) {
+      await db.prisma.$transaction((tx) => appendLogEntry(tx, "publish", { n: grown }));
+      const all = await db.prisma.publishLogEntry.findMany({ orderBy: { index: "asc" } });
+      const reader = memoryNodeReader(all.map((r) => leafHash(logLeaf({ index: Number(r.index), kind: r.kind, payload: r.payload }))));
+      for (const [index, at] of [[5, grown + 1], [257, grown + 1], [grown, grown + 1], [3, size], [256, size]] as const) {
+        const stored = inclusionProof(index, at, await storedNodeReader(db.prisma, tilesForRanges(inclusionProofRanges(index, at)))).map(toHex);
+        assert.deepEqual(stored, inclusionProof(index, at, reader).map(toHex), `entry ${index} in ${at}`);
+      }
+    }
   } finally {
     await db.close();
     await scratch.drop();

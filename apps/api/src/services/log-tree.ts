@@ -9,7 +9,7 @@
  * Reads of full tiles (256 hashes: they never change once written) go through an in-process LRU cache per database
  * client; partial tiles, which grow, are always read from the database, so replicas sharing it stay in step.
  */
-import { emptyTreeHash, encodeEntryBundle, EXPANDED_TILE_HASHES, expandTile, HASH_SIZE, leafHash, logLeaf, MAX_ENTRY_BYTES, type NodeReader, RyeError, type TileAppend, tileAppendsFor, type TileId, tileNodeReader, tilesCompletedBy, tilesForRanges, TILE_WIDTH, treeHash } from "@rye/core";
+import { emptyTreeHash, encodeEntryBundle, EXPANDED_TILE_HASHES, expandTile, HASH_SIZE, leafHash, logLeaf, MAX_ENTRY_BYTES, type NodeReader, RyeError, type TileAppend, tileAppendsFor, type TileId, tileNodeReader, tilesCompletedBy, tilesForRanges, TILE_HEIGHT, TILE_WIDTH, treeHash } from "@rye/core";
 import type { Database, Prisma } from "@rye/db";
 import { Lru } from "./pull-cache.ts";
 
@@ -157,6 +157,7 @@ export class FullTileCache {
   constructor(readonly maxTiles: number) {
     if (!Number.isSafeInteger(maxTiles) || maxTiles < 0) throw new RangeError(`a tile cache holds a whole number of tiles, not ${maxTiles}`);
     this.lru = maxTiles === 0 ? null : new Lru({ maxEntries: maxTiles, maxBytes: maxTiles * EXPANDED_TILE_BYTES });
+    this.nodes = maxTiles === 0 ? null : new Lru({ maxEntries: maxTiles * NODES_PER_TILE, maxBytes: maxTiles * NODES_PER_TILE * HASH_SIZE });
   }
 
   /** A full tile's hashes (expanded when a proof used it) or a full entry bundle. */
@@ -188,7 +189,25 @@ export class FullTileCache {
   get size(): number {
     return this.lru?.size ?? 0;
   }
+
+  /** Hashes of perfect subtrees computed from stored hashes (they never change: a tile only grows). */
+  private readonly nodes: Lru<Uint8Array> | null;
+
+  node(level: number, index: number): Uint8Array | undefined {
+    return this.nodes?.get(`${level}/${index}`);
+  }
+
+  keepNode(level: number, index: number, hash: Uint8Array): void {
+    this.nodes?.set(`${level}/${index}`, hash, HASH_SIZE);
+  }
+
+  get nodeCount(): number {
+    return this.nodes?.size ?? 0;
+  }
 }
+
+/** Computed nodes kept per cached tile's worth (32 bytes each): a proof needs about 20, most of them at the log's edge. */
+const NODES_PER_TILE = 16;
 
 const caches = new WeakMap<object, FullTileCache>();
 
@@ -247,13 +266,24 @@ export async function readTile(prisma: Tx, tile: TileId): Promise<Uint8Array | n
 export async function storedNodeReader(prisma: Tx, tiles: readonly TileId[]): Promise<NodeReader> {
   const cache = tileCacheOf(prisma);
   const found = await readTiles(prisma, tiles);
-  return tileNodeReader((t) => {
+  const read = tileNodeReader((t) => {
     const hashes = found.get(key(t));
     if (!cache || hashes?.length !== FULL_TILE_BYTES) return hashes;
     const expanded = cache.expand(t, hashes);
     found.set(key(t), expanded);
     return expanded;
   });
+  if (!cache) return read;
+  // A node above a tile's stored level, hashed from a partial tile (at the log's edge, where every proof passes), is
+  // as final as its leaves: kept, so the edge is not hashed again for each proof. The tile itself is still read.
+  return (level, index) => {
+    if (level % TILE_HEIGHT === 0) return read(level, index);
+    const kept = cache.node(level, index);
+    if (kept) return kept;
+    const hash = read(level, index);
+    cache.keepNode(level, index, hash);
+    return hash;
+  };
 }
 
 /**
