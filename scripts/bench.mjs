@@ -32,6 +32,7 @@ const BENCHES = [
   "apps/api/bench/topology.bench.ts",
   "apps/api/bench/quality.bench.ts",
   "apps/api/bench/mcp.bench.ts",
+  "apps/api/bench/tlog.bench.ts",
   "apps/web/bench/pages.bench.ts",
   "apps/web/bench/search.bench.ts",
 ];

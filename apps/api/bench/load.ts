@@ -10,11 +10,15 @@ export interface Figures {
   errors: number;
 }
 
-/** `seconds` of load on `url` with `connections`, after a 2 s warm-up (JIT, pools, caches). */
-export async function loadFigures(url: string, options: { connections: number; seconds: number; headers?: Record<string, string> }): Promise<Figures> {
-  const { connections, seconds, headers = {} } = options;
-  await autocannon({ url, connections, duration: 2, headers });
-  const r = await autocannon({ url, connections, duration: seconds, headers });
+/**
+ * `seconds` of load on `url` with `connections`, after a 2 s warm-up (JIT, pools, caches). `path`, when given, picks
+ * each request's path (and query) on the same origin, so a load can spread over many resources.
+ */
+export async function loadFigures(url: string, options: { connections: number; seconds: number; headers?: Record<string, string>; path?: () => string }): Promise<Figures> {
+  const { connections, seconds, headers = {}, path } = options;
+  const requests = path ? [{ method: "GET" as const, setupRequest: (req: autocannon.Request) => ({ ...req, path: path() }) }] : undefined;
+  await autocannon({ url, connections, duration: 2, headers, ...(requests ? { requests } : {}) });
+  const r = await autocannon({ url, connections, duration: seconds, headers, ...(requests ? { requests } : {}) });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 

@@ -23,7 +23,8 @@ import { ensureServerBuild } from "../../../scripts/build-server.mjs";
 import { freePort } from "../test/free-port.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { rssMb } from "./process-memory.ts";
-import { type Figures, formatFigures, knowledgeItem, loadFigures } from "./load.ts";
+import { publishBenchItem } from "./bench-item.ts";
+import { type Figures, formatFigures, loadFigures } from "./load.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -66,34 +67,10 @@ async function startRye(env: NodeJS.ProcessEnv): Promise<{ url: string; pid: num
   };
 }
 
-async function publish(url: string): Promise<{ pinned: string; latest: string; bytes: number }> {
-  const signup = await fetch(`${url}/v1/auth/signup`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username: "bench", email: "bench@example.test", password: "correct horse battery staple" }),
-  });
-  if (signup.status !== 201) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
-  const cookie = signup.headers.get("set-cookie")!.split(";")[0]!;
-  const { csrf_token } = (await signup.json()) as { csrf_token: string };
-  const tokenRes = await fetch(`${url}/v1/tokens`, { method: "POST", headers: { "content-type": "application/json", cookie, "x-csrf-token": csrf_token }, body: JSON.stringify({ name: "bench", scopes: ["items:write"] }) });
-  const { token } = (await tokenRes.json()) as { token: string };
-  for (const version of ["1.0.0", "1.1.0"]) {
-    const res = await fetch(`${url}/v1/push`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: JSON.stringify({ item_type: "knowledge", item_id: "bench/notes/fs_read", version, content: knowledgeItem("fs_read", version) }),
-    });
-    if (res.status !== 201) throw new Error(`push: ${res.status} ${await res.text()}`);
-  }
-  const pinned = `${url}/v1/pull/knowledge/bench/notes/fs_read?version=1.0.0`;
-  const bytes = (await (await fetch(pinned)).arrayBuffer()).byteLength;
-  return { pinned, latest: `${url}/v1/pull/knowledge/bench/notes/fs_read`, bytes };
-}
-
 async function ryeLane(name: string, env: NodeJS.ProcessEnv, rssTargetMb: number): Promise<{ pinned: Figures; latest: Figures; bytes: number }> {
   const rye = await startRye(env);
   try {
-    const item = await publish(rye.url);
+    const item = await publishBenchItem(rye.url);
     await new Promise((r) => setTimeout(r, 2_000)); // idle: start-up garbage collected
     const idle = await rssMb(rye.pid);
     const health = await load(`${rye.url}/health`);

@@ -106,6 +106,24 @@ describe("checkpoints, tiles and proofs", () => {
     }
   });
 
+  test("a full tile and a full entry bundle are served from memory once read; partial ones are read from the database", async () => {
+    const before = await get("/v1/tlog/tile/0/000");
+    const bundle = await get("/v1/tlog/tile/entries/000");
+    const partial = await get("/v1/tlog/tile/0/001.p/44");
+    const { rows } = await reg.db.raw.query<{ level: number; index: string; hashes: Uint8Array }>(`SELECT level, "index"::text, hashes FROM tlog_tiles WHERE level = 0`);
+    const entry = await reg.db.prisma.publishLogEntry.findUniqueOrThrow({ where: { index: 3n } });
+    try {
+      await reg.db.raw.query(`UPDATE tlog_tiles SET hashes = decode(repeat('00', octet_length(hashes)), 'hex') WHERE level = 0`);
+      await reg.db.prisma.publishLogEntry.update({ where: { index: 3n }, data: { payload: { changed: true } } });
+      assert.deepEqual((await get("/v1/tlog/tile/0/000")).bytes, before.bytes, "a full tile never changes: the one read first is served");
+      assert.deepEqual((await get("/v1/tlog/tile/entries/000")).bytes, bundle.bytes);
+      assert.deepEqual((await get("/v1/tlog/tile/0/001.p/44")).bytes, new Uint8Array(partial.bytes.length), "a partial tile is read again");
+    } finally {
+      for (const r of rows) await reg.db.raw.query(`UPDATE tlog_tiles SET hashes = $1 WHERE level = 0 AND "index" = $2`, [Buffer.from(r.hashes), r.index]);
+      await reg.db.prisma.publishLogEntry.update({ where: { index: 3n }, data: { payload: entry.payload as object } });
+    }
+  });
+
   test("malformed tile paths are 400s with the encoding as hint", async () => {
     for (const bad of ["8/000", "0/5", "0/0000", "0/x000/005", "0/000.p/256", "0/000.p/0", "0/000.p/x", "data/000", "0/000/", "-1/000", "0/x009/x007/x199/x254/x740/992"]) {
       const r = await get(`/v1/tlog/tile/${bad}`);

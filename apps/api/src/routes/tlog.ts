@@ -4,29 +4,14 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { z } from "zod";
-import {
-  consistencyProofRanges,
-  encodeEntryBundle,
-  HASH_SIZE,
-  inclusionProofRanges,
-  logOrigin,
-  MAX_ENTRY_BYTES,
-  noteVerifierKey,
-  parseTilePath,
-  RyeError,
-  subtreeHash,
-  TILE_HEIGHT,
-  TILE_WIDTH,
-  tileNodeReader,
-  tilesForRanges,
-  toBase64,
-} from "@rye/core";
+import { HASH_SIZE, logOrigin, MAX_ENTRY_BYTES, noteVerifierKey, parseTilePath, RyeError, TILE_HEIGHT, TILE_WIDTH } from "@rye/core";
 import { access, errors, json } from "../contract/route.ts";
 import { contractRouter, refuseWith } from "../contract/router.ts";
 import type { CheckpointPolicy } from "../services/checkpoints.ts";
 import { checkpointContext, currentCheckpointRow } from "../services/checkpoints.ts";
 import type { AppDeps } from "../services/deps.ts";
-import { entryLeaf, readTiles, storedTreeSize } from "../services/log-tree.ts";
+import { consistencyProofFor, inclusionProofFor } from "../services/log-proofs.ts";
+import { configureTileCache, readEntryBundle, readTile } from "../services/log-tree.ts";
 
 export const TLOG_PREFIX = "/v1/tlog";
 /** Full tiles never change; a partial tile is replaced by wider ones as the log grows. */
@@ -34,7 +19,6 @@ export const FULL_TILE_CACHE = "public, max-age=31536000, immutable";
 export const PARTIAL_TILE_CACHE = "public, max-age=60";
 
 const TILE_HINT = `A tile path is tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>] (C2SP tlog-tiles): L in 0–7, N in 3-digit groups with all but the last prefixed by x (1234067 → x001/x234/067), W in 1–${TILE_WIDTH - 1} for a partial tile.`;
-const PROOF_HINT = "Ask for sizes up to the tree size of the latest checkpoint (GET /v1/tlog/checkpoint).";
 
 const size = (description: string) => z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).meta({ description });
 export const inclusionQuerySchema = z.object({ index: size("The entry's index (its log index)."), tree_size: size("The tree size of the checkpoint to prove inclusion in; greater than index.") });
@@ -114,36 +98,14 @@ export const tlogConsistencyRoute = createRoute({
   responses: { 200: json(ConsistencyProof, "The proof"), ...errors([400, "from > to, or to beyond the log"]) },
 });
 
-/** The tree size proofs are asked of must be one the log has reached. */
-async function checkTreeSize(deps: AppDeps, treeSize: number, what: string): Promise<void> {
-  const stored = await storedTreeSize(deps.db.prisma);
-  if (treeSize > stored) throw new RyeError("BAD_REQUEST", `${what} ${treeSize} is beyond the log's ${stored} entries`, { hint: PROOF_HINT });
-}
-
-async function proofHashes(deps: AppDeps, ranges: { lo: number; hi: number }[]): Promise<string[]> {
-  const read = tileNodeReader(await readTiles(deps.db.prisma, tilesForRanges(ranges)));
-  return ranges.map((r) => toBase64(subtreeHash(r, read)));
-}
-
 async function tileBytes(deps: AppDeps, level: number, index: number, width: number): Promise<Uint8Array | null> {
-  const row = await deps.db.prisma.tlogTile.findUnique({ where: { level_index: { level, index: BigInt(index) } }, select: { hashes: true } });
-  if (!row || row.hashes.length < width * HASH_SIZE) return null;
-  return new Uint8Array(row.hashes).slice(0, width * HASH_SIZE);
-}
-
-async function entryBundle(deps: AppDeps, index: number, width: number): Promise<Uint8Array | null> {
-  const first = index * TILE_WIDTH;
-  if (!Number.isSafeInteger(first + width)) return null;
-  const rows = await deps.db.prisma.publishLogEntry.findMany({
-    where: { index: { gte: BigInt(first), lt: BigInt(first + width) } },
-    orderBy: { index: "asc" },
-    select: { index: true, kind: true, payload: true },
-  });
-  if (rows.length !== width) return null;
-  return encodeEntryBundle(rows.map((r) => entryLeaf({ index: Number(r.index), kind: r.kind, payload: r.payload })));
+  const hashes = await readTile(deps.db.prisma, { level, index });
+  if (!hashes || hashes.length < width * HASH_SIZE) return null;
+  return hashes.length === width * HASH_SIZE ? hashes : hashes.subarray(0, width * HASH_SIZE);
 }
 
 export function tlogRoutes(deps: AppDeps, options: { checkpoints?: Partial<CheckpointPolicy> } = {}) {
+  configureTileCache(deps.db.prisma, deps.config.tlog.tileCacheTiles);
   return contractRouter()
     .openapi(tlogInfoRoute, async (c) => {
       const origin = logOrigin(deps.config.publicUrl);
@@ -159,24 +121,20 @@ export function tlogRoutes(deps: AppDeps, options: { checkpoints?: Partial<Check
       const parsed = parseTilePath(c.req.valid("param").tile);
       if (!parsed.ok) throw new RyeError("BAD_REQUEST", `Not a tile path: its ${parsed.error} is malformed`, { hint: TILE_HINT });
       const { level, index, width } = parsed;
-      const bytes = level === "entries" ? await entryBundle(deps, index, width) : await tileBytes(deps, level, index, width);
+      const bytes = level === "entries" ? await readEntryBundle(deps.db.prisma, index, width) : await tileBytes(deps, level, index, width);
       if (!bytes) throw new RyeError("NOT_FOUND", `The log has no ${level === "entries" ? "entry bundle" : "tile"} ${c.req.valid("param").tile} yet`, { hint: "Fetch the tiles a checkpoint's tree size calls for (GET /v1/tlog/checkpoint)." });
       return c.body(bytes as Uint8Array<ArrayBuffer>, 200, { "Content-Type": "application/octet-stream", "Cache-Control": width === TILE_WIDTH ? FULL_TILE_CACHE : PARTIAL_TILE_CACHE });
     }, refuseWith(TILE_HINT))
     .openapi(tlogInclusionRoute, async (c) => {
       const { index, tree_size } = c.req.valid("query");
-      if (index >= tree_size) throw new RyeError("BAD_REQUEST", `index ${index} is not in a tree of size ${tree_size}`, { hint: "index must be smaller than tree_size." });
-      await checkTreeSize(deps, tree_size, "tree_size");
-      const row = await deps.db.prisma.publishLogEntry.findUniqueOrThrow({ where: { index: BigInt(index) }, select: { kind: true, payload: true } });
-      const leaf = entryLeaf({ index, kind: row.kind, payload: row.payload });
+      const { leaf, proof } = await inclusionProofFor(deps.db.prisma, index, tree_size);
       c.header("Cache-Control", "public, max-age=31536000, immutable");
-      return c.json({ index, tree_size, leaf: toBase64(leaf), proof: await proofHashes(deps, inclusionProofRanges(index, tree_size)) }, 200);
+      return c.json({ index, tree_size, leaf, proof }, 200);
     }, refuseWith("index and tree_size are integers, 0 ≤ index < tree_size ≤ the log's size."))
     .openapi(tlogConsistencyRoute, async (c) => {
       const { from, to } = c.req.valid("query");
-      if (from > to) throw new RyeError("BAD_REQUEST", `from ${from} is larger than to ${to}`, { hint: "from is the older (smaller) tree size." });
-      await checkTreeSize(deps, to, "to");
+      const proof = await consistencyProofFor(deps.db.prisma, from, to);
       c.header("Cache-Control", "public, max-age=31536000, immutable");
-      return c.json({ from, to, proof: await proofHashes(deps, consistencyProofRanges(from, to)) }, 200);
+      return c.json({ from, to, proof }, 200);
     }, refuseWith("from and to are integers, 0 ≤ from ≤ to ≤ the log's size."));
 }

@@ -5,9 +5,13 @@
  *
  * Logs older than the tree are caught up in place (`catchUpTree`: on start, and by the first append that finds the
  * tree behind), leaf by leaf from the stored entries: idempotent, as it starts where the tiles end.
+ *
+ * Reads of full tiles (256 hashes: they never change once written) go through an in-process LRU cache per database
+ * client; partial tiles, which grow, are always read from the database, so replicas sharing it stay in step.
  */
-import { emptyTreeHash, HASH_SIZE, leafHash, logLeaf, MAX_ENTRY_BYTES, RyeError, type TileAppend, tileAppendsFor, type TileId, tileMap, tileNodeReader, tilesCompletedBy, tilesForRanges, TILE_WIDTH, treeHash } from "@rye/core";
+import { emptyTreeHash, encodeEntryBundle, EXPANDED_TILE_HASHES, expandTile, HASH_SIZE, leafHash, logLeaf, MAX_ENTRY_BYTES, type NodeReader, RyeError, type TileAppend, tileAppendsFor, type TileId, tileNodeReader, tilesCompletedBy, tilesForRanges, TILE_HEIGHT, TILE_WIDTH, treeHash } from "@rye/core";
 import type { Database, Prisma } from "@rye/db";
+import { Lru } from "./pull-cache.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -38,7 +42,7 @@ export function entryLeaf(entry: LeafEntry): Uint8Array {
   return leaf;
 }
 
-const key = (t: TileId) => `${t.level}/${t.index}`;
+const key = (t: TileId | { level: "entries"; index: number }) => `${t.level}/${t.index}`;
 
 /**
  * Appends `entries` (consecutive, starting at the stored tree's size) to the tiles. The caller holds the log lock.
@@ -134,15 +138,177 @@ export async function treeBehind(db: Database): Promise<boolean> {
   return (head ? Number(head.index) + 1 : 0) > (await storedTreeSize(db.prisma));
 }
 
-/** The stored tiles among `tiles`, keyed for tileNodeReader. */
+/** The bytes of a full tile, and of one kept with its inner nodes (expandTile). */
+export const FULL_TILE_BYTES = TILE_WIDTH * HASH_SIZE;
+export const EXPANDED_TILE_BYTES = EXPANDED_TILE_HASHES * HASH_SIZE;
+/** Full tiles a process keeps when nothing configured it (RYE_TLOG_TILE_CACHE): at most 16 MiB. */
+export const DEFAULT_TILE_CACHE_TILES = 1024;
+
+/**
+ * Full tiles by `level/index` (once a proof used one, with its inner nodes: 16 KiB) and full entry bundles by
+ * `entries/index`, least recently used first out: at most `maxTiles` of them and `maxTiles` expanded tiles' worth of
+ * bytes (a bundle counts its own size). Hit and miss counts for tests and benches.
+ */
+export class FullTileCache {
+  hits = 0;
+  misses = 0;
+  private readonly lru: Lru<Uint8Array> | null;
+
+  constructor(readonly maxTiles: number) {
+    if (!Number.isSafeInteger(maxTiles) || maxTiles < 0) throw new RangeError(`a tile cache holds a whole number of tiles, not ${maxTiles}`);
+    this.lru = maxTiles === 0 ? null : new Lru({ maxEntries: maxTiles, maxBytes: maxTiles * EXPANDED_TILE_BYTES });
+    this.nodes = maxTiles === 0 ? null : new Lru({ maxEntries: maxTiles * NODES_PER_TILE, maxBytes: maxTiles * NODES_PER_TILE * HASH_SIZE });
+  }
+
+  /** A full tile's hashes (expanded when a proof used it) or a full entry bundle. */
+  get(tile: TileId | { level: "entries"; index: number }): Uint8Array | undefined {
+    const hit = this.lru?.get(key(tile));
+    if (hit) this.hits++;
+    else this.misses++;
+    return hit;
+  }
+
+  /** Keeps `hashes` if they make a full tile; a partial one is never kept. */
+  offer(tile: TileId, hashes: Uint8Array): void {
+    if (hashes.length === FULL_TILE_BYTES) this.lru?.set(key(tile), hashes, FULL_TILE_BYTES);
+  }
+
+  /** The full tile `hashes` with its inner nodes, hashed once and kept in place of the plain tile. */
+  expand(tile: TileId, hashes: Uint8Array): Uint8Array {
+    if (hashes.length === EXPANDED_TILE_BYTES) return hashes;
+    const expanded = expandTile(hashes);
+    this.lru?.set(key(tile), expanded, EXPANDED_TILE_BYTES);
+    return expanded;
+  }
+
+  /** Keeps the bundle of entries [256·index, 256·index + 256), which the caller read whole. */
+  offerBundle(index: number, bundle: Uint8Array): void {
+    this.lru?.set(key({ level: "entries", index }), bundle, bundle.length);
+  }
+
+  get size(): number {
+    return this.lru?.size ?? 0;
+  }
+
+  /** Hashes of perfect subtrees computed from stored hashes (they never change: a tile only grows). */
+  private readonly nodes: Lru<Uint8Array> | null;
+
+  node(level: number, index: number): Uint8Array | undefined {
+    return this.nodes?.get(`${level}/${index}`);
+  }
+
+  keepNode(level: number, index: number, hash: Uint8Array): void {
+    this.nodes?.set(`${level}/${index}`, hash, HASH_SIZE);
+  }
+
+  get nodeCount(): number {
+    return this.nodes?.size ?? 0;
+  }
+}
+
+/** Computed nodes kept per cached tile's worth (32 bytes each): a proof needs about 20, most of them at the log's edge. */
+const NODES_PER_TILE = 16;
+
+const caches = new WeakMap<object, FullTileCache>();
+
+/** Gives the database client `prisma` a tile cache of `maxTiles` full tiles (0: none), replacing the one it had. */
+export function configureTileCache(prisma: object, maxTiles: number): FullTileCache {
+  const cache = new FullTileCache(maxTiles);
+  caches.set(prisma, cache);
+  return cache;
+}
+
+/**
+ * The tile cache of a database client; none for a transaction's client, whose reads include its own uncommitted
+ * writes (a tile it completes may still roll back), so only what a plain client reads (committed) is ever cached.
+ */
+export function tileCacheOf(prisma: Tx): FullTileCache | undefined {
+  // Prisma's transaction clients lack $connect (the root client's alone has it).
+  if (typeof (prisma as { $connect?: unknown }).$connect !== "function") return undefined;
+  return caches.get(prisma) ?? configureTileCache(prisma, DEFAULT_TILE_CACHE_TILES);
+}
+
+/**
+ * The stored tiles among `tiles`, keyed for tileNodeReader: full ones from the cache when it has them (possibly
+ * expanded: EXPANDED_TILE_BYTES long, the tile's hashes first). Shared with the cache: do not change them.
+ */
 export async function readTiles(prisma: Tx, tiles: readonly TileId[]): Promise<Map<string, Uint8Array>> {
-  if (tiles.length === 0) return new Map();
-  const rows = await prisma.tlogTile.findMany({ where: { OR: tiles.map((t) => ({ level: t.level, index: BigInt(t.index) })) } });
-  return tileMap(rows.map((r) => ({ level: r.level, index: Number(r.index), hashes: new Uint8Array(r.hashes) })));
+  const cache = tileCacheOf(prisma);
+  const found = new Map<string, Uint8Array>();
+  const missing: TileId[] = [];
+  for (const t of tiles) {
+    const hit = cache?.get(t);
+    if (hit) found.set(key(t), hit);
+    else missing.push(t);
+  }
+  if (missing.length === 0) return found;
+  const rows = await prisma.tlogTile.findMany({ where: { OR: missing.map((t) => ({ level: t.level, index: BigInt(t.index) })) } });
+  for (const row of rows) {
+    const tile = { level: row.level, index: Number(row.index) };
+    const hashes = new Uint8Array(row.hashes);
+    cache?.offer(tile, hashes);
+    found.set(key(tile), hashes);
+  }
+  return found;
+}
+
+/** One stored tile's hashes (shared with the cache: do not change them), or null when the tree has none there yet. */
+export async function readTile(prisma: Tx, tile: TileId): Promise<Uint8Array | null> {
+  const hashes = (await readTiles(prisma, [tile])).get(key(tile));
+  if (!hashes) return null;
+  return hashes.length === EXPANDED_TILE_BYTES ? hashes.subarray(0, FULL_TILE_BYTES) : hashes;
+}
+
+/**
+ * A NodeReader over the stored tiles `tiles` (tilesForRanges of what is to be hashed). With a cache, each full tile
+ * is read with its inner nodes, hashed once per process instead of once per proof; a partial tile is hashed as read.
+ */
+export async function storedNodeReader(prisma: Tx, tiles: readonly TileId[]): Promise<NodeReader> {
+  const cache = tileCacheOf(prisma);
+  const found = await readTiles(prisma, tiles);
+  const read = tileNodeReader((t) => {
+    const hashes = found.get(key(t));
+    if (!cache || hashes?.length !== FULL_TILE_BYTES) return hashes;
+    const expanded = cache.expand(t, hashes);
+    found.set(key(t), expanded);
+    return expanded;
+  });
+  if (!cache) return read;
+  // A node above a tile's stored level, hashed from a partial tile (at the log's edge, where every proof passes), is
+  // as final as its leaves: kept, so the edge is not hashed again for each proof. The tile itself is still read.
+  return (level, index) => {
+    if (level % TILE_HEIGHT === 0) return read(level, index);
+    const kept = cache.node(level, index);
+    if (kept) return kept;
+    const hash = read(level, index);
+    cache.keepNode(level, index, hash);
+    return hash;
+  };
+}
+
+/**
+ * The entry bundle of entries [256·index, 256·index + width), or null when the log has fewer; a full one from the
+ * cache when it has it (entries never change). Shared with the cache: do not change it.
+ */
+export async function readEntryBundle(prisma: Tx, index: number, width: number): Promise<Uint8Array | null> {
+  const first = index * TILE_WIDTH;
+  if (!Number.isSafeInteger(first + width)) return null;
+  const cache = width === TILE_WIDTH ? tileCacheOf(prisma) : undefined;
+  const hit = cache?.get({ level: "entries", index });
+  if (hit) return hit;
+  const rows = await prisma.publishLogEntry.findMany({
+    where: { index: { gte: BigInt(first), lt: BigInt(first + width) } },
+    orderBy: { index: "asc" },
+    select: { index: true, kind: true, payload: true },
+  });
+  if (rows.length !== width) return null;
+  const bundle = encodeEntryBundle(rows.map((r) => entryLeaf({ index: Number(r.index), kind: r.kind, payload: r.payload })));
+  cache?.offerBundle(index, bundle);
+  return bundle;
 }
 
 /** The root hash of the first `size` leaves, from the stored tiles. */
 export async function treeRootAt(prisma: Tx, size: number): Promise<Uint8Array> {
   if (size === 0) return emptyTreeHash();
-  return treeHash(size, tileNodeReader(await readTiles(prisma, tilesForRanges([{ lo: 0, hi: size }]))));
+  return treeHash(size, await storedNodeReader(prisma, tilesForRanges([{ lo: 0, hi: size }])));
 }

@@ -44,7 +44,7 @@ export function pullCacheKey(type: string, id: string, version: string | undefin
 }
 
 /** A Map in insertion order doubles as the LRU list: a hit moves the entry to the end. */
-class Lru<V> {
+export class Lru<V> {
   private readonly map = new Map<string, { value: V; bytes: number }>();
   private bytes = 0;
 

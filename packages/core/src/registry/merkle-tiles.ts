@@ -52,12 +52,45 @@ export function tilesForRanges(ranges: readonly Range[]): TileId[] {
   return [...tiles.values()];
 }
 
-/** A NodeReader over fetched tiles (each the concatenated hashes of one tile); throws for a tile or hash it lacks. */
+/** An expanded tile's hash count: the 256 hashes of a full tile, then each level of the subtree above them. */
+export const EXPANDED_TILE_HASHES = 2 * TILE_WIDTH - 1;
+
+/**
+ * A full tile with every node of its subtree hashed once (255 hashes): level k of the subtree (k = 0 … 8, 2^(8−k)
+ * hashes) starts at hash 512 − 2^(9−k). tileNodeReader reads any node of an expanded tile without hashing, so a
+ * server that keeps full tiles this way builds a proof from lookups (a node inside a plain tile costs up to 255).
+ */
+export function expandTile(hashes: Uint8Array): Uint8Array {
+  if (hashes.length !== TILE_WIDTH * HASH_SIZE) throw new RangeError(`only a full tile (${TILE_WIDTH} hashes) expands, not ${hashes.length / HASH_SIZE}`);
+  const out = new Uint8Array(EXPANDED_TILE_HASHES * HASH_SIZE);
+  out.set(hashes);
+  let from = 0;
+  let to = TILE_WIDTH;
+  for (let width = TILE_WIDTH / 2; width >= 1; width /= 2) {
+    for (let i = 0; i < width; i++) {
+      const left = out.subarray((from + 2 * i) * HASH_SIZE, (from + 2 * i + 1) * HASH_SIZE);
+      const right = out.subarray((from + 2 * i + 1) * HASH_SIZE, (from + 2 * i + 2) * HASH_SIZE);
+      out.set(nodeHash(left, right), (to + i) * HASH_SIZE);
+    }
+    from = to;
+    to += width;
+  }
+  return out;
+}
+
+/**
+ * A NodeReader over fetched tiles (each the concatenated hashes of one tile, or a full tile expanded by expandTile);
+ * throws for a tile or hash it lacks.
+ */
 export function tileNodeReader(tiles: ReadonlyMap<string, Uint8Array> | ((tile: TileId) => Uint8Array | undefined)): NodeReader {
   const get = typeof tiles === "function" ? tiles : (t: TileId) => tiles.get(tileKey(t));
   return (level, index) => {
     const { tile, offset, count } = tileSpan(level, index);
     const hashes = get(tile);
+    if (hashes?.length === EXPANDED_TILE_HASHES * HASH_SIZE) {
+      const at = 2 * TILE_WIDTH - (2 * TILE_WIDTH) / count + offset / count;
+      return hashes.slice(at * HASH_SIZE, (at + 1) * HASH_SIZE);
+    }
     if (!hashes || hashes.length < (offset + count) * HASH_SIZE) throw new RangeError(`tile ${tileKey(tile)} lacks node (${level}, ${index})`);
     return count === 1 ? hashes.slice(offset * HASH_SIZE, (offset + 1) * HASH_SIZE) : perfectRoot(hashes, offset, count);
   };

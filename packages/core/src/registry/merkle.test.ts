@@ -13,7 +13,7 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from "./merkle.ts";
-import { decodeEntryBundle, encodeEntryBundle, encodeTileIndex, parseTilePath, TILE_WIDTH, tileAppendsFor, tileMap, tileNodeReader, tilePath, tilesForRanges, tileWidthAt } from "./merkle-tiles.ts";
+import { decodeEntryBundle, encodeEntryBundle, encodeTileIndex, expandTile, parseTilePath, TILE_WIDTH, tileAppendsFor, tileMap, tileNodeReader, tilePath, tilesForRanges, tileWidthAt } from "./merkle-tiles.ts";
 import { consistencyProofRanges, inclusionProofRanges } from "./merkle.ts";
 import { logLeaf } from "./log.ts";
 
@@ -136,6 +136,26 @@ test("tiles appended leaf by leaf are Go's tiles, byte for byte, and answer ever
   assert.ok(verifyInclusion(65_999, GO.big_size, big[65_999]!, proof, fromHex(GO.big_root)));
   const small = treeHash(300, reader);
   assert.ok(verifyConsistency(300, GO.big_size, consistencyProof(300, GO.big_size, reader), small, fromHex(GO.big_root)));
+});
+
+test("full tiles expanded with their inner nodes answer every node and proof like the plain tiles (Go's root)", () => {
+  const big = leaves(GO.big_size);
+  const tiles = buildTiles(big);
+  const expanded = new Map([...tiles].map(([k, h]) => [k, h.length === TILE_WIDTH * 32 ? expandTile(h) : h]));
+  assert.ok([...expanded.values()].filter((h) => h.length === (2 * TILE_WIDTH - 1) * 32).length >= 257, "every full tile, level 0 and level 1");
+  const plain = tileNodeReader(tiles);
+  const fast = tileNodeReader(expanded);
+  for (let level = 0; level <= 16; level++) {
+    for (let index = 0; (index + 1) * 2 ** level <= GO.big_size; index += Math.max(1, Math.floor(GO.big_size / 2 ** level / 40))) {
+      assert.equal(toHex(fast(level, index)), toHex(plain(level, index)), `node (${level}, ${index})`);
+    }
+  }
+  assert.equal(toHex(treeHash(GO.big_size, fast)), GO.big_root);
+  for (const index of [0, 255, 256, 65_535, 65_536, 65_999]) {
+    assert.deepEqual(inclusionProof(index, GO.big_size, fast).map(toHex), inclusionProof(index, GO.big_size, plain).map(toHex), `entry ${index}`);
+  }
+  assert.deepEqual(consistencyProof(300, GO.big_size, fast).map(toHex), consistencyProof(300, GO.big_size, plain).map(toHex));
+  assert.throws(() => expandTile(tiles.get("0/257")!), /only a full tile/);
 });
 
 test("tile widths, paths and their strict parsing", () => {
