@@ -7,24 +7,27 @@
  * pulled entry nor than `tlog_from` when the log has reached it: a checkpoint is issued on the spot when the latest one
  * does not cover them, so a version is provable from its first pull.
  *
- * Per process: the latest checkpoint is reused for CHECKPOINT_REUSE_MS (a pull reads no checkpoint row), and leaves
- * and proof hashes are kept in bounded maps (a proof for a given entry and tree size never changes). Leaves are kept
- * for one read generation only: an entry changed in the database out of band (triggers bump the generation) is read
- * again, so a tampered entry is served as it now is, and the client's proof check refuses it.
+ * Per process: the latest checkpoint is reused for CHECKPOINT_REUSE_MS (a pull reads no checkpoint row), proofs come
+ * from log-proofs.ts (cached tiles, kept proofs: a proof of a tree prefix never changes), and leaves are kept for one
+ * read generation only: an entry changed in the database out of band (a trigger bumps the generation) is read again,
+ * so a tampered entry is served as it now is, and the client's proof check refuses it.
  */
-import { consistencyProofRanges, inclusionProofRanges, type Range, RyeError, subtreeHash, tileNodeReader, tilesForRanges, toBase64 } from "@rye/core";
+import { RyeError, toBase64 } from "@rye/core";
 import type { Database } from "@rye/db";
 import type { MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../env.ts";
 import type { Logger } from "../logger.ts";
 import { type CheckpointContext, checkpointContext, currentCheckpointRow } from "./checkpoints.ts";
-import { entryLeaf, readTiles } from "./log-tree.ts";
+import { consistencyProofFor, inclusionProofFor } from "./log-proofs.ts";
+import { entryLeaf } from "./log-tree.ts";
+import { Lru } from "./pull-cache.ts";
 
 /** How long a process serves the checkpoint it last read before asking the database again. */
 export const CHECKPOINT_REUSE_MS = 1_000;
-/** Entries of the leaf and proof maps (each a few hundred bytes to a few KiB). */
-export const PROOF_CACHE_ENTRIES = 4_096;
+/** Leaves kept per process (each at most 64 KiB, most a few hundred bytes), for one read generation. */
+export const LEAF_CACHE_ENTRIES = 4_096;
+export const LEAF_CACHE_BYTES = 4 * 1024 * 1024;
 
 export interface PullTransparency {
   index: number;
@@ -44,27 +47,11 @@ interface ServedCheckpoint {
   readAt: number;
 }
 
-class BoundedMap<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(key: string): V | undefined {
-    return this.map.get(key);
-  }
-  set(key: string, value: V): void {
-    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value as string);
-    this.map.set(key, value);
-  }
-  clear(): void {
-    this.map.clear();
-  }
-}
-
 export class PullTransparencyProver {
   private checkpoint: ServedCheckpoint | null = null;
   private refreshing: Promise<ServedCheckpoint> | null = null;
-  private readonly leaves = new BoundedMap<string>(PROOF_CACHE_ENTRIES);
-  private leavesGeneration: bigint | null = null;
-  private readonly proofs = new BoundedMap<string[]>(PROOF_CACHE_ENTRIES);
+  /** Keyed by read generation and index: a generation change leaves the older ones to age out. */
+  private readonly leaves = new Lru<string>({ maxEntries: LEAF_CACHE_ENTRIES, maxBytes: LEAF_CACHE_BYTES });
 
   constructor(
     private readonly db: Database,
@@ -75,12 +62,13 @@ export class PullTransparencyProver {
   async transparencyFor(index: number, from: number, generation: bigint): Promise<PullTransparency & { treeSize: number }> {
     const checkpoint = await this.checkpointCovering(Math.max(index + 1, from));
     if (index >= checkpoint.size) throw new RyeError("INTERNAL", `Log entry ${index} is beyond the log's ${checkpoint.size} entries`);
+    const prisma = this.db.prisma;
     const [leaf, proof, consistency] = await Promise.all([
       this.leaf(index, generation),
-      this.proof(`i${index}/${checkpoint.size}`, () => inclusionProofRanges(index, checkpoint.size)),
-      from > 0 && from <= checkpoint.size ? this.proof(`c${from}/${checkpoint.size}`, () => consistencyProofRanges(from, checkpoint.size)) : Promise.resolve(null),
+      unprovable(inclusionProofFor(prisma, index, checkpoint.size)),
+      from > 0 && from <= checkpoint.size ? unprovable(consistencyProofFor(prisma, from, checkpoint.size)) : Promise.resolve(null),
     ]);
-    return { index, leaf, proof, checkpoint: checkpoint.note, ...(consistency ? { consistency: { from, proof: consistency } } : {}), treeSize: checkpoint.size };
+    return { index, leaf, proof: proof.proof, checkpoint: checkpoint.note, ...(consistency ? { consistency: { from, proof: consistency } } : {}), treeSize: checkpoint.size };
   }
 
   /** The latest checkpoint, issued now when the one kept (or the latest stored) is smaller than `atLeast`. */
@@ -101,34 +89,14 @@ export class PullTransparencyProver {
   }
 
   private async leaf(index: number, generation: bigint): Promise<string> {
-    if (this.leavesGeneration !== generation) {
-      this.leaves.clear();
-      this.leavesGeneration = generation;
-    }
-    const key = String(index);
+    const key = `${generation}/${index}`;
     const kept = this.leaves.get(key);
     if (kept !== undefined) return kept;
     const row = await this.db.prisma.publishLogEntry.findUnique({ where: { index: BigInt(index) }, select: { kind: true, payload: true } });
     if (!row) throw new RyeError("INTERNAL", `Log entry ${index} is missing`);
     const leaf = toBase64(entryLeaf({ index, kind: row.kind, payload: row.payload }));
-    if (this.leavesGeneration === generation) this.leaves.set(key, leaf);
+    this.leaves.set(key, leaf, leaf.length);
     return leaf;
-  }
-
-  private async proof(key: string, ranges: () => Range[]): Promise<string[]> {
-    const kept = this.proofs.get(key);
-    if (kept) return kept;
-    const wanted = ranges();
-    const read = tileNodeReader(await readTiles(this.db.prisma, tilesForRanges(wanted)));
-    let hashes: string[];
-    try {
-      hashes = wanted.map((r) => toBase64(subtreeHash(r, read)));
-    } catch (err) {
-      if (err instanceof RangeError) throw new RyeError("INTERNAL", `The log's tiles cannot prove ${key}: ${err.message}`);
-      throw err;
-    }
-    this.proofs.set(key, hashes);
-    return hashes;
   }
 }
 
@@ -218,4 +186,14 @@ export function pullTransparency(deps: { db: Database; logger: Logger; reads: { 
     headers.set("cache-control", cacheControl);
     c.res = new Response(proven.body as Uint8Array<ArrayBuffer>, { status: 200, headers });
   };
+}
+
+/** A proof the stored log cannot give (an entry or tile missing: the database was changed) is INTERNAL: answered without a section. */
+async function unprovable<T>(proof: Promise<T>): Promise<T> {
+  try {
+    return await proof;
+  } catch (err) {
+    if (err instanceof RyeError && err.code === "BAD_REQUEST") throw new RyeError("INTERNAL", `The stored log cannot prove it: ${err.message}`);
+    throw err;
+  }
 }
