@@ -39,6 +39,7 @@ import { userKeyRoutes } from "./routes/user-keys.ts";
 import { verificationRoutes } from "./routes/verifications.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import type { AppDeps } from "./services/deps.ts";
+import { audienceRule } from "./oauth/resources.ts";
 
 export type { AppDeps } from "./services/deps.ts";
 
@@ -46,7 +47,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Before the request context: its refusal of a bad bearer token (401) leaves /mcp with the RFC 9728 challenge.
   app.use(MCP_PATH, mcpAuthChallenge(deps.config.publicUrl));
-  app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy, internalSecret: deps.internalSecret }));
+  app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy, internalSecret: deps.internalSecret, audiences: audienceRule(deps.config) }));
   const apiLimit = rateLimit({ ...deps.config.rateLimit, counters: deps.counters });
   app.use("/v1/*", apiLimit);
   // Agent Skills discovery builds indexes from the database: the same per-caller budget as the API.

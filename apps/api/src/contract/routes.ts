@@ -86,13 +86,14 @@ import { mcpProtectedResourceRoute, protectedResourceRoute } from "../oauth/prot
 import { mcpRoute } from "../mcp/declaration.ts";
 import { deviceAuthorizationRoute, revokeRoute, tokenRoute } from "../oauth/token-routes.ts";
 import { authorizationDecisionRoute, authorizeRoute } from "../oauth/authorize-routes.ts";
+import { registerClientRoute } from "../oauth/registration-routes.ts";
 import { approveDeviceRoute, denyDeviceRoute, deviceRequestRoute } from "../oauth/device-approval-routes.ts";
 import { apiDocumentRoute } from "../routes/api-document.ts";
 
 DECLARED_ROUTES.push(
   ...[authorizationServerMetadataRoute, mcpProtectedResourceRoute, protectedResourceRoute, jwksRoute],
   mcpRoute,
-  ...[deviceAuthorizationRoute, tokenRoute, revokeRoute, authorizeRoute, authorizationDecisionRoute],
+  ...[deviceAuthorizationRoute, tokenRoute, revokeRoute, authorizeRoute, authorizationDecisionRoute, registerClientRoute],
   ...[deviceRequestRoute, approveDeviceRoute, denyDeviceRoute],
   apiDocumentRoute,
 );
