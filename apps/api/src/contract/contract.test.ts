@@ -205,6 +205,10 @@ test("accounts, sessions, the device flow, OAuth authorization and tokens", asyn
   const exchange = { grant_type: "authorization_code", client_id: "rye-cli", code, redirect_uri: authorization.redirect_uri, code_verifier: verifier };
   await expect(200, call("POST", "/oauth/token", "/oauth/token", { form: exchange }));
 
+  // dynamic client registration (RFC 7591)
+  await expect(201, call("POST", "/oauth/register", "/oauth/register", { json: { client_name: "Contract client", redirect_uris: ["http://127.0.0.1:4567/callback"] } }));
+  await expect(400, call("POST", "/oauth/register", "/oauth/register", { json: { client_name: "Contract client", redirect_uris: ["http://evil.example/callback"] } }));
+
   // personal tokens
   await expect(403, call("POST", "/v1/tokens", "/v1/tokens", { cookie: alice.cookie, json: { name: "ci", scopes: ["items:read"] } }));
   const pat = await expect(201, call("POST", "/v1/tokens", "/v1/tokens", { cookie: alice.cookie, csrf: alice.csrf, json: { name: "ci", scopes: ["items:read", "items:write"], item_pattern: "alice/ci/*" } }));

@@ -134,6 +134,7 @@ test("the paths and methods are pinned", () => {
     "POST /mcp",
     "POST /oauth/authorize/decision",
     "POST /oauth/device/code",
+    "POST /oauth/register",
     "POST /oauth/revoke",
     "POST /oauth/token",
     "POST /v1/approve/{item_type}/{item_id}",
@@ -173,7 +174,7 @@ test("the paths and methods are pinned", () => {
 
 /** The error body of a path: RFC 6749 §5.2 on the form-encoded OAuth endpoints, HTML on the browser ones, else the rye envelope. */
 function errorFormatOf(path: string): "OAuthError" | "html" | "ErrorEnvelope" {
-  if (["/oauth/token", "/oauth/device/code", "/oauth/revoke"].includes(path)) return "OAuthError";
+  if (["/oauth/token", "/oauth/device/code", "/oauth/revoke", "/oauth/register"].includes(path)) return "OAuthError";
   if (path.startsWith("/oauth/authorize")) return "html";
   return "ErrorEnvelope";
 }

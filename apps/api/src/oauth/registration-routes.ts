@@ -48,7 +48,7 @@ export const registerClientRoute = createRoute({
   method: "post",
   path: "/oauth/register",
   operationId: "registerOAuthClient",
-  summary: "RFC 7591 dynamic client registration of a public third-party client (items:read on /mcp only)",
+  summary: "RFC 7591 dynamic client registration of a public third-party client (items:read on /mcp only); not served when RYE_OAUTH_DCR=false",
   tags: ["oauth"],
   "x-rye-error-format": "oauth",
   ...access("none"),
@@ -57,7 +57,6 @@ export const registerClientRoute = createRoute({
     201: json(ClientRegistrationResponse, "Registered", NO_STORE),
     ...errors(
       [400, "invalid_redirect_uri, invalid_client_metadata (missing or overlong client_name, a client_secret, another auth method or grant type), invalid_request (not a JSON object)"],
-      [404, "Dynamic registration is off on this registry (RYE_OAUTH_DCR=false)"],
       413,
       [429, "temporarily_unavailable: too many registrations from this address this hour (Retry-After)"],
     ),
