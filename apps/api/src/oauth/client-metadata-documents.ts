@@ -28,11 +28,13 @@ export const CIMD_LIMITS = {
   maxUrlLength: 2048,
 } as const;
 
+export type CimdLimits = { [K in keyof typeof CIMD_LIMITS]: number };
+
 export interface CimdOptions {
   allowPrivateAddresses: boolean;
   allowHttp: boolean;
   /** Overrides of CIMD_LIMITS (tests). */
-  limits?: Partial<typeof CIMD_LIMITS>;
+  limits?: Partial<CimdLimits>;
   now?: () => number;
 }
 
@@ -46,7 +48,7 @@ const refuse = (why: string) => new OAuthError("invalid_client", `Client metadat
 export class ClientMetadataDocuments {
   private readonly cache = new Map<string, { client: OAuthClient; expiresAt: number }>();
   private readonly inFlight = new Map<string, Promise<OAuthClient>>();
-  private readonly limits: typeof CIMD_LIMITS;
+  private readonly limits: CimdLimits;
   private readonly now: () => number;
 
   constructor(private readonly options: CimdOptions) {
