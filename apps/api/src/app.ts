@@ -34,6 +34,7 @@ import { skillRoutes } from "./routes/skills.ts";
 import { skillWellKnownRoutes } from "./routes/skills-well-known.ts";
 import { statsRoutes } from "./routes/stats.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
+import { oauthGrantRoutes } from "./routes/oauth-grants.ts";
 import { upstreamAuthRoutes } from "./routes/upstream-auth.ts";
 import { userKeyRoutes } from "./routes/user-keys.ts";
 import { verificationRoutes } from "./routes/verifications.ts";
@@ -81,6 +82,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", upstreamAuthRoutes(deps, deps.config.upstream));
   app.route("/", accountRoutes(deps, { throttle: loginThrottle }));
   app.route("/", tokenRoutes(deps));
+  app.route("/", oauthGrantRoutes(deps));
   app.route("/", userKeyRoutes(deps));
   app.route("/", orgRoutes(deps));
   app.route("/", namespaceRoutes(deps));

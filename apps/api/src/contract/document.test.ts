@@ -69,6 +69,7 @@ test("the paths and methods are pinned", () => {
   assert.deepEqual(operations().map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(), [
     "DELETE /v1/delete/{item_type}/{item_id}",
     "DELETE /v1/me/keys/{fingerprint}",
+    "DELETE /v1/me/oauth-grants/{id}",
     "DELETE /v1/namespaces/{namespace}/webhooks/{id}",
     "DELETE /v1/orgs/{name}/invitations/{id}",
     "DELETE /v1/orgs/{name}/members/{username}",
@@ -99,6 +100,7 @@ test("the paths and methods are pinned", () => {
     "GET /v1/me",
     "GET /v1/me/invitations",
     "GET /v1/me/keys",
+    "GET /v1/me/oauth-grants",
     "GET /v1/me/orgs",
     "GET /v1/namespaces/{namespace}/webhooks",
     "GET /v1/namespaces/{namespace}/webhooks/{id}/deliveries",

@@ -30,6 +30,7 @@ import { requestContext } from "../middleware/request-context.ts";
 import { keyDirOf, openRegistry } from "../registry.ts";
 import { itemRoutes } from "../routes/items.ts";
 import { keyRoutes } from "../routes/keys.ts";
+import { oauthGrantRoutes } from "../routes/oauth-grants.ts";
 import { oauthRoutes } from "./index.ts";
 import { audienceRule } from "./resources.ts";
 import type { OAuthOptions } from "./services.ts";
@@ -79,6 +80,7 @@ export async function startOAuthServer(options: { kind: DatabaseKind; env?: Reco
   app.route("/", oauthRoutes(deps, options));
   app.route("/", keyRoutes(deps));
   app.route("/", itemRoutes(deps));
+  app.route("/", oauthGrantRoutes(deps));
   app.notFound((c) => c.json(new RyeError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`).toEnvelope(), 404));
   app.onError(errorHandler(silentLogger));
 

@@ -184,6 +184,37 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       assert.equal(await srv.db.prisma.oAuthClientRegistration.count({ where: { clientName: "x" } }), 0);
     });
 
+    test("the person's sign-ins are listed and revocable (tokens page): the refresh token stops working, audited", async () => {
+      const clientId = publish({ client_name: "Revocable client" });
+      const { verifier, challenge } = pkce();
+      const { back } = await decide(authorizePath(clientId, challenge), "approve");
+      const issued = await token({ grant_type: "authorization_code", client_id: clientId, code: back.searchParams.get("code")!, redirect_uri: REDIRECT, code_verifier: verifier });
+      assert.equal(issued.status, 200);
+      const listed = (await (await srv.fetch("/v1/me/oauth-grants", { browser })).json()) as Json;
+      const grant = listed.grants.find((g: Json) => g.client_id === clientId);
+      assert.ok(grant, JSON.stringify(listed));
+      assert.equal(grant.third_party, true);
+      assert.equal(grant.client_name, null);
+      assert.deepEqual(grant.scopes, ["items:read"]);
+      assert.equal(grant.resource, `${srv.issuer}/mcp`);
+
+      const bob = await srv.createUser(`bob${n}`);
+      const bobBrowser = await srv.signIn(bob.id);
+      const notHis = await srv.fetch(`/v1/me/oauth-grants/${grant.id}`, { method: "DELETE", browser: bobBrowser, headers: { "x-csrf-token": bobBrowser.csrfToken } });
+      assert.equal(notHis.status, 404);
+      const noCsrf = await srv.fetch(`/v1/me/oauth-grants/${grant.id}`, { method: "DELETE", browser });
+      assert.equal(noCsrf.status, 403);
+      const revoked = await srv.fetch(`/v1/me/oauth-grants/${grant.id}`, { method: "DELETE", browser, headers: { "x-csrf-token": browser.csrfToken } });
+      assert.equal(revoked.status, 200);
+      const refresh = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: issued.body.refresh_token });
+      assert.equal(refresh.body.error, "invalid_grant");
+      const after = (await (await srv.fetch("/v1/me/oauth-grants", { browser })).json()) as Json;
+      assert.equal(after.grants.some((g: Json) => g.id === grant.id), false);
+      const audit = (await audits("oauth.grant.revoke")).find((e) => e.targetId === clientId);
+      assert.equal(audit?.actorId, alice.id);
+      assert.equal((await srv.fetch(`/v1/me/oauth-grants/${grant.id}`, { method: "DELETE", browser, headers: { "x-csrf-token": browser.csrfToken } })).status, 404);
+    });
+
     test("dynamic registration (RFC 7591): registered, then signs in like any third-party client", async () => {
       const res = await srv.fetch("/oauth/register", { method: "POST", headers: { "content-type": "application/json", "x-forwarded-for": "198.51.100.7" }, body: JSON.stringify({ client_name: "Legacy client", redirect_uris: [REDIRECT], grant_types: ["authorization_code", "refresh_token"], token_endpoint_auth_method: "none" }) });
       assert.equal(res.status, 201);
