@@ -143,6 +143,7 @@ describe("hostile documents are refused with a reason, and not cached", () => {
     await refused(strict, `https://127.0.0.1:${port}/clients/x.json`, /127\.0\.0\.1 is not a public address/);
     await refused(strict, `https://[::1]:${port}/clients/x.json`, /::1 is not a public address/);
     await refused(strict, `https://10.1.2.3/clients/x.json`, /10\.1\.2\.3 is not a public address/);
+    await refused(strict, `https://[::ffff:7f00:1]:${port}/clients/x.json`, /::ffff:7f00:1 is not a public address/);
     await refused(strict, `https://169.254.169.254/latest/meta-data`, /not a public address/);
     // A name resolving to loopback is refused on the address the connection would use (the DNS lookup hook).
     await refused(strict, `https://localhost:${port}/clients/x.json`, /localhost resolves to (127\.0\.0\.1|::1), which is not a public address/);
