@@ -157,4 +157,12 @@ test("rye login --web: the authorize endpoint sends the browser through /login a
   const whoami = rye(["whoami"], home, baseURL!);
   expect(await whoami.exited).toBe(0);
   expect(whoami.output().stdout).toContain(`${account.username} @ ${baseURL} (signed in with web)`);
+
+  // The sign-in is listed on the tokens page, and revoking it there signs the CLI out of the registry.
+  await page.goto("/settings/tokens");
+  const signedIn = page.getByRole("list", { name: "Signed-in applications" }).getByRole("listitem").filter({ hasText: "rye command-line interface" });
+  await expect(signedIn).toHaveCount(1);
+  await signedIn.getByRole("button", { name: "Revoke the sign-in of rye command-line interface" }).click();
+  await signedIn.getByRole("group").getByRole("button", { name: "Revoke" }).click();
+  await expect(page.getByText("No application is signed in as you.")).toBeVisible();
 });

@@ -26,6 +26,7 @@ export const PROGRAMS = {
   prlimit: { package: "util-linux" },
   script: { package: "bsdutils" },
   python3: { package: "python3" },
+  openssl: { package: "openssl", override: "RYE_OPENSSL" },
   // Go builds tools/tlog-verify offline in GOPATH mode against Debian's golang.org/x/mod (goSumdbMissing below).
   go: { package: "golang-go golang-golang-x-mod-dev", override: "RYE_GO" },
 } as const satisfies Record<string, ProgramSpec>;

@@ -34,11 +34,13 @@ import { skillRoutes } from "./routes/skills.ts";
 import { skillWellKnownRoutes } from "./routes/skills-well-known.ts";
 import { statsRoutes } from "./routes/stats.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
+import { oauthGrantRoutes } from "./routes/oauth-grants.ts";
 import { upstreamAuthRoutes } from "./routes/upstream-auth.ts";
 import { userKeyRoutes } from "./routes/user-keys.ts";
 import { verificationRoutes } from "./routes/verifications.ts";
 import { webhookRoutes } from "./routes/webhooks.ts";
 import type { AppDeps } from "./services/deps.ts";
+import { audienceRule } from "./oauth/resources.ts";
 
 export type { AppDeps } from "./services/deps.ts";
 
@@ -46,7 +48,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Before the request context: its refusal of a bad bearer token (401) leaves /mcp with the RFC 9728 challenge.
   app.use(MCP_PATH, mcpAuthChallenge(deps.config.publicUrl));
-  app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy, internalSecret: deps.internalSecret }));
+  app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy, internalSecret: deps.internalSecret, audiences: audienceRule(deps.config) }));
   const apiLimit = rateLimit({ ...deps.config.rateLimit, counters: deps.counters });
   app.use("/v1/*", apiLimit);
   // Agent Skills discovery builds indexes from the database: the same per-caller budget as the API.
@@ -80,6 +82,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", upstreamAuthRoutes(deps, deps.config.upstream));
   app.route("/", accountRoutes(deps, { throttle: loginThrottle }));
   app.route("/", tokenRoutes(deps));
+  app.route("/", oauthGrantRoutes(deps));
   app.route("/", userKeyRoutes(deps));
   app.route("/", orgRoutes(deps));
   app.route("/", namespaceRoutes(deps));

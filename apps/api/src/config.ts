@@ -21,6 +21,11 @@ const envSchema = z.object({
   RYE_RATE_LIMIT_WINDOW_SECONDS: int(60),
   RYE_RATE_LIMIT_STORE: z.enum(["database", "memory"]).optional(),
   RYE_TRUST_PROXY: z.enum(["true", "false", "1", "0"]).default("false"),
+  RYE_OAUTH_ACCEPT_ANY_AUDIENCE: z.enum(["true", "false", "1", "0"]).default("false"),
+  RYE_OAUTH_CIMD_ALLOW_PRIVATE: z.enum(["true", "false", "1", "0"]).default("false"),
+  RYE_OAUTH_CIMD_ALLOW_HTTP: z.enum(["true", "false", "1", "0"]).default("false"),
+  RYE_OAUTH_DCR: z.enum(["true", "false", "1", "0"]).default("true"),
+  RYE_OAUTH_DCR_PER_IP_PER_HOUR: int(10).refine((n) => n <= 1000, "at most 1000 registrations per IP and hour"),
   RYE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   RYE_CHECKPOINT_INTERVAL_SECONDS: int(60),
   RYE_CHECKPOINT_EVERY_ENTRIES: int(100),
@@ -98,6 +103,13 @@ export type ProcessRole = "api" | "web" | "all";
 /** Which new versions are held for approval (docs/registry-approval.md). */
 export type ApprovalMode = "off" | "flagged" | "all";
 
+export interface OAuthConfig {
+  acceptAnyAudience: boolean;
+  cimd: { allowPrivateAddresses: boolean; allowHttp: boolean };
+  dcr: boolean;
+  dcrPerIpPerHour: number;
+}
+
 export interface RegistryConfig {
   port: number;
   /** Public base URL: the `aud` of tokens, the `registry` of attestations. */
@@ -125,6 +137,15 @@ export interface RegistryConfig {
   /** Witnesses asked to cosign each new checkpoint (RYE_WITNESSES), each within `timeoutMs` (services/witnesses.ts). */
   witnesses: { list: WitnessEndpoint[]; timeoutMs: number };
   trustProxy: boolean;
+  /**
+   * Third-party OAuth clients and token audiences (docs/remote-mcp.md "Authorization"). `acceptAnyAudience`
+   * (RYE_OAUTH_ACCEPT_ANY_AUDIENCE) lets a token issued for /v1 be used at /mcp and the other way round.
+   * `cimd.allowPrivateAddresses` (RYE_OAUTH_CIMD_ALLOW_PRIVATE) lets client metadata documents be fetched from
+   * loopback and private addresses; `cimd.allowHttp` (RYE_OAUTH_CIMD_ALLOW_HTTP, only together with it) over plain
+   * http: both for tests and private deployments only. `dcr` (RYE_OAUTH_DCR) serves dynamic client registration,
+   * at most `dcrPerIpPerHour` (RYE_OAUTH_DCR_PER_IP_PER_HOUR) registrations per client IP and hour.
+   */
+  oauth: OAuthConfig;
   /**
    * Approval of new versions (RYE_REGISTRY_APPROVAL, RYE_REGISTRY_APPROVAL_RISK): `off` publishes every version at
    * once; `flagged` holds versions whose publish-time review risk is at least `risk`; `all` holds every version.
@@ -201,6 +222,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     throw new RyeError("BAD_REQUEST", `Invalid registry configuration: ${issues.join("; ")}`, { details: issues });
   }
   const e = parsed.data;
+  const flag = (value: string) => value === "true" || value === "1";
+  if (flag(e.RYE_OAUTH_CIMD_ALLOW_HTTP) && !flag(e.RYE_OAUTH_CIMD_ALLOW_PRIVATE)) {
+    throw new RyeError("BAD_REQUEST", "Invalid registry configuration: RYE_OAUTH_CIMD_ALLOW_HTTP needs RYE_OAUTH_CIMD_ALLOW_PRIVATE", {
+      hint: "Plain-http client metadata documents are for tests and private deployments: set both, or neither.",
+    });
+  }
   let witnesses: WitnessEndpoint[];
   try {
     witnesses = parseWitnessList(e.RYE_WITNESSES);
@@ -223,6 +250,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     checkpoints: { intervalMs: e.RYE_CHECKPOINT_INTERVAL_SECONDS * 1000, everyEntries: e.RYE_CHECKPOINT_EVERY_ENTRIES },
     witnesses: { list: witnesses, timeoutMs: e.RYE_WITNESS_TIMEOUT_MS },
     trustProxy: e.RYE_TRUST_PROXY === "true" || e.RYE_TRUST_PROXY === "1",
+    oauth: {
+      acceptAnyAudience: flag(e.RYE_OAUTH_ACCEPT_ANY_AUDIENCE),
+      cimd: { allowPrivateAddresses: flag(e.RYE_OAUTH_CIMD_ALLOW_PRIVATE), allowHttp: flag(e.RYE_OAUTH_CIMD_ALLOW_HTTP) },
+      dcr: flag(e.RYE_OAUTH_DCR),
+      dcrPerIpPerHour: e.RYE_OAUTH_DCR_PER_IP_PER_HOUR,
+    },
     approval: { mode: e.RYE_REGISTRY_APPROVAL, risk: e.RYE_REGISTRY_APPROVAL_RISK },
     logLevel: e.RYE_LOG_LEVEL,
     webhooks: {

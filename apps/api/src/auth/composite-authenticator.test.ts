@@ -33,7 +33,7 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
 
     test("a JWT gives the user's principal: scopes from the token, tokenId = jti, no namespace restriction", async () => {
       const issued = await issue(alice.id);
-      assert.deepEqual(await auth.authenticate(issued.token), { userId: alice.id, username: "alice", isAdmin: true, scopes: ["items:read"], tokenId: issued.jti, via: "access_token", namespace: null });
+      assert.deepEqual(await auth.authenticate(issued.token), { userId: alice.id, username: "alice", isAdmin: true, scopes: ["items:read"], tokenId: issued.jti, via: "access_token", namespace: null, audience: ISSUER });
     });
 
     test("rye_pat_ tokens go to the API token authenticator", async () => {

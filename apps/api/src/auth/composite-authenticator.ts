@@ -37,6 +37,6 @@ export class CompositeAuthenticator implements Authenticator {
     const user = await this.options.revocations.subjectOf(claims.sub, claims.jti);
     if (!user || user.disabled) return null;
     if (user.revoked) throw new RyeError("TOKEN_REVOKED", "This access token was revoked");
-    return { userId: claims.sub, username: user.username, isAdmin: user.isAdmin, scopes: claims.scope, tokenId: claims.jti, via: "access_token", namespace: null };
+    return { userId: claims.sub, username: user.username, isAdmin: user.isAdmin, scopes: claims.scope, tokenId: claims.jti, via: "access_token", namespace: null, audience: claims.audience };
   }
 }

@@ -22,9 +22,12 @@ export interface AccessTokenInput {
   username: string;
   scope: string[];
   clientId: string;
+  /** RFC 8707 / RFC 9068 `aud`: the resource the token is for; default the issuer (the registry API). */
+  audience?: string;
 }
 
 export interface AccessTokenClaims extends AccessTokenInput {
+  audience: string;
   jti: string;
   iat: number;
   exp: number;
@@ -42,7 +45,7 @@ export interface AccessTokenVerifier {
 }
 
 export interface AccessTokenKeyOptions {
-  /** `iss` and `aud` of every token: the registry's public URL. */
+  /** `iss` of every token and the `aud` of those for the registry API: the registry's public URL. */
   issuer: string;
   /** Directory of `token-signing.pem` (the registry key directory). */
   keyDir: string;
@@ -82,7 +85,7 @@ export class AccessTokens implements AccessTokenVerifier {
     const token = await new SignJWT({ scope: input.scope.join(" "), client_id: input.clientId, username: input.username })
       .setProtectedHeader({ alg: ALG, typ: TYP, kid: this.kid })
       .setIssuer(this.issuer)
-      .setAudience(this.issuer)
+      .setAudience(input.audience ?? this.issuer)
       .setSubject(input.sub)
       .setJti(jti)
       .setIssuedAt()
@@ -91,7 +94,12 @@ export class AccessTokens implements AccessTokenVerifier {
     return { token, expiresIn: ACCESS_TOKEN_TTL_SECONDS, jti };
   }
 
-  /** The claims of a valid token; throws (jose errors or TypeError) for anything else. */
+  /** The resources a token may be for: the registry API (the issuer) and its MCP server. */
+  get audiences(): string[] {
+    return [this.issuer, `${this.issuer}/mcp`];
+  }
+
+  /** The claims of a valid token for one of `audiences`; throws (jose errors or TypeError) for anything else. */
   async verifyAccessToken(token: string): Promise<AccessTokenClaims> {
     const { payload } = await jwtVerify(
       token,
@@ -103,16 +111,16 @@ export class AccessTokens implements AccessTokenVerifier {
         algorithms: [ALG],
         typ: TYP,
         issuer: this.issuer,
-        audience: this.issuer,
+        audience: this.audiences,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         requiredClaims: ["sub", "jti", "iat", "exp"],
       },
     );
-    const { sub, jti, iat, exp, scope, client_id: clientId, username } = payload;
-    if (typeof scope !== "string" || typeof clientId !== "string" || typeof username !== "string") {
+    const { sub, jti, iat, exp, scope, client_id: clientId, username, aud } = payload;
+    if (typeof scope !== "string" || typeof clientId !== "string" || typeof username !== "string" || typeof aud !== "string") {
       throw new TypeError("access token claims are incomplete");
     }
-    return { sub: sub!, jti: jti!, iat: iat!, exp: exp!, username, clientId, scope: scope.split(" ").filter(Boolean) };
+    return { sub: sub!, jti: jti!, iat: iat!, exp: exp!, username, clientId, audience: aud, scope: scope.split(" ").filter(Boolean) };
   }
 
   /** RFC 7517 key set for `/.well-known/jwks.json`. */

@@ -19,6 +19,8 @@ export interface Principal {
   namespace: string | null;
   /** When set, the token may only write item ids matching this glob (services/tokens.ts tokenAllowsItem). */
   itemPattern?: string | null;
+  /** OAuth access tokens only: the resource (RFC 8707) the token was issued for; the request context enforces it. */
+  audience?: string;
 }
 
 export interface Authenticator {

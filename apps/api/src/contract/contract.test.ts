@@ -203,7 +203,17 @@ test("accounts, sessions, the device flow, OAuth authorization and tokens", asyn
   const approved = await expect(302, call("POST", "/oauth/authorize/decision", "/oauth/authorize/decision", { cookie: alice.cookie, form: { ...authorization, decision: "approve", csrf_token: alice.csrf } }));
   const code = new URL(approved.location!).searchParams.get("code")!;
   const exchange = { grant_type: "authorization_code", client_id: "rye-cli", code, redirect_uri: authorization.redirect_uri, code_verifier: verifier };
-  await expect(200, call("POST", "/oauth/token", "/oauth/token", { form: exchange }));
+  const signedIn = await expect(200, call("POST", "/oauth/token", "/oauth/token", { form: exchange }));
+
+  // the person's OAuth sign-ins (tokens page)
+  const grants = await expect(200, call("GET", "/v1/me/oauth-grants", "/v1/me/oauth-grants", { bearer: signedIn.body.access_token }));
+  await expect(401, call("GET", "/v1/me/oauth-grants", "/v1/me/oauth-grants"));
+  await expect(200, call("DELETE", `/v1/me/oauth-grants/${grants.body.grants[0].id}`, "/v1/me/oauth-grants/{id}", alice));
+  await expect(404, call("DELETE", "/v1/me/oauth-grants/00000000-0000-4000-8000-000000000000", "/v1/me/oauth-grants/{id}", alice));
+
+  // dynamic client registration (RFC 7591)
+  await expect(201, call("POST", "/oauth/register", "/oauth/register", { json: { client_name: "Contract client", redirect_uris: ["http://127.0.0.1:4567/callback"] } }));
+  await expect(400, call("POST", "/oauth/register", "/oauth/register", { json: { client_name: "Contract client", redirect_uris: ["http://evil.example/callback"] } }));
 
   // personal tokens
   await expect(403, call("POST", "/v1/tokens", "/v1/tokens", { cookie: alice.cookie, json: { name: "ci", scopes: ["items:read"] } }));

@@ -69,6 +69,7 @@ test("the paths and methods are pinned", () => {
   assert.deepEqual(operations().map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(), [
     "DELETE /v1/delete/{item_type}/{item_id}",
     "DELETE /v1/me/keys/{fingerprint}",
+    "DELETE /v1/me/oauth-grants/{id}",
     "DELETE /v1/namespaces/{namespace}/webhooks/{id}",
     "DELETE /v1/orgs/{name}/invitations/{id}",
     "DELETE /v1/orgs/{name}/members/{username}",
@@ -99,6 +100,7 @@ test("the paths and methods are pinned", () => {
     "GET /v1/me",
     "GET /v1/me/invitations",
     "GET /v1/me/keys",
+    "GET /v1/me/oauth-grants",
     "GET /v1/me/orgs",
     "GET /v1/namespaces/{namespace}/webhooks",
     "GET /v1/namespaces/{namespace}/webhooks/{id}/deliveries",
@@ -134,6 +136,7 @@ test("the paths and methods are pinned", () => {
     "POST /mcp",
     "POST /oauth/authorize/decision",
     "POST /oauth/device/code",
+    "POST /oauth/register",
     "POST /oauth/revoke",
     "POST /oauth/token",
     "POST /v1/approve/{item_type}/{item_id}",
@@ -173,7 +176,7 @@ test("the paths and methods are pinned", () => {
 
 /** The error body of a path: RFC 6749 §5.2 on the form-encoded OAuth endpoints, HTML on the browser ones, else the rye envelope. */
 function errorFormatOf(path: string): "OAuthError" | "html" | "ErrorEnvelope" {
-  if (["/oauth/token", "/oauth/device/code", "/oauth/revoke"].includes(path)) return "OAuthError";
+  if (["/oauth/token", "/oauth/device/code", "/oauth/revoke", "/oauth/register"].includes(path)) return "OAuthError";
   if (path.startsWith("/oauth/authorize")) return "html";
   return "ErrorEnvelope";
 }

@@ -34,6 +34,7 @@ import { approveRoute, getOrgApprovalRoute, listHeldVersionsRoute, rejectRoute, 
 import { providersRoute, supabaseSessionRoute, upstreamCallbackRoute, upstreamStartRoute } from "../routes/upstream-auth.ts";
 import { sessionRoute, signInRoute, signOutRoute, signUpRoute, whoamiRoute } from "../routes/accounts.ts";
 import { createTokenRoute, listTokensRoute, revokeTokenRoute } from "../routes/tokens.ts";
+import { listOAuthGrantsRoute, revokeOAuthGrantRoute } from "../routes/oauth-grants.ts";
 import { listUserKeysRoute, registerUserKeyRoute, revokeUserKeyRoute } from "../routes/user-keys.ts";
 import {
   acceptInvitationRoute,
@@ -70,7 +71,7 @@ DECLARED_ROUTES.push(
   ...[visibilityRoute, publishRoute, unpublishRoute, yankRoute, unyankRoute, deprecateRoute, deleteRoute, transferRoute],
   ...[listHeldVersionsRoute, approveRoute, rejectRoute, getOrgApprovalRoute, setOrgApprovalRoute],
   ...[providersRoute, upstreamStartRoute, upstreamCallbackRoute, supabaseSessionRoute, signUpRoute, signInRoute, signOutRoute, sessionRoute, whoamiRoute],
-  ...[createTokenRoute, listTokensRoute, revokeTokenRoute],
+  ...[createTokenRoute, listTokensRoute, revokeTokenRoute, listOAuthGrantsRoute, revokeOAuthGrantRoute],
   ...[listUserKeysRoute, registerUserKeyRoute, revokeUserKeyRoute],
   ...[createOrgRoute, acceptInvitationRoute, myOrgsRoute, myInvitationsRoute, acceptMyInvitationRoute, declineMyInvitationRoute, getOrgRoute, inviteMemberRoute],
   ...[listOrgInvitationsRoute, revokeOrgInvitationRoute, setMemberRoleRoute, removeMemberRoute, createOrgTokenRoute, listOrgTokensRoute, revokeOrgTokenRoute],
@@ -86,13 +87,14 @@ import { mcpProtectedResourceRoute, protectedResourceRoute } from "../oauth/prot
 import { mcpRoute } from "../mcp/declaration.ts";
 import { deviceAuthorizationRoute, revokeRoute, tokenRoute } from "../oauth/token-routes.ts";
 import { authorizationDecisionRoute, authorizeRoute } from "../oauth/authorize-routes.ts";
+import { registerClientRoute } from "../oauth/registration-routes.ts";
 import { approveDeviceRoute, denyDeviceRoute, deviceRequestRoute } from "../oauth/device-approval-routes.ts";
 import { apiDocumentRoute } from "../routes/api-document.ts";
 
 DECLARED_ROUTES.push(
   ...[authorizationServerMetadataRoute, mcpProtectedResourceRoute, protectedResourceRoute, jwksRoute],
   mcpRoute,
-  ...[deviceAuthorizationRoute, tokenRoute, revokeRoute, authorizeRoute, authorizationDecisionRoute],
+  ...[deviceAuthorizationRoute, tokenRoute, revokeRoute, authorizeRoute, authorizationDecisionRoute, registerClientRoute],
   ...[deviceRequestRoute, approveDeviceRoute, denyDeviceRoute],
   apiDocumentRoute,
 );

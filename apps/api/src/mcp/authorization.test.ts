@@ -9,6 +9,8 @@ import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { discoverOAuthServerInfo, extractWWWAuthenticateParams } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createTestRegistry } from "../../test/harness.ts";
+import { loadConfig } from "../config.ts";
 import { startMcpFixture, type McpFixture } from "../../test/mcp-registry.ts";
 
 type Json = Record<string, any>;
@@ -79,10 +81,10 @@ describe("challenges", () => {
     assert.equal(body.error.details.scope, "items:read");
   });
 
-  test("anonymous callers and valid tokens are not challenged: a personal token, and the registry's own OAuth access token", async () => {
+  test("anonymous callers and valid tokens are not challenged: a personal token, and an OAuth access token issued for /mcp", async () => {
     assert.equal((await initialize()).status, 200);
     assert.equal((await initialize(f.tokens.mia)).status, 200);
-    const jwt = await f.reg.deps.accessTokens.issueAccessToken({ sub: f.users.mia.id, username: "mia", scope: ["items:read"], clientId: "rye-cli" });
+    const jwt = await f.reg.deps.accessTokens.issueAccessToken({ sub: f.users.mia.id, username: "mia", scope: ["items:read"], clientId: "rye-cli", audience: `${f.url}/mcp` });
     const client = new Client({ name: "oauth", version: "1" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${f.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${jwt.token}` } } }));
     const got = await client.callTool({ name: "get_item", arguments: { item_type: "knowledge", item_id: "acme/internal/secret-plan" } });
@@ -94,5 +96,53 @@ describe("challenges", () => {
     const res = await f.http("GET", "/v1/search?query=x", { token: "rye_pat_unknown" });
     assert.equal(res.status, 401);
     assert.equal(res.headers.get("www-authenticate"), null);
+  });
+});
+
+describe("audience (RFC 8707): no token passthrough", () => {
+  const issue = (audience: string | undefined) =>
+    f.reg.deps.accessTokens.issueAccessToken({ sub: f.users.mia.id, username: "mia", scope: ["items:read"], clientId: "rye-cli", ...(audience ? { audience } : {}) });
+
+  test("a token issued for the registry API is refused at /mcp with the 401 challenge; one for /mcp is refused at /v1", async () => {
+    const api = await issue(undefined);
+    const mcp = await issue(`${f.url}/mcp`);
+    const refused = await initialize(api.token);
+    assert.equal(refused.status, 401);
+    const params = extractWWWAuthenticateParams(refused);
+    assert.equal(params.error, "invalid_token");
+    assert.equal(params.resourceMetadataUrl?.href, `${f.url}/.well-known/oauth-protected-resource/mcp`);
+    assert.match(((await refused.json()) as Json).error.message, new RegExp(`issued for ${f.url}, not for ${f.url}/mcp`));
+    assert.equal((await initialize(mcp.token)).status, 200);
+
+    const atApi = await f.http("GET", "/v1/search?query=x", { token: mcp.token });
+    assert.equal(atApi.status, 401);
+    assert.match(((await atApi.json()) as Json).error.message, /not for http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal((await f.http("GET", "/v1/search?query=x", { token: api.token })).status, 200);
+  });
+
+  test("a token for another server (an audience that is neither) is refused at both", async () => {
+    const other = await issue("https://other.example/mcp");
+    assert.equal((await initialize(other.token)).status, 401);
+    assert.equal((await f.http("GET", "/v1/search?query=x", { token: other.token })).status, 401);
+  });
+
+  test("RYE_OAUTH_ACCEPT_ANY_AUDIENCE: the operator's opt-in accepts either token at both", async () => {
+    const url = "http://127.0.0.1:9";
+    for (const acceptAnyAudience of [false, true]) {
+      const oauth = loadConfig({ RYE_OAUTH_ACCEPT_ANY_AUDIENCE: acceptAnyAudience ? "1" : "0" }).oauth;
+      assert.equal(oauth.acceptAnyAudience, acceptAnyAudience);
+      const accepted = acceptAnyAudience;
+      const reg = await createTestRegistry({ config: { publicUrl: url, oauth } });
+      try {
+        const user = await reg.createUser("ana");
+        const token = async (audience: string) => (await reg.deps.accessTokens.issueAccessToken({ sub: user.id, username: "ana", scope: ["items:read"], clientId: "rye-cli", audience })).token;
+        const atMcp = await reg.app.request("/mcp", { method: "POST", headers: { authorization: `Bearer ${await token(url)}`, accept: "application/json, text/event-stream", "content-type": "application/json" }, body: JSON.stringify(INIT) });
+        const atApi = await reg.app.request("/v1/search?query=x", { headers: { authorization: `Bearer ${await token(`${url}/mcp`)}` } });
+        assert.equal(atMcp.status, accepted ? 200 : 401, `acceptAnyAudience ${accepted}`);
+        assert.equal(atApi.status, accepted ? 200 : 401, `acceptAnyAudience ${accepted}`);
+      } finally {
+        await reg.close();
+      }
+    }
   });
 });

@@ -38,10 +38,31 @@ export function requestIdFrom(header: string | undefined): string {
 }
 
 /**
+ * RFC 8707 audience binding of OAuth access tokens (no token passthrough): a token issued for `mcp` is accepted only
+ * on `mcpPath`, one issued for `api` everywhere else, unless the operator set `acceptAny`. Personal tokens carry no
+ * audience and are not concerned.
+ */
+export interface AudienceRule {
+  api: string;
+  mcp: string;
+  mcpPath: string;
+  acceptAny: boolean;
+}
+
+function audienceRefusal(audience: string | undefined, path: string, rule: AudienceRule | undefined): RyeError | null {
+  if (audience === undefined || !rule || rule.acceptAny) return null;
+  const expected = path === rule.mcpPath ? rule.mcp : rule.api;
+  if (audience === expected) return null;
+  return new RyeError("UNAUTHORIZED", `The access token was issued for ${audience}, not for ${expected}`, {
+    hint: `Sign in again asking for the resource ${expected} (RFC 8707 resource parameter).`,
+  });
+}
+
+/**
  * Request id, client IP, the request line's check (request-target.ts: before authentication and every route, so no
  * malformed path or query reaches a database), bearer authentication and one structured log line per request.
  */
-export function requestContext(options: { authenticator: Authenticator; logger: Logger; trustProxy: boolean; internalSecret?: string | undefined }): MiddlewareHandler<AppEnv> {
+export function requestContext(options: { authenticator: Authenticator; logger: Logger; trustProxy: boolean; internalSecret?: string | undefined; audiences?: AudienceRule }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
     const requestId = requestIdFrom(c.req.header("x-request-id"));
@@ -57,6 +78,8 @@ export function requestContext(options: { authenticator: Authenticator; logger: 
       if (!principal) {
         throw new RyeError("UNAUTHORIZED", "The bearer token is invalid, expired or revoked", { hint: "Sign in again with `rye login` or create a new token." });
       }
+      const refusal = audienceRefusal(principal.audience, c.req.path, options.audiences);
+      if (refusal) throw refusal;
       c.set("principal", principal);
     }
     try {

@@ -19,6 +19,7 @@ export interface NewAuthorizationCode {
   redirectUri: string;
   scope: string[];
   codeChallenge: string;
+  resource: string;
 }
 
 export interface Redemption {
@@ -26,11 +27,15 @@ export interface Redemption {
   clientId: string;
   redirectUri: string;
   codeVerifier: string;
+  /** The token request's `resource`, if any: it must be the one the code was issued for (RFC 8707 §2.2). */
+  resource: string | undefined;
 }
 
 export class AuthorizationCodes {
   constructor(
     private readonly db: Database,
+    /** The registry API's resource: the audience of codes issued before resource indicators. */
+    private readonly issuer: string,
     private readonly revokeFamily: (familyId: string) => Promise<void>,
     private readonly reportReuse: ReuseReporter = () => {},
   ) {}
@@ -48,6 +53,7 @@ export class AuthorizationCodes {
         scope: input.scope.join(" "),
         codeChallenge: input.codeChallenge,
         codeChallengeMethod: "S256",
+        resource: input.resource,
         expiresAt: new Date(now + AUTHORIZATION_CODE_TTL_MS),
       },
     });
@@ -68,6 +74,8 @@ export class AuthorizationCodes {
     if (row.clientId !== input.clientId) throw new OAuthError("invalid_grant", "The authorization code was issued to another client");
     if (row.redirectUri !== input.redirectUri) throw new OAuthError("invalid_grant", "redirect_uri differs from the authorization request");
     if (!verifyS256(input.codeVerifier, row.codeChallenge)) throw new OAuthError("invalid_grant", "code_verifier does not match the code_challenge");
-    return { userId: row.userId, clientId: row.clientId, scope: row.scope.split(" ").filter(Boolean), familyId: row.id };
+    const resource = row.resource ?? this.issuer;
+    if (input.resource !== undefined && input.resource !== "" && input.resource !== resource) throw new OAuthError("invalid_target", `The authorization was for the resource ${resource}`);
+    return { userId: row.userId, clientId: row.clientId, scope: row.scope.split(" ").filter(Boolean), familyId: row.id, resource };
   }
 }

@@ -17,7 +17,8 @@ import { access, errors, noBody, type ResponseHeaders } from "../contract/route.
 import type { AppEnv } from "../env.ts";
 import { type AuthorizationRequest, authorizationResponseUrl, validateAuthorizationRequest } from "./authorization-request.ts";
 import { CLIENTS } from "./clients.ts";
-import { clientId, formRequest, scope } from "./contract.ts";
+import { clientId, formRequest, resource, scope } from "./contract.ts";
+import { recordAudit } from "../services/audit.ts";
 import { consentPage, errorPage } from "./pages.ts";
 import { fromEntries, MAX_PARAMS_BYTES, readParams, type Params } from "./params.ts";
 import type { OAuthDeps, OAuthServices } from "./services.ts";
@@ -27,11 +28,12 @@ const loopbacks = CLIENTS.filter((client) => client.loopbackRedirectPath).map((c
 const AuthorizationQuery = z.object({
   response_type: z.literal("code"),
   client_id: clientId("authorization_code"),
-  redirect_uri: z.string().meta({ description: `A loopback redirect (RFC 8252 §7.3), any port, exact path: ${loopbacks.join("; ")}. localhost is refused.` }),
+  redirect_uri: z.string().meta({ description: `The registry's own clients: a loopback redirect (RFC 8252 §7.3), any port, exact path: ${loopbacks.join("; ")}; localhost is refused. Third-party clients: exactly one of the redirect_uris of their metadata document or registration.` }),
   state: z.string().min(1).max(512),
   code_challenge: z.string().regex(/^[A-Za-z0-9_-]{43}$/).meta({ description: "BASE64URL(SHA256(code_verifier)) (RFC 7636)." }),
   code_challenge_method: z.literal("S256"),
   scope: scope.optional(),
+  resource: resource.optional(),
   prompt: z.string().optional().meta({ description: "none: no interaction; since consent is never remembered, the answer is a login_required or consent_required error redirect." }),
 });
 const AuthorizationDecision = AuthorizationQuery.omit({ prompt: true })
@@ -92,21 +94,27 @@ class PageError extends Error {
 const badParams = (message: string) => new PageError(400, message);
 
 export function authorizeRoutes(deps: OAuthDeps, services: OAuthServices): Hono<AppEnv> {
-  const { issuer, codes } = services;
+  const { issuer, codes, clients } = services;
   const publicUrl = deps.config.publicUrl;
   const authorizePath = new URL(`${publicUrl}/oauth/authorize`).pathname;
 
   /** The valid request, or the response for an invalid one (error page or error redirect). */
-  function validate(c: Context<AppEnv>, params: Params): AuthorizationRequest | Response {
-    const result = validateAuthorizationRequest(params, issuer);
+  async function validate(c: Context<AppEnv>, params: Params): Promise<AuthorizationRequest | Response> {
+    const result = await validateAuthorizationRequest(params, issuer, clients);
     if (result.ok) return result.request;
     return "page" in result ? errorPage(c, 400, result.page) : c.redirect(result.redirectTo, 302);
+  }
+
+  /** The organizations whose private items a token of this person can read (shown to them before they approve). */
+  async function organizationsOf(userId: string): Promise<string[]> {
+    const rows = await deps.db.prisma.membership.findMany({ where: { userId }, select: { organization: { select: { name: true } } } });
+    return rows.map((row) => row.organization.name).sort();
   }
 
   return new Hono<AppEnv>()
     .get(authorizeRoute.path, async (c) => {
       const url = new URL(c.req.url);
-      const request = validate(c, fromEntries(url.searchParams, badParams));
+      const request = await validate(c, fromEntries(url.searchParams, badParams));
       if (request instanceof Response) return request;
       const session = await readWebSession(c, deps.db);
       if (request.prompt === "none") {
@@ -116,19 +124,34 @@ export function authorizeRoutes(deps: OAuthDeps, services: OAuthServices): Hono<
       }
       // `next` is a same-origin path (what the login page accepts), including any path prefix of publicUrl.
       if (!session) return c.redirect(`${publicUrl}/login?next=${encodeURIComponent(`${authorizePath}${url.search}`)}`, 302);
-      return consentPage(c, request, session, `${publicUrl}/oauth/authorize/decision`);
+      const organizations = request.client.kind === "first-party" ? [] : await organizationsOf(session.userId);
+      return consentPage(c, request, { ...session, organizations }, `${publicUrl}/oauth/authorize/decision`);
     })
     .post(authorizationDecisionRoute.path, bodyLimit({ maxSize: MAX_PARAMS_BYTES }), async (c) => {
       const session = await readWebSession(c, deps.db);
       if (!session) throw new PageError(401, "Your session ended. Start the sign-in again from the application.");
       const params = await readParams(c, badParams);
       assertCsrf(session, params.csrf_token);
-      const request = validate(c, params);
+      const request = await validate(c, params);
       if (request instanceof Response) return request;
       const respond = (result: Record<string, string>) => c.redirect(authorizationResponseUrl(request.redirectUri, issuer, { ...result, state: request.state }), 302);
-      if (params.decision === "deny") return respond({ error: "access_denied", error_description: "The request was denied" });
-      if (params.decision !== "approve") throw new PageError(400, "decision must be approve or deny.");
-      const code = await codes.create({ clientId: request.client.id, userId: session.userId, redirectUri: request.redirectUri, scope: request.scope, codeChallenge: request.codeChallenge });
+      if (params.decision !== "approve" && params.decision !== "deny") throw new PageError(400, "decision must be approve or deny.");
+      const audit = () =>
+        recordAudit(deps.db.prisma, {
+          actorId: session.userId,
+          action: params.decision === "approve" ? "oauth.consent.approve" : "oauth.consent.deny",
+          targetType: "oauth_client",
+          targetId: request.client.id,
+          details: { client_name: request.client.name, client_kind: request.client.kind, redirect_uri: request.redirectUri, scope: request.scope.join(" "), resource: request.resource },
+          ip: c.get("clientIp"),
+          requestId: c.get("requestId"),
+        });
+      if (params.decision === "deny") {
+        await audit();
+        return respond({ error: "access_denied", error_description: "The request was denied" });
+      }
+      const code = await codes.create({ clientId: request.client.id, userId: session.userId, redirectUri: request.redirectUri, scope: request.scope, codeChallenge: request.codeChallenge, resource: request.resource });
+      await audit();
       return respond({ code });
     })
     .onError((err, c) => {

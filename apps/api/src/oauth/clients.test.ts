@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { findClient, isAllowedRedirectUri, requireClient } from "./clients.ts";
+import { ClientDirectory } from "./client-directory.ts";
+import { ClientMetadataDocuments } from "./client-metadata-documents.ts";
+import { findClient, isAllowedRedirectUri, thirdPartyClient } from "./clients.ts";
 import { OAuthError } from "./errors.ts";
 
 const cli = findClient("rye-cli")!;
@@ -44,8 +46,21 @@ test("rye-web is reserved: known, but without redirects or grants", () => {
   assert.equal(isAllowedRedirectUri(web, "http://127.0.0.1:8080/callback"), false);
 });
 
-test("unknown clients are invalid_client", () => {
-  for (const id of [undefined, "", "other", "RYE-CLI"]) {
-    assert.throws(() => requireClient(id), (err: unknown) => err instanceof OAuthError && err.error === "invalid_client" && err.status === 401);
+test("unknown clients are invalid_client", async () => {
+  const directory = new ClientDirectory(new ClientMetadataDocuments({ allowPrivateAddresses: false, allowHttp: false }), null, false);
+  for (const id of [undefined, "", "other", "RYE-CLI", "rye-dcr-0123456789abcdef0123456789abcdef", "http://127.0.0.1:1/client.json"]) {
+    await assert.rejects(directory.require(id), (err: unknown) => err instanceof OAuthError && err.error === "invalid_client" && err.status === 401, String(id));
   }
+});
+
+test("third-party clients: only their registered redirect URIs, compared as strings; items:read on /mcp only", () => {
+  const client = thirdPartyClient("https://app.example/client.json", "metadata-document", "App", ["https://app.example/cb", "http://127.0.0.1:3000/cb"]);
+  assert.ok(isAllowedRedirectUri(client, "https://app.example/cb"));
+  assert.ok(isAllowedRedirectUri(client, "http://127.0.0.1:3000/cb"));
+  for (const uri of ["https://app.example/cb/", "https://APP.example/cb", "https://app.example/cb?x=1", "http://127.0.0.1:3001/cb", "http://[::1]:3000/cb", "https://app.example:443/cb"]) {
+    assert.equal(isAllowedRedirectUri(client, uri), false, uri);
+  }
+  assert.deepEqual(client.allowedScopes, ["items:read"]);
+  assert.deepEqual(client.resources, ["mcp"]);
+  assert.equal(client.grantTypes.includes("urn:ietf:params:oauth:grant-type:device_code"), false);
 });

@@ -30,6 +30,9 @@ const OAUTH_ERROR_CODES = [
   "unsupported_token_type",
   "login_required",
   "consent_required",
+  "invalid_target",
+  "invalid_redirect_uri",
+  "invalid_client_metadata",
 ] as const satisfies readonly OAuthErrorCode[];
 true satisfies Same<(typeof OAUTH_ERROR_CODES)[number], OAuthErrorCode>;
 
@@ -46,12 +49,16 @@ export const OAuthErrorBody = z
   .meta({ id: "OAuthError", description: "RFC 6749 §5.2 error of the form-encoded /oauth/* endpoints (Cache-Control: no-store)." });
 
 const clientsFor = (grant: GrantType) => CLIENTS.filter((client) => client.grantTypes.includes(grant)).map((client) => client.id);
+const THIRD_PARTY = "the https URL of a third-party client's metadata document (Client ID Metadata Document), or the client_id POST /oauth/register issued";
 /** client_id of a request: any registry client, or those that may use `grant`. */
 export const clientId = (grant?: GrantType) =>
   z.string().meta({
-    description: `A registry client (public: no secret, token_endpoint_auth_method none): ${(grant ? clientsFor(grant) : CLIENTS.map((client) => client.id)).join(", ")}. Unknown or missing: invalid_client.`,
+    description: `A public client (no secret, token_endpoint_auth_method none): ${(grant ? clientsFor(grant) : CLIENTS.map((client) => client.id)).join(", ")}${grant === DEVICE_CODE_GRANT ? "" : `, or ${THIRD_PARTY}`}. Unknown, missing or a refused metadata document: invalid_client.`,
     examples: grant ? clientsFor(grant) : CLIENTS.map((client) => client.id),
   });
+export const resource = z.string().meta({
+  description: "RFC 8707 resource indicator: <public URL> (the registry API) or <public URL>/mcp (the MCP server), compared exactly. The access tokens' audience; they are accepted only there. Default: the API for the registry's own clients, /mcp for third-party clients (which may have /mcp only). Otherwise invalid_target.",
+});
 export const scope = z.string().meta({
   description: `Space-separated, of ${SCOPES.join(", ")}. Default: the client's default scopes (${CLIENTS.map((client) => `${client.id}: ${client.defaultScopes.join(" ")}`).join("; ")}).`,
 });

@@ -67,7 +67,8 @@ export class DeviceAuthorizations {
   }
 
   /** Token endpoint: the grant once approved (consumed here, once); otherwise the RFC 8628 §3.5 error. */
-  async poll(deviceCode: string, clientId: string): Promise<Grant> {
+  /** The grant once approved; device sign-ins are for the registry API (the caller adds the resource). */
+  async poll(deviceCode: string, clientId: string): Promise<Omit<Grant, "resource">> {
     const prisma = this.db.prisma;
     const row = plausibleSecret(deviceCode) ? await prisma.deviceAuthorization.findUnique({ where: { deviceCodeHash: hashSecret(deviceCode) } }) : null;
     if (!row || row.clientId !== clientId) throw new OAuthError("invalid_grant", "Unknown device code");

@@ -25,15 +25,21 @@ export type OAuthErrorCode =
   | "unsupported_token_type"
   // OpenID Connect prompt=none (used as in OAuth 2.1 drafts)
   | "login_required"
-  | "consent_required";
+  | "consent_required"
+  // RFC 8707 §2
+  | "invalid_target"
+  // RFC 7591 §3.2.2
+  | "invalid_redirect_uri"
+  | "invalid_client_metadata";
 
 export class OAuthError extends Error {
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,
-    readonly status: 400 | 401 | 413 | 500 = error === "invalid_client" ? 401 : 400,
+    readonly status: 400 | 401 | 413 | 429 | 500 = error === "invalid_client" ? 401 : 400,
     /** Extra members of the error body (e.g. the new `interval` of slow_down). */
     readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
   ) {
     super(description);
     this.name = "OAuthError";
@@ -52,6 +58,7 @@ export function noStore(c: Context): void {
 
 export function oauthErrorResponse(c: Context, err: OAuthError): Response {
   noStore(c);
+  for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
   return c.json(err.toJSON(), err.status);
 }
 

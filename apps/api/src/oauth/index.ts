@@ -9,13 +9,15 @@ import { authorizeRoutes } from "./authorize-routes.ts";
 import { deviceApprovalRoutes } from "./device-approval-routes.ts";
 import { metadataRoutes } from "./metadata-routes.ts";
 import { createOAuthServices, type OAuthDeps, type OAuthOptions } from "./services.ts";
+import { registrationRoutes } from "./registration-routes.ts";
 import { tokenRoutes } from "./token-routes.ts";
 
 export type { OAuthDeps, OAuthOptions } from "./services.ts";
 
 export function oauthRoutes(deps: OAuthDeps, options: OAuthOptions = {}, services = createOAuthServices(deps, options)): Hono<AppEnv> {
   return new Hono<AppEnv>()
-    .route("/", metadataRoutes(deps))
+    .route("/", metadataRoutes(deps, services))
+    .route("/", registrationRoutes(deps, services))
     .route("/", tokenRoutes(deps, services))
     .route("/", authorizeRoutes(deps, services))
     .route("/", deviceApprovalRoutes(deps, services));

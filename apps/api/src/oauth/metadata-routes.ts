@@ -8,7 +8,7 @@ import type { AppEnv } from "../env.ts";
 import { DEVICE_CODE_GRANT } from "./clients.ts";
 import { GRANT_TYPES, METADATA_CACHED } from "./contract.ts";
 import { protectedResourceRoutes } from "./protected-resource.ts";
-import type { OAuthDeps } from "./services.ts";
+import type { OAuthDeps, OAuthServices } from "./services.ts";
 
 const AuthorizationServerMetadata = z
   .object({
@@ -26,6 +26,8 @@ const AuthorizationServerMetadata = z
     token_endpoint_auth_methods_supported: z.array(z.literal("none")),
     revocation_endpoint_auth_methods_supported: z.array(z.literal("none")),
     authorization_response_iss_parameter_supported: z.literal(true),
+    registration_endpoint: z.url().optional().meta({ description: "RFC 7591 dynamic client registration; absent when the operator turned it off." }),
+    client_id_metadata_document_supported: z.literal(true).meta({ description: "A third-party client's client_id may be the https URL of its Client ID Metadata Document." }),
   })
   .meta({ id: "AuthorizationServerMetadata", description: "RFC 8414 authorization server metadata." });
 const JsonWebKeySet = z
@@ -62,7 +64,7 @@ export const jwksRoute = createRoute({
   responses: { 200: json(JsonWebKeySet, `JWKS (${METADATA_CACHED})`) },
 });
 
-export function authorizationServerMetadata(issuer: string): z.output<typeof AuthorizationServerMetadata> {
+export function authorizationServerMetadata(issuer: string, options: { registration: boolean } = { registration: true }): z.output<typeof AuthorizationServerMetadata> {
   return {
     issuer,
     authorization_endpoint: `${issuer}/oauth/authorize`,
@@ -78,11 +80,13 @@ export function authorizationServerMetadata(issuer: string): z.output<typeof Aut
     token_endpoint_auth_methods_supported: ["none"],
     revocation_endpoint_auth_methods_supported: ["none"],
     authorization_response_iss_parameter_supported: true,
+    ...(options.registration ? { registration_endpoint: `${issuer}/oauth/register` } : {}),
+    client_id_metadata_document_supported: true,
   };
 }
 
-export function metadataRoutes(deps: OAuthDeps): Hono<AppEnv> {
-  const metadata = authorizationServerMetadata(deps.config.publicUrl);
+export function metadataRoutes(deps: OAuthDeps, services: OAuthServices): Hono<AppEnv> {
+  const metadata = authorizationServerMetadata(deps.config.publicUrl, { registration: services.dynamicClients !== null });
   return new Hono<AppEnv>()
     .route("/", protectedResourceRoutes(deps.config.publicUrl))
     .get(authorizationServerMetadataRoute.path, (c) => {

@@ -34,7 +34,14 @@ export function errorPage(c: Context, status: 400 | 401 | 403 | 500, message: st
   return c.html(layout("Sign-in error", `<h1>Cannot continue</h1><p>${escapeHtml(message)}</p>`), status);
 }
 
-export function consentPage(c: Context, request: AuthorizationRequest, user: { username: string; csrfToken: string }, action: string): Response {
+export interface ConsentUser {
+  username: string;
+  csrfToken: string;
+  /** Third-party clients: the organizations whose private items the person can read (and so the client would). */
+  organizations?: string[];
+}
+
+export function consentPage(c: Context, request: AuthorizationRequest, user: ConsentUser, action: string): Response {
   secureHeaders(c);
   const hidden: Record<string, string> = {
     csrf_token: user.csrfToken,
@@ -43,20 +50,43 @@ export function consentPage(c: Context, request: AuthorizationRequest, user: { u
     redirect_uri: request.redirectUri,
     state: request.state,
     scope: formatScope(request.scope),
+    resource: request.resource,
     code_challenge: request.codeChallenge,
     code_challenge_method: "S256",
   };
   const inputs = Object.entries(hidden).map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`).join("");
   const scopes = request.scope.map((s) => `<li><code>${escapeHtml(s)}</code> — ${escapeHtml(SCOPE_DESCRIPTIONS[s as keyof typeof SCOPE_DESCRIPTIONS] ?? s)}</li>`).join("");
   const target = new URL(request.redirectUri);
-  return c.html(
-    layout(
-      "Authorize",
-      `<h1>Authorize ${escapeHtml(request.client.name)}?</h1>
-<p>Signed in as <strong>${escapeHtml(user.username)}</strong>. <strong>${escapeHtml(request.client.name)}</strong> asks to act on your behalf with:</p>
+  const name = escapeHtml(request.client.name);
+  const form = `<form method="post" action="${escapeHtml(action)}">${inputs}<button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny">Deny</button></form>`;
+  if (request.client.kind === "first-party") {
+    return c.html(
+      layout(
+        "Authorize",
+        `<h1>Authorize ${name}?</h1>
+<p>Signed in as <strong>${escapeHtml(user.username)}</strong>. <strong>${name}</strong> asks to act on your behalf with:</p>
 <ul>${scopes}</ul>
 <p>It will receive access at <code>${escapeHtml(target.host)}</code> on this computer. Approve only if you just started this sign-in yourself.</p>
-<form method="post" action="${escapeHtml(action)}">${inputs}<button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny">Deny</button></form>`,
+${form}`,
+      ),
+    );
+  }
+  const identity =
+    request.client.kind === "metadata-document"
+      ? `It is identified by its URL <code>${escapeHtml(request.client.id)}</code> (served by <strong>${escapeHtml(new URL(request.client.id).host)}</strong>); the name “${name}” is what that document says.`
+      : `It registered itself with this registry under the name “${name}”, which nobody has verified.`;
+  const orgs = user.organizations ?? [];
+  const visible = `your own private items${orgs.length > 0 ? ` and those of the organization${orgs.length > 1 ? "s" : ""} ${orgs.map((o) => `<strong>${escapeHtml(o)}</strong>`).join(", ")}` : ""}`;
+  return c.html(
+    layout(
+      "Authorize a third-party application",
+      `<h1>Authorize ${name}?</h1>
+<p><strong>This is a third-party application</strong>, not made or checked by this registry. ${identity}</p>
+<p>Signed in as <strong>${escapeHtml(user.username)}</strong>. It asks to use this registry's MCP server (<code>${escapeHtml(request.resource)}</code>) on your behalf with:</p>
+<ul>${scopes}</ul>
+<p>It will be able to read public items, ${visible}. It cannot publish, change or delete anything.</p>
+<p>After you decide you are sent to <code>${escapeHtml(target.protocol === "https:" || target.protocol === "http:" ? target.host : target.protocol)}</code>. Approve only if you just started this sign-in from that application.</p>
+${form}`,
     ),
   );
 }

@@ -48,6 +48,8 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
           token_endpoint_auth_methods_supported: ["none"],
           revocation_endpoint_auth_methods_supported: ["none"],
           authorization_response_iss_parameter_supported: true,
+          registration_endpoint: `${i}/oauth/register`,
+          client_id_metadata_document_supported: true,
         });
         assert.equal(config.serverMetadata().issuer, i);
       });

@@ -16,6 +16,8 @@ export interface Grant {
   clientId: string;
   scope: string[];
   familyId: string;
+  /** RFC 8707: the resource (audience) of the grant's access tokens. */
+  resource: string;
 }
 
 /** Called when a used/revoked refresh token or authorization code comes back: a sign of theft. */
@@ -24,6 +26,8 @@ export type ReuseReporter = (what: "refresh_token" | "authorization_code", famil
 export class RefreshTokens {
   constructor(
     private readonly db: Database,
+    /** The registry API's resource: the audience of tokens from before resource indicators. */
+    private readonly issuer: string,
     private readonly reportReuse: ReuseReporter = () => {},
   ) {}
 
@@ -32,7 +36,7 @@ export class RefreshTokens {
     const token = newSecret();
     const prisma = this.db.prisma;
     await prisma.refreshToken.create({
-      data: { tokenHash: hashSecret(token), familyId: grant.familyId, userId: grant.userId, clientId: grant.clientId, scope: grant.scope.join(" "), expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_MS) },
+      data: { tokenHash: hashSecret(token), familyId: grant.familyId, userId: grant.userId, clientId: grant.clientId, scope: grant.scope.join(" "), resource: grant.resource, expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_MS) },
     });
     // A concurrent reuse detection may have revoked the family before this row existed.
     if ((await prisma.refreshToken.count({ where: { familyId: grant.familyId, revokedAt: { not: null } } })) > 0) {
@@ -46,13 +50,14 @@ export class RefreshTokens {
    * Marks `token` used and returns its grant plus the scope for the new access token (`scope` may
    * narrow, never widen). The new refresh token keeps the grant's full scope (RFC 6749 §6).
    */
-  async rotate(token: string, clientId: string, requestedScope: string | undefined): Promise<{ grant: Grant; accessScope: string[] }> {
+  async rotate(token: string, clientId: string, requestedScope: string | undefined, requestedResource?: string): Promise<{ grant: Grant; accessScope: string[] }> {
     const row = plausibleSecret(token) ? await this.db.prisma.refreshToken.findUnique({ where: { tokenHash: hashSecret(token) } }) : null;
     if (!row || row.clientId !== clientId) throw new OAuthError("invalid_grant", "Unknown refresh token");
     if (row.usedAt || row.revokedAt) return this.reused(row.familyId, row.userId);
     if (row.expiresAt.getTime() <= Date.now()) throw new OAuthError("invalid_grant", "The refresh token expired: sign in again");
-    const grant: Grant = { userId: row.userId, clientId: row.clientId, scope: row.scope.split(" ").filter(Boolean), familyId: row.familyId };
+    const grant: Grant = { userId: row.userId, clientId: row.clientId, scope: row.scope.split(" ").filter(Boolean), familyId: row.familyId, resource: row.resource ?? this.issuer };
     const accessScope = narrowScope(requestedScope, grant.scope);
+    if (requestedResource && requestedResource !== grant.resource) throw new OAuthError("invalid_target", `This sign-in is for the resource ${grant.resource}`);
     const claimed = await this.db.prisma.refreshToken.updateMany({ where: { id: row.id, usedAt: null, revokedAt: null }, data: { usedAt: new Date() } });
     if (claimed.count !== 1) return this.reused(row.familyId, row.userId);
     return { grant, accessScope };

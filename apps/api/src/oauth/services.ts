@@ -5,7 +5,11 @@ import type { AccessTokens } from "../auth/jwt.ts";
 import type { Logger } from "../logger.ts";
 import type { WindowCounters } from "../services/window-counters.ts";
 import { AttemptLimiter } from "./attempt-limiter.ts";
+import type { OAuthConfig } from "../config.ts";
 import { AuthorizationCodes } from "./authorization-codes.ts";
+import { ClientDirectory } from "./client-directory.ts";
+import { ClientMetadataDocuments, type CimdOptions } from "./client-metadata-documents.ts";
+import { DynamicClients } from "./dynamic-clients.ts";
 import { DEFAULT_POLL_INTERVAL_SECONDS, DeviceAuthorizations } from "./device-authorizations.ts";
 import { RefreshTokens, type ReuseReporter } from "./refresh-tokens.ts";
 import { TokenIssuer } from "./token-issuer.ts";
@@ -18,7 +22,7 @@ export const USER_CODE_FAILURE_WINDOW_MS = 10 * 60 * 1000;
 export interface OAuthDeps {
   db: Database;
   /** `publicUrl` is the issuer, the token audience and the base of every endpoint URL. */
-  config: { publicUrl: string };
+  config: { publicUrl: string; oauth?: OAuthConfig };
   logger: Logger;
   accessTokens: AccessTokens;
   /** Where wrong user codes are counted (shared by the processes on PostgreSQL); default: memory. */
@@ -28,7 +32,12 @@ export interface OAuthDeps {
 export interface OAuthOptions {
   /** Device flow polling interval (default 5 s; tests use less). */
   pollIntervalSeconds?: number;
+  /** Overrides of the metadata document fetch limits (tests). */
+  cimdLimits?: CimdOptions["limits"];
 }
+
+/** Without configuration: public https metadata documents only, dynamic registration on, audiences kept apart. */
+export const DEFAULT_OAUTH_CONFIG: OAuthConfig = { acceptAnyAudience: false, cimd: { allowPrivateAddresses: false, allowHttp: false }, dcr: true, dcrPerIpPerHour: 10 };
 
 export interface OAuthServices {
   issuer: string;
@@ -39,16 +48,26 @@ export interface OAuthServices {
   /** The revocation list of access tokens (RFC 7009 revocation of a JWT before it expires). */
   revocations: AccessTokenRevocations;
   userCodeFailures: { perSession: AttemptLimiter; perIp: AttemptLimiter };
+  clients: ClientDirectory;
+  /** Null when dynamic registration is off (RYE_OAUTH_DCR=false). */
+  dynamicClients: DynamicClients | null;
+  config: OAuthConfig;
 }
 
 export function createOAuthServices(deps: OAuthDeps, options: OAuthOptions = {}): OAuthServices {
   const reportReuse: ReuseReporter = (what, familyId, userId) =>
     deps.logger.log("warn", "oauth: a used credential was presented again; its tokens are revoked", { credential: what, family_id: familyId, user_id: userId });
-  const refreshTokens = new RefreshTokens(deps.db, reportReuse);
+  const refreshTokens = new RefreshTokens(deps.db, deps.config.publicUrl, reportReuse);
+  const config = deps.config.oauth ?? DEFAULT_OAUTH_CONFIG;
+  const documents = new ClientMetadataDocuments({ ...config.cimd, ...(options.cimdLimits ? { limits: options.cimdLimits } : {}) });
+  const dynamicClients = config.dcr ? new DynamicClients(deps.db, config.dcrPerIpPerHour, deps.counters) : null;
   return {
+    config,
+    clients: new ClientDirectory(documents, dynamicClients, config.cimd.allowHttp && config.cimd.allowPrivateAddresses),
+    dynamicClients,
     issuer: deps.config.publicUrl,
     devices: new DeviceAuthorizations(deps.db, options.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS),
-    codes: new AuthorizationCodes(deps.db, (familyId) => refreshTokens.revokeFamily(familyId), reportReuse),
+    codes: new AuthorizationCodes(deps.db, deps.config.publicUrl, (familyId) => refreshTokens.revokeFamily(familyId), reportReuse),
     refreshTokens,
     tokens: new TokenIssuer(deps.db, deps.accessTokens, refreshTokens),
     revocations: new AccessTokenRevocations(deps.db),

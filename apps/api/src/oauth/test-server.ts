@@ -30,7 +30,9 @@ import { requestContext } from "../middleware/request-context.ts";
 import { keyDirOf, openRegistry } from "../registry.ts";
 import { itemRoutes } from "../routes/items.ts";
 import { keyRoutes } from "../routes/keys.ts";
+import { oauthGrantRoutes } from "../routes/oauth-grants.ts";
 import { oauthRoutes } from "./index.ts";
+import { audienceRule } from "./resources.ts";
 import type { OAuthOptions } from "./services.ts";
 import type { TokenResponse } from "./token-issuer.ts";
 
@@ -56,7 +58,7 @@ export interface OAuthTestServer {
   close(): Promise<void>;
 }
 
-export async function startOAuthServer(options: { kind: DatabaseKind } & OAuthOptions): Promise<OAuthTestServer> {
+export async function startOAuthServer(options: { kind: DatabaseKind; env?: Record<string, string> } & OAuthOptions): Promise<OAuthTestServer> {
   let app: Hono<AppEnv> | undefined;
   const server = serve({ fetch: (req, env) => app!.fetch(req, env), port: 0, hostname: "127.0.0.1" });
   await once(server, "listening");
@@ -64,7 +66,7 @@ export async function startOAuthServer(options: { kind: DatabaseKind } & OAuthOp
 
   const db = await openTestDatabase(options.kind);
   const dataDir = await mkdtemp(join(tmpdir(), "rye-oauth-test-"));
-  const config = loadConfig({ RYE_DATA_DIR: dataDir, RYE_REGISTRY_URL: issuer, RYE_LOG_LEVEL: "silent" });
+  const config = loadConfig({ RYE_DATA_DIR: dataDir, RYE_REGISTRY_URL: issuer, RYE_LOG_LEVEL: "silent", ...options.env });
   const env = { RYE_REGISTRY_KEY_DIR: join(dataDir, "keys") };
   const registry = await openRegistry(config, silentLogger, { env, db });
   const accessTokens = await AccessTokens.load({ issuer, keyDir: keyDirOf(config, env) });
@@ -73,11 +75,12 @@ export async function startOAuthServer(options: { kind: DatabaseKind } & OAuthOp
 
   app = new Hono<AppEnv>();
   // Trusting X-Forwarded-For lets a test act from another client IP.
-  app.use("*", requestContext({ authenticator, logger: silentLogger, trustProxy: true }));
+  app.use("*", requestContext({ authenticator, logger: silentLogger, trustProxy: true, audiences: audienceRule(config) }));
   app.use("/v1/*", rateLimit(config.rateLimit));
   app.route("/", oauthRoutes(deps, options));
   app.route("/", keyRoutes(deps));
   app.route("/", itemRoutes(deps));
+  app.route("/", oauthGrantRoutes(deps));
   app.notFound((c) => c.json(new RyeError("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`).toEnvelope(), 404));
   app.onError(errorHandler(silentLogger));
 

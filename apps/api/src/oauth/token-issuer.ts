@@ -28,7 +28,7 @@ export class TokenIssuer {
       throw new OAuthError("invalid_grant", "The account is disabled");
     }
     const refreshToken = await this.refreshTokens.issue(grant);
-    const access = await this.accessTokens.issueAccessToken({ sub: grant.userId, username: user.username, scope: accessScope, clientId: grant.clientId });
+    const access = await this.accessTokens.issueAccessToken({ sub: grant.userId, username: user.username, scope: accessScope, clientId: grant.clientId, audience: grant.resource });
     return { access_token: access.token, token_type: "Bearer", expires_in: access.expiresIn, refresh_token: refreshToken, scope: formatScope(accessScope) };
   }
 }

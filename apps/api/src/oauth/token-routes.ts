@@ -11,11 +11,12 @@ import { ACCESS_TOKEN_TTL_SECONDS } from "../auth/jwt.ts";
 import type { Same } from "../contract/operation.ts";
 import { access, errors, json, noBody } from "../contract/route.ts";
 import type { AppEnv } from "../env.ts";
-import { DEVICE_CODE_GRANT, requireClient, requireGrant, type GrantType } from "./clients.ts";
-import { clientId, formRequest, GRANT_TYPES, NO_STORE, scope, userCode } from "./contract.ts";
+import { DEVICE_CODE_GRANT, requireGrant, type GrantType } from "./clients.ts";
+import { clientId, formRequest, GRANT_TYPES, NO_STORE, resource, scope, userCode } from "./contract.ts";
 import { DEVICE_CODE_TTL_SECONDS } from "./device-authorizations.ts";
 import { noStore, OAuthError, oauthErrorHandler } from "./errors.ts";
 import { MAX_PARAMS_BYTES, readParams, required, type Params } from "./params.ts";
+import { resourcesOf } from "./resources.ts";
 import { parseScope } from "./scopes.ts";
 import type { OAuthDeps, OAuthServices } from "./services.ts";
 import type { TokenResponse } from "./token-issuer.ts";
@@ -45,6 +46,7 @@ const OAuthTokenRequest = z
         code: z.string(),
         redirect_uri: z.string().meta({ description: "Exactly the redirect_uri of the authorization request." }),
         code_verifier: z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/).meta({ description: "RFC 7636 §4.1; its S256 must equal the request's code_challenge." }),
+        resource: resource.optional(),
       })
       .meta({ title: "Authorization code grant (RFC 6749 §4.1.3, PKCE)", description: "A code works once; presenting it again revokes the tokens issued from it." }),
     z
@@ -53,6 +55,7 @@ const OAuthTokenRequest = z
         client_id: clientId("refresh_token"),
         refresh_token: z.string(),
         scope: z.string().optional().meta({ description: "May narrow the new access token's scope, never widen it; the new refresh token keeps the grant's scope." }),
+        resource: resource.optional(),
       })
       .meta({ title: "Refresh token grant (RFC 6749 §6)", description: "The refresh token is rotated: presenting a used one revokes every token of the sign-in." }),
   ])
@@ -75,7 +78,7 @@ const RevocationRequest = z
   })
   .meta({ id: "RevocationRequest" });
 
-const CLIENT_ERROR: [number, string] = [401, "invalid_client: client_id missing or unknown"];
+const CLIENT_ERROR: [number, string] = [401, "invalid_client: client_id missing or unknown, or its client metadata document refused"];
 
 export const deviceAuthorizationRoute = createRoute({
   method: "post",
@@ -103,7 +106,7 @@ export const tokenRoute = createRoute({
   responses: {
     200: json(OAuthTokenResponse, "An access token and a new refresh token", NO_STORE),
     ...errors(
-      [400, "invalid_request, unsupported_grant_type, unauthorized_client, invalid_grant (unknown, used, expired or revoked code or token; disabled account), invalid_scope; device grant: authorization_pending, slow_down (with interval), access_denied, expired_token"],
+      [400, "invalid_request, unsupported_grant_type, unauthorized_client, invalid_grant (unknown, used, expired or revoked code or token; disabled account), invalid_scope, invalid_target (a resource other than the grant's); device grant: authorization_pending, slow_down (with interval), access_denied, expired_token"],
       CLIENT_ERROR,
       413,
     ),
@@ -130,20 +133,23 @@ const limitBody = bodyLimit({ maxSize: MAX_PARAMS_BYTES });
 const isGrantType = (value: string): value is GrantType => (GRANT_TYPES as readonly string[]).includes(value);
 
 export function tokenRoutes(deps: OAuthDeps, services: OAuthServices): Hono<AppEnv> {
-  const { devices, codes, refreshTokens, tokens, issuer, revocations } = services;
+  const { devices, codes, refreshTokens, tokens, issuer, revocations, clients } = services;
+  const api = resourcesOf(issuer).api;
 
   async function grant(grantType: string, params: Params): Promise<TokenResponse> {
     if (!isGrantType(grantType)) throw new OAuthError("unsupported_grant_type", `Unsupported grant_type: ${grantType.slice(0, 100)}`);
-    const client = requireClient(params.client_id);
+    const client = await clients.require(params.client_id);
     requireGrant(client, grantType);
     const param = (name: string) => required(params, name, invalidRequest);
     switch (grantType) {
-      case DEVICE_CODE_GRANT:
-        return tokens.issue(await devices.poll(param("device_code"), client.id));
+      case DEVICE_CODE_GRANT: {
+        if (params.resource && params.resource !== api) throw new OAuthError("invalid_target", `The device grant is for the resource ${api} only`);
+        return tokens.issue({ ...(await devices.poll(param("device_code"), client.id)), resource: api });
+      }
       case "authorization_code":
-        return tokens.issue(await codes.redeem({ code: param("code"), clientId: client.id, redirectUri: param("redirect_uri"), codeVerifier: param("code_verifier") }));
+        return tokens.issue(await codes.redeem({ code: param("code"), clientId: client.id, redirectUri: param("redirect_uri"), codeVerifier: param("code_verifier"), resource: params.resource }));
       case "refresh_token": {
-        const { grant, accessScope } = await refreshTokens.rotate(param("refresh_token"), client.id, params.scope);
+        const { grant, accessScope } = await refreshTokens.rotate(param("refresh_token"), client.id, params.scope, params.resource);
         return tokens.issue(grant, accessScope);
       }
     }
@@ -152,7 +158,7 @@ export function tokenRoutes(deps: OAuthDeps, services: OAuthServices): Hono<AppE
   return new Hono<AppEnv>()
     .post(deviceAuthorizationRoute.path, limitBody, async (c) => {
       const params = await readParams(c, invalidRequest);
-      const client = requireClient(params.client_id);
+      const client = await clients.require(params.client_id);
       requireGrant(client, DEVICE_CODE_GRANT);
       const started = await devices.start({
         clientId: client.id,
@@ -179,7 +185,7 @@ export function tokenRoutes(deps: OAuthDeps, services: OAuthServices): Hono<AppE
     })
     .post(revokeRoute.path, limitBody, async (c) => {
       const params = await readParams(c, invalidRequest);
-      const client = requireClient(params.client_id);
+      const client = await clients.require(params.client_id);
       const token = required(params, "token", invalidRequest);
       // A valid access token issued to this client goes on the revocation list until it expires; anything else is
       // tried as a refresh token. Unknown, expired or other clients' tokens get a 200 like revoked ones (RFC 7009 §2.2).

@@ -50,7 +50,11 @@ export function OrDivider() {
 
 /** Why the visitor is asked to sign in, when `next` tells (the CLI's sign-in flows). */
 export function purposeOf(next: string): string | null {
-  if (next.startsWith("/oauth/authorize")) return "Sign in to authorize the rye command line on this computer (rye login --web).";
+  if (next.startsWith("/oauth/authorize")) {
+    const clientId = new URLSearchParams(next.split("?")[1] ?? "").get("client_id");
+    if (clientId === "rye-cli") return "Sign in to authorize the rye command line on this computer (rye login --web).";
+    return "Sign in to decide whether an application may read this registry on your behalf.";
+  }
   if (next.startsWith("/device")) return "Sign in to connect a device to your account (rye login).";
   if (next.startsWith("/invitations")) return "Sign in to answer your organization invitation.";
   if (next.startsWith("/settings")) return "Sign in to manage your tokens, keys and organizations.";

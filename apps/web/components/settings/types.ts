@@ -62,3 +62,15 @@ export interface CreatedInvitation {
   role: OrgRole;
   expires_at: string;
 }
+
+/** An OAuth sign-in (GET /v1/me/oauth-grants): the CLI's or a third-party application's. */
+export interface OAuthGrant {
+  id: string;
+  client_id: string;
+  client_name: string | null;
+  third_party: boolean;
+  scopes: string[];
+  resource: string | null;
+  last_refreshed_at: string;
+  expires_at: string;
+}

@@ -3,8 +3,9 @@ import { Suspense } from "react";
 import { loadScopes } from "@/components/settings/scopes";
 import { TokenCreateForm } from "@/components/settings/token-create-form";
 import { SectionSkeleton } from "@/components/settings/skeleton";
+import { OAuthGrantList } from "@/components/settings/oauth-grant-list";
 import { TokenList } from "@/components/settings/token-list";
-import type { MyOrg, TokenInfo } from "@/components/settings/types";
+import type { MyOrg, OAuthGrant, TokenInfo } from "@/components/settings/types";
 import { card, help } from "@/components/settings/ui";
 import { api } from "@/lib/api";
 import { requireSession } from "@/lib/session";
@@ -36,8 +37,9 @@ export default async function TokensPage() {
 }
 
 async function Tokens({ username }: { username: string }) {
-  const [tokens, orgs, scopes] = await Promise.all([
+  const [tokens, grants, orgs, scopes] = await Promise.all([
     api<{ tokens: TokenInfo[] }>("/v1/tokens", { session: true }),
+    api<{ grants: OAuthGrant[] }>("/v1/me/oauth-grants", { session: true }),
     api<{ orgs: MyOrg[] }>("/v1/me/orgs", { session: true }),
     loadScopes(() => api<{ scopes_supported?: unknown }>("/.well-known/oauth-authorization-server")),
   ]);
@@ -54,6 +56,15 @@ async function Tokens({ username }: { username: string }) {
           Your tokens
         </h2>
         <TokenList tokens={tokens.tokens} revokePath={(id) => `/v1/tokens/${encodeURIComponent(id)}`} empty="No tokens yet. Create one above when a program needs to act as you." />
+      </section>
+      <section aria-labelledby="grants-heading" className="space-y-4">
+        <h2 id="grants-heading" className="text-lg font-semibold">
+          Signed-in applications
+        </h2>
+        <p className={help}>
+          <code>rye login</code> and MCP clients you approved sign in with OAuth. Revoke one to sign it out; third-party applications can only read.
+        </p>
+        <OAuthGrantList grants={grants.grants} />
       </section>
     </>
   );

@@ -1,0 +1,181 @@
+/**
+ * A third-party MCP client signs in to a real registry process with MCP's own OAuth, driven by the official MCP
+ * TypeScript SDK's auth client: 401 → protected resource metadata → authorization server metadata → registration
+ * (first a Client ID Metadata Document served over https by this test, then dynamic registration) → PKCE authorization,
+ * approved on the consent page by the signed-in person over HTTP → tokens for /mcp → tools/call search.
+ * The document's https server uses a throwaway certificate (openssl) that the registry trusts via NODE_EXTRA_CA_CERTS,
+ * and its loopback address is reachable through the operator's opt-in RYE_OAUTH_CIMD_ALLOW_PRIVATE (no plain http).
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { createScratchPostgresDatabase, postgresAvailable } from "@rye/db/testing";
+import { programPath, skipWithoutProgram } from "../../../../scripts/test-requirements.ts";
+import { freePort } from "../../test/free-port.ts";
+
+const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+const REDIRECT = "http://127.0.0.1:33418/callback";
+const skip = skipWithoutProgram("openssl");
+
+/** What an MCP client keeps between runs, in memory; the authorization URL is "opened" by the test. */
+class MemoryProvider implements OAuthClientProvider {
+  info: OAuthClientInformationMixed | undefined;
+  /**
+   * /mcp serves anonymous callers, so a client without a token is never challenged: like a client whose token was
+   * revoked, this one starts with a token the registry refuses (401), which starts the SDK's sign-in.
+   */
+  saved: OAuthTokens | undefined = { access_token: "rye_pat_revoked", token_type: "Bearer" };
+  verifier = "";
+  opened: URL | undefined;
+  constructor(readonly clientMetadataUrl: string | undefined) {}
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: "SDK test client", redirect_uris: [REDIRECT], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+  }
+  state() {
+    return "sdk-state";
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.opened = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+describe("MCP OAuth with the official SDK against a registry process", { skip }, () => {
+  let work: string;
+  let registry: ChildProcess;
+  let documents: Server;
+  let url: string;
+  let documentUrl: string;
+  let scratch: Awaited<ReturnType<typeof createScratchPostgresDatabase>> | undefined;
+  let session: { cookie: string; csrf: string };
+
+  before(async () => {
+    work = await mkdtemp(join(tmpdir(), "rye-mcp-oauth-"));
+    const key = join(work, "key.pem");
+    const cert = join(work, "cert.pem");
+    await promisify(execFile)(programPath("openssl")!, ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]);
+    documents = createServer({ key: await readFile(key), cert: await readFile(cert) }, (req, res) => {
+      if (req.url !== "/oauth/client.json") return void res.writeHead(404).end();
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ client_id: documentUrl, client_name: "SDK test client", redirect_uris: [REDIRECT], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }));
+    });
+    documents.listen(0, "127.0.0.1");
+    await once(documents, "listening");
+    documentUrl = `https://127.0.0.1:${(documents.address() as AddressInfo).port}/oauth/client.json`;
+
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}`;
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", RYE_DATA_DIR: join(work, "data"), RYE_REGISTRY_URL: url, RYE_LOG_LEVEL: "error", NODE_EXTRA_CA_CERTS: cert, RYE_OAUTH_CIMD_ALLOW_PRIVATE: "1" };
+    if (postgresAvailable()) {
+      scratch = await createScratchPostgresDatabase();
+      env.DATABASE_URL = scratch.url;
+    } else delete env.DATABASE_URL;
+    registry = spawn(process.execPath, ["--import", "tsx", join(ROOT, "apps/api/src/main.ts")], { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"] });
+    for (let i = 0; ; i++) {
+      if (registry.exitCode !== null) throw new Error(`the registry exited with ${registry.exitCode}`);
+      if (await fetch(`${url}/ready`).then((r) => r.ok, () => false)) break;
+      if (i > 3000) throw new Error("the registry did not start within 300 s");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const signup = await fetch(`${url}/v1/auth/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "alice", email: "alice@example.test", password: "correct horse battery staple" }) });
+    assert.equal(signup.status, 201);
+    session = { cookie: signup.headers.get("set-cookie")!.split(";")[0]!, csrf: ((await signup.json()) as { csrf_token: string }).csrf_token };
+  });
+
+  after(async () => {
+    if (registry && registry.exitCode === null) {
+      registry.kill("SIGTERM");
+      await once(registry, "exit");
+    }
+    documents?.closeAllConnections();
+    documents?.close();
+    await scratch?.drop();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  /** The person, signed in, opens the authorization URL and approves: the consent page and the code. */
+  async function approve(authorizationUrl: URL): Promise<{ page: string; code: string }> {
+    const page = await fetch(authorizationUrl, { headers: { cookie: session.cookie }, redirect: "manual" });
+    assert.equal(page.status, 200, await page.clone().text());
+    const html = await page.text();
+    const fields = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, "&").replace(/&quot;/g, '"')]));
+    assert.equal(fields.csrf_token, session.csrf);
+    const decided = await fetch(`${url}/oauth/authorize/decision`, { method: "POST", headers: { cookie: session.cookie, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ ...fields, decision: "approve" }).toString(), redirect: "manual" });
+    assert.equal(decided.status, 302);
+    const back = new URL(decided.headers.get("location")!);
+    assert.equal(`${back.origin}${back.pathname}`, REDIRECT);
+    assert.equal(back.searchParams.get("iss"), url);
+    assert.equal(back.searchParams.get("state"), "sdk-state");
+    return { page: html, code: back.searchParams.get("code")! };
+  }
+
+  /** One whole sign-in with `provider`, then a search over the signed-in connection. */
+  async function signInAndSearch(provider: MemoryProvider): Promise<string> {
+    const first = new Client({ name: "sdk-test", version: "1" });
+    await assert.rejects(first.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider })), UnauthorizedError);
+    assert.ok(provider.opened, "the SDK opened the authorization URL");
+    const opened = provider.opened!;
+    assert.equal(opened.searchParams.get("resource"), `${url}/mcp`);
+    assert.equal(opened.searchParams.get("code_challenge_method"), "S256");
+    assert.equal(opened.searchParams.get("scope"), "items:read");
+    const { page, code } = await approve(opened);
+    const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider });
+    await transport.finishAuth(code);
+    assert.equal(provider.saved?.scope, "items:read");
+    const client = new Client({ name: "sdk-test", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider }));
+    const found = await client.callTool({ name: "search", arguments: { query: "file" } });
+    assert.equal(found.isError, undefined, JSON.stringify(found.content));
+    assert.ok(((found.structuredContent as { results: unknown[] }).results ?? []).length > 0, "the seeded system bundle is found");
+    await client.close();
+    // The token is for /mcp only: the registry API refuses it.
+    const atApi = await fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${provider.saved!.access_token}` } });
+    assert.equal(atApi.status, 401);
+    return page;
+  }
+
+  test("Client ID Metadata Document: the SDK uses the document's URL as client_id", { timeout: 120_000 }, async () => {
+    const provider = new MemoryProvider(documentUrl);
+    const page = await signInAndSearch(provider);
+    assert.equal(provider.info?.client_id, documentUrl);
+    assert.ok(page.includes(`identified by its URL <code>${documentUrl}</code>`));
+  });
+
+  test("dynamic client registration: the SDK registers, then signs in the same way", { timeout: 120_000 }, async () => {
+    const provider = new MemoryProvider(undefined);
+    const page = await signInAndSearch(provider);
+    assert.match(provider.info!.client_id, /^rye-dcr-[0-9a-f]{32}$/);
+    assert.match(page, /registered itself with this registry under the name “SDK test client”/);
+  });
+});
