@@ -7,6 +7,7 @@
  *   (`GET /v1/pull/knowledge/…?version=`) at the same concurrency: ratio (target ≥ 1);
  * - inclusion proofs (random index; and one entry's, as the pull path asks) and consistency proofs (random older
  *   size) against the signed checkpoint: throughput, p50/p99;
+ * - a pinned pull with its proof (`&tlog_from=`, as the rye client asks) vs the same pull without (target ≥ 0.9×);
  * - a pinned pull's p99 while proofs are built next to it (half the connections each; target ≤ 30 ms at 1 000 000);
  * - in this process, building one inclusion proof (`inclusionProofFor`) without a cache, with the full tiles cached,
  *   and once built (the proof cache), and a
@@ -54,6 +55,7 @@ interface LaneResult {
   tiles: Record<string, Figures & { vs_pinned: number }>;
   inclusion: Figures;
   inclusion_one_entry: Figures & { vs_pinned: number };
+  pinned_with_proof: Figures & { vs_pinned: number };
   consistency: Figures;
   mixed: { pinned: Figures; inclusion: Figures };
   build_ms: { uncached: ReturnType<typeof percentiles>; tiles_cached: ReturnType<typeof percentiles>; proof_cached: ReturnType<typeof percentiles> };
@@ -108,6 +110,10 @@ async function lane(serverUrl: string, size: number): Promise<LaneResult> {
     const oneBaseline = await load(item.pinned);
     const inclusionOne = await load(`${api.url}/v1/tlog/proof/inclusion?index=${size}&tree_size=${T}`);
     const consistency = await load(api.url, () => `/v1/tlog/proof/consistency?from=${1 + random(T - 1)}&to=${T}`);
+    // The pull as the rye client sends it: with its proof (`tlog_from` = the checkpoint it kept), against the same pull
+    // without, run just before (target ≥ 0.9×).
+    const provenBaseline = await load(item.pinned);
+    const proven = await load(`${item.pinned}&tlog_from=${T}`);
     const half = Math.max(1, Math.floor(CONNECTIONS / 2));
     const [mixedPinned, mixedInclusion] = await Promise.all([load(item.pinned, undefined, half), load(api.url, inclusionPath, half)]);
 
@@ -150,6 +156,7 @@ async function lane(serverUrl: string, size: number): Promise<LaneResult> {
     console.log(`  inclusion, pulls beside     ${formatFigures(mixedInclusion)}`);
     console.log(`  inclusionProofFor in-process (mean / p99 ms): no cache ${uncached.mean} / ${uncached.p99}; tiles cached ${tilesCached.mean} / ${tilesCached.p99}; proof cached ${proofCached.mean} / ${proofCached.p99}`);
     console.log(`  inclusion proof (one entry)  ${formatFigures(inclusionOne)}   ${(inclusionOne.rps / oneBaseline.rps).toFixed(2)}× pinned (what a pull's proof costs)`);
+    console.log(`  pinned pull with its proof  ${formatFigures(proven)}   ${(proven.rps / provenBaseline.rps).toFixed(2)}× the pull without (target ≥ 0.9)`);
     console.log(`  client verification of a pull's proof (note opened + audit path): ${clientVerifyMs} ms (target ≤ 1 ms)`);
     return {
       entries: size,
@@ -158,6 +165,7 @@ async function lane(serverUrl: string, size: number): Promise<LaneResult> {
       tiles,
       inclusion,
       inclusion_one_entry: { ...inclusionOne, vs_pinned: Number((inclusionOne.rps / oneBaseline.rps).toFixed(2)) },
+      pinned_with_proof: { ...proven, vs_pinned: Number((proven.rps / provenBaseline.rps).toFixed(2)) },
       consistency,
       mixed: { pinned: mixedPinned, inclusion: mixedInclusion },
       build_ms: { uncached, tiles_cached: tilesCached, proof_cached: proofCached },

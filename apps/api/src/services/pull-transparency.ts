@@ -28,6 +28,7 @@ export const CHECKPOINT_REUSE_MS = 1_000;
 /** Leaves kept per process (each at most 64 KiB, most a few hundred bytes), for one read generation. */
 export const LEAF_CACHE_ENTRIES = 4_096;
 export const LEAF_CACHE_BYTES = 4 * 1024 * 1024;
+export const SECTION_CACHE_BYTES = 16 * 1024 * 1024;
 
 export interface PullTransparency {
   index: number;
@@ -52,6 +53,8 @@ export class PullTransparencyProver {
   private refreshing: Promise<ServedCheckpoint> | null = null;
   /** Keyed by read generation and index: a generation change leaves the older ones to age out. */
   private readonly leaves = new Lru<string>({ maxEntries: LEAF_CACHE_ENTRIES, maxBytes: LEAF_CACHE_BYTES });
+  /** Serialized sections, for the checkpoint read they were built with (a new read makes new keys). */
+  private readonly sections = new Lru<{ tail: Buffer; treeSize: number }>({ maxEntries: LEAF_CACHE_ENTRIES, maxBytes: SECTION_CACHE_BYTES });
 
   constructor(
     private readonly db: Database,
@@ -59,16 +62,26 @@ export class PullTransparencyProver {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async transparencyFor(index: number, from: number, generation: bigint): Promise<PullTransparency & { treeSize: number }> {
+  /**
+   * The section's `,"transparency":{…}}` tail (UTF-8) for appending to an answer, and its tree size. Kept per read
+   * generation, entry, client size and checkpoint: a pull of a popular version costs a lookup and a copy.
+   */
+  async sectionFor(index: number, from: number, generation: bigint): Promise<{ tail: Buffer; treeSize: number }> {
     const checkpoint = await this.checkpointCovering(Math.max(index + 1, from));
     if (index >= checkpoint.size) throw new RyeError("INTERNAL", `Log entry ${index} is beyond the log's ${checkpoint.size} entries`);
+    const key = `${generation}/${index}/${from}/${checkpoint.size}/${checkpoint.readAt}`;
+    const kept = this.sections.get(key);
+    if (kept) return kept;
     const prisma = this.db.prisma;
     const [leaf, proof, consistency] = await Promise.all([
       this.leaf(index, generation),
       unprovable(inclusionProofFor(prisma, index, checkpoint.size)),
       from > 0 && from <= checkpoint.size ? unprovable(consistencyProofFor(prisma, from, checkpoint.size)) : Promise.resolve(null),
     ]);
-    return { index, leaf, proof: proof.proof, checkpoint: checkpoint.note, ...(consistency ? { consistency: { from, proof: consistency } } : {}), treeSize: checkpoint.size };
+    const wire: PullTransparency = { index, leaf, proof: proof.proof, checkpoint: checkpoint.note, ...(consistency ? { consistency: { from, proof: consistency } } : {}) };
+    const section = { tail: Buffer.from(`,"transparency":${JSON.stringify(wire)}}`), treeSize: checkpoint.size };
+    this.sections.set(key, section, section.tail.length);
+    return section;
   }
 
   /** The latest checkpoint, issued now when the one kept (or the latest stored) is smaller than `atLeast`. */
@@ -129,9 +142,9 @@ export async function withTransparency(
     onMissing("the version has no log index");
     return { body, treeSize: null };
   }
-  let section: PullTransparency & { treeSize: number };
+  let section: { tail: Buffer; treeSize: number };
   try {
-    section = await prover.transparencyFor(logIndex, from, generation);
+    section = await prover.sectionFor(logIndex, from, generation);
   } catch (err) {
     if (err instanceof RyeError && err.code === "INTERNAL") {
       onMissing(err.message);
@@ -139,10 +152,9 @@ export async function withTransparency(
     }
     throw err;
   }
-  const { treeSize, ...wire } = section;
-  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
-  const close = text.lastIndexOf("}");
-  return { body: Buffer.from(`${text.slice(0, close)},"transparency":${JSON.stringify(wire)}}`), treeSize };
+  // The answer is one JSON object: the section goes before its closing brace.
+  const close = body.lastIndexOf(0x7d);
+  return { body: Buffer.concat([body.subarray(0, close), section.tail]), treeSize: section.treeSize };
 }
 
 /** The query parameter that asks a pull (items, bundles, skills) for its transparency section. */
