@@ -158,6 +158,25 @@ describe("MCP OAuth with the official SDK against a registry process", { skip },
     const found = await client.callTool({ name: "search", arguments: { query: "file" } });
     assert.equal(found.isError, undefined, JSON.stringify(found.content));
     assert.ok(((found.structuredContent as { results: unknown[] }).results ?? []).length > 0, "the seeded system bundle is found");
+    // The rest of the surface over the signed-in connection (the SDK checks each structuredContent against the
+    // tool's outputSchema from tools/list): get_item, a directive as a prompt, a knowledge item as a resource.
+    const tools = await client.listTools();
+    assert.deepEqual(tools.tools.map((t) => t.name).sort(), ["get_item", "list_versions", "relations", "search", "skill_files"]);
+    const knowledge = await client.callTool({ name: "search", arguments: { query: "", item_type: "knowledge", limit: 1 } });
+    const hit = (knowledge.structuredContent as { results: { item_id: string }[] }).results[0]!;
+    const item = await client.callTool({ name: "get_item", arguments: { item_type: "knowledge", item_id: hit.item_id } });
+    assert.equal(item.isError, undefined, JSON.stringify(item.content));
+    const got = (item.structuredContent as { item: { item_id: string; content: string } }).item;
+    assert.equal(got.item_id, hit.item_id);
+    const resource = await client.readResource({ uri: `rye://knowledge/${hit.item_id}` });
+    assert.equal((resource.contents[0] as { text: string }).text, got.content, "the resource is the signed file get_item returns");
+    const prompts = await client.listPrompts();
+    const directive = prompts.prompts[0]!;
+    const args = Object.fromEntries((directive.arguments ?? []).filter((a) => a.required).map((a) => [a.name, `value-of-${a.name}`]));
+    const prompt = await client.getPrompt({ name: directive.name, arguments: args });
+    const rendered = JSON.stringify(prompt.messages);
+    for (const value of Object.values(args)) assert.ok(rendered.includes(value), `the prompt renders its input ${value}`);
+    assert.ok(prompt.messages.length > 0 && rendered.length > 50, "the directive renders as a prompt");
     await client.close();
     // The token is for /mcp only: the registry API refuses it.
     const atApi = await fetch(`${url}/v1/me`, { headers: { authorization: `Bearer ${provider.saved!.access_token}` } });
