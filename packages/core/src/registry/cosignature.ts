@@ -13,7 +13,7 @@ import { getEd25519 } from "../crypto/ed25519.ts";
 import type { KeyPair } from "../crypto/keys.ts";
 import { sha256Bytes } from "../hash.ts";
 import { bytesEqual, concatBytes, fromBase64, toBase64, toHex, utf8Encode } from "../text.ts";
-import { isValidKeyName, parseNote } from "./signed-note.ts";
+import { formatVerifierKey, isValidKeyName, parseNote, parseVerifierKey } from "./signed-note.ts";
 
 export const ALG_COSIGNATURE_V1 = 0x04;
 /** The spec caps a timestamp at 2^63 − 1; rye also keeps it a safe integer (seconds: far beyond any real date). */
@@ -41,28 +41,12 @@ export function cosignerKeyId(name: string, publicKey: Uint8Array): Uint8Array {
 
 /** `<name>+<hex key ID>+<base64(0x04 ‖ public key)>`. */
 export function cosignerVerifierKey(name: string, publicKey: Uint8Array): string {
-  if (!isValidKeyName(name)) throw new RangeError(`"${name}" is not a valid signed-note key name`);
-  if (publicKey.length !== 32) throw new RangeError("an Ed25519 public key has 32 bytes");
-  return `${name}+${toHex(cosignerKeyId(name, publicKey))}+${toBase64(concatBytes(Uint8Array.of(ALG_COSIGNATURE_V1), publicKey))}`;
+  return formatVerifierKey(name, ALG_COSIGNATURE_V1, publicKey, cosignerKeyId);
 }
 
 /** Parses a witness verifier key; null when malformed, not a cosignature/v1 Ed25519 key, or when its key ID does not match. */
 export function parseCosignerVerifierKey(text: string): CosignerVerifier | null {
-  const first = text.indexOf("+");
-  const second = text.indexOf("+", first + 1);
-  if (first === -1 || second === -1) return null;
-  const [name, hash, key] = [text.slice(0, first), text.slice(first + 1, second), text.slice(second + 1)];
-  if (!isValidKeyName(name) || !/^[0-9a-f]{8}$/.test(hash)) return null;
-  let raw: Uint8Array;
-  try {
-    raw = fromBase64(key);
-  } catch {
-    return null;
-  }
-  if (raw.length !== 33 || raw[0] !== ALG_COSIGNATURE_V1 || toBase64(raw) !== key) return null;
-  const publicKey = raw.slice(1);
-  const keyId = cosignerKeyId(name, publicKey);
-  return toHex(keyId) === hash ? { name, keyId, publicKey } : null;
+  return parseVerifierKey(text, ALG_COSIGNATURE_V1, cosignerKeyId);
 }
 
 /** The bytes a cosignature signs: `cosignature/v1\ntime <t>\n` ‖ the checkpoint's note text. */

@@ -41,14 +41,20 @@ export function noteKeyId(name: string, publicKey: Uint8Array): Uint8Array {
   return sha256Bytes(concatBytes(utf8Encode(`${name}\n`), Uint8Array.of(ALG_ED25519), publicKey)).slice(0, 4);
 }
 
-/** `<name>+<hex key ID>+<base64(0x01 ‖ public key)>`. */
-export function noteVerifierKey(name: string, publicKey: Uint8Array): string {
+type KeyIdOf = (name: string, publicKey: Uint8Array) => Uint8Array;
+
+/**
+ * `<name>+<hex key ID>+<base64(algorithm ‖ public key)>`: the verifier key of a note signer (algorithm 0x01) or of a
+ * tlog cosigner (0x04, cosignature.ts), each with its own key ID.
+ */
+export function formatVerifierKey(name: string, algorithm: number, publicKey: Uint8Array, keyIdOf: KeyIdOf): string {
   if (!isValidKeyName(name)) throw new RangeError(`"${name}" is not a valid signed-note key name`);
-  return `${name}+${toHex(noteKeyId(name, publicKey))}+${toBase64(concatBytes(Uint8Array.of(ALG_ED25519), publicKey))}`;
+  if (publicKey.length !== 32) throw new RangeError("an Ed25519 public key has 32 bytes");
+  return `${name}+${toHex(keyIdOf(name, publicKey))}+${toBase64(concatBytes(Uint8Array.of(algorithm), publicKey))}`;
 }
 
-/** Parses a verifier key string; null when malformed, not Ed25519, or when its key ID does not match. */
-export function parseNoteVerifierKey(text: string): NoteVerifier | null {
+/** Parses a verifier key of `algorithm`; null when malformed, of another algorithm, or when its key ID does not match. */
+export function parseVerifierKey(text: string, algorithm: number, keyIdOf: KeyIdOf): NoteVerifier | null {
   // The key is base64, which may itself hold `+`: only the first two separate fields.
   const first = text.indexOf("+");
   const second = text.indexOf("+", first + 1);
@@ -61,10 +67,20 @@ export function parseNoteVerifierKey(text: string): NoteVerifier | null {
   } catch {
     return null;
   }
-  if (raw.length !== 33 || raw[0] !== ALG_ED25519) return null;
+  if (raw.length !== 33 || raw[0] !== algorithm || toBase64(raw) !== key) return null;
   const publicKey = raw.slice(1);
-  const keyId = noteKeyId(name, publicKey);
+  const keyId = keyIdOf(name, publicKey);
   return toHex(keyId) === hash ? { name, keyId, publicKey } : null;
+}
+
+/** `<name>+<hex key ID>+<base64(0x01 ‖ public key)>`. */
+export function noteVerifierKey(name: string, publicKey: Uint8Array): string {
+  return formatVerifierKey(name, ALG_ED25519, publicKey, noteKeyId);
+}
+
+/** Parses a verifier key string; null when malformed, not Ed25519, or when its key ID does not match. */
+export function parseNoteVerifierKey(text: string): NoteVerifier | null {
+  return parseVerifierKey(text, ALG_ED25519, noteKeyId);
 }
 
 function checkText(text: string): void {
