@@ -4,8 +4,7 @@
  * older checkpoint), and fails when the database was tampered with.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { once } from "node:events";
+import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +15,7 @@ import { createScratchPostgresDatabase, postgresAvailable } from "@rye/db/testin
 import { openDatabase, type Database } from "@rye/db";
 import { goPath, goSumdbMissing, programPath, skipUnless } from "../../../../scripts/test-requirements.ts";
 import { freePort } from "../../test/free-port.ts";
-import { knowledgeItem } from "../../bench/load.ts";
+import { type RegistryProcess, startRegistryProcess } from "../../test/registry-process.ts";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -26,7 +25,7 @@ let work: string;
 let verifier: string;
 let url: string;
 let key: string;
-let server: ChildProcess;
+let registry: RegistryProcess;
 let scratch: Awaited<ReturnType<typeof createScratchPostgresDatabase>>;
 let db: Database;
 let push: (name: string) => Promise<void>;
@@ -53,46 +52,14 @@ describe("Go's sumdb/tlog verifies the registry's transparency log", { skip }, (
     });
     scratch = await createScratchPostgresDatabase();
     db = await openDatabase({ databaseUrl: scratch.url });
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    server = spawn(process.execPath, ["--import", "tsx", join(ROOT, "apps/api/src/main.ts")], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        DATABASE_URL: scratch.url,
-        RYE_DATA_DIR: join(work, "data"),
-        RYE_REGISTRY_URL: url,
-        RYE_LOG_LEVEL: "error",
-        RYE_CHECKPOINT_EVERY_ENTRIES: "1",
-      },
-      stdio: ["ignore", "ignore", "inherit"],
-    });
-    for (let i = 0; ; i++) {
-      if (server.exitCode !== null) throw new Error(`the registry exited with ${server.exitCode}`);
-      if (await fetch(`${url}/ready`).then((r) => r.ok, () => false)) break;
-      if (i > 1200) throw new Error("the registry did not start");
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const signup = await fetch(`${url}/v1/auth/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "alice", email: "alice@example.test", password: "correct horse battery staple" }) });
-    assert.equal(signup.status, 201);
-    const cookie = signup.headers.get("set-cookie")!.split(";")[0]!;
-    const { csrf_token } = (await signup.json()) as { csrf_token: string };
-    const tokenRes = await fetch(`${url}/v1/tokens`, { method: "POST", headers: { "content-type": "application/json", cookie, "x-csrf-token": csrf_token }, body: JSON.stringify({ name: "t", scopes: ["items:write"] }) });
-    const { token } = (await tokenRes.json()) as { token: string };
-    push = async (name) => {
-      const res = await fetch(`${url}/v1/push`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ item_type: "knowledge", item_id: `alice/notes/${name}`, version: "1.0.0", content: knowledgeItem(name) }) });
-      assert.equal(res.status, 201, await res.text());
-    };
+    registry = await startRegistryProcess(await freePort(), join(work, "data"), { DATABASE_URL: scratch.url, RYE_CHECKPOINT_EVERY_ENTRIES: "1" });
+    url = registry.url;
+    push = registry.push;
     key = ((await (await fetch(`${url}/v1/tlog/info`)).json()) as { verifier_keys: string[] }).verifier_keys[0]!;
   });
 
   after(async () => {
-    if (server && server.exitCode === null) {
-      server.kill("SIGTERM");
-      await once(server, "exit");
-    }
+    await registry?.stop();
     await db?.close();
     await scratch?.drop();
     if (work) await rm(work, { recursive: true, force: true });

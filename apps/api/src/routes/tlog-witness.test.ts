@@ -4,8 +4,7 @@
  * restart; a client's k-of-n policy accepts them, and refuses them (LOG_WITNESS_MISSING) when it needs the other.
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { once } from "node:events";
+import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +18,7 @@ import { startWitnessProcess, type WitnessProcess } from "../../../../packages/r
 import { checkWitnessed, witnessPolicyFor } from "../../../../packages/rye/src/registry/witness-policy.ts";
 import { goPath, goSumdbMissing, programPath } from "../../../../scripts/test-requirements.ts";
 import { freePort } from "../../test/free-port.ts";
-import { knowledgeItem } from "../../bench/load.ts";
+import { type RegistryProcess, startRegistryProcess } from "../../test/registry-process.ts";
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const skip = postgresAvailable() ? false : "needs PostgreSQL (DATABASE_URL)";
@@ -27,7 +26,7 @@ const skip = postgresAvailable() ? false : "needs PostgreSQL (DATABASE_URL)";
 let work: string;
 let url: string;
 let registryKey: KeyPair;
-let server: ChildProcess;
+let registry: RegistryProcess;
 let scratch: Awaited<ReturnType<typeof createScratchPostgresDatabase>>;
 let witness: WitnessProcess;
 let witnessArgs: string[];
@@ -63,47 +62,19 @@ describe("a registry collects witness cosignatures and clients require them", { 
     const downPort = await freePort(); // nothing listens there
 
     scratch = await createScratchPostgresDatabase();
-    server = spawn(process.execPath, ["--import", "tsx", join(ROOT, "apps/api/src/main.ts")], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        DATABASE_URL: scratch.url,
-        RYE_DATA_DIR: join(work, "data"),
-        RYE_REGISTRY_URL: url,
-        RYE_REGISTRY_PRIVATE_KEY: privateKeyToPem(registryKey.seed),
-        RYE_LOG_LEVEL: "error",
-        RYE_CHECKPOINT_EVERY_ENTRIES: "1",
-        RYE_WITNESSES: `${witness.url} ${witnessKey},\nhttp://127.0.0.1:${downPort} ${downKey}`,
-        RYE_WITNESS_TIMEOUT_MS: "2000",
-      },
-      stdio: ["ignore", "ignore", "inherit"],
+    registry = await startRegistryProcess(port, join(work, "data"), {
+      DATABASE_URL: scratch.url,
+      RYE_REGISTRY_PRIVATE_KEY: privateKeyToPem(registryKey.seed),
+      RYE_CHECKPOINT_EVERY_ENTRIES: "1",
+      RYE_WITNESSES: `${witness.url} ${witnessKey},\nhttp://127.0.0.1:${downPort} ${downKey}`,
+      RYE_WITNESS_TIMEOUT_MS: "2000",
     });
-    for (let i = 0; ; i++) {
-      if (server.exitCode !== null) throw new Error(`the registry exited with ${server.exitCode}`);
-      if (await fetch(`${url}/ready`).then((r) => r.ok, () => false)) break;
-      if (i > 1200) throw new Error("the registry did not start");
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const signup = await fetch(`${url}/v1/auth/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "alice", email: "alice@example.test", password: "correct horse battery staple" }) });
-    assert.equal(signup.status, 201);
-    const cookie = signup.headers.get("set-cookie")!.split(";")[0]!;
-    const { csrf_token } = (await signup.json()) as { csrf_token: string };
-    const tokenRes = await fetch(`${url}/v1/tokens`, { method: "POST", headers: { "content-type": "application/json", cookie, "x-csrf-token": csrf_token }, body: JSON.stringify({ name: "t", scopes: ["items:write"] }) });
-    const { token } = (await tokenRes.json()) as { token: string };
-    push = async (name) => {
-      const res = await fetch(`${url}/v1/push`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ item_type: "knowledge", item_id: `alice/notes/${name}`, version: "1.0.0", content: knowledgeItem(name) }) });
-      assert.equal(res.status, 201, await res.text());
-    };
+    push = registry.push;
     clientEnv = { ...process.env, USER_SPACE: join(work, "client-home"), RYE_NO_UPDATE_CHECK: "1" };
   });
 
   after(async () => {
-    if (server && server.exitCode === null) {
-      server.kill("SIGTERM");
-      await once(server, "exit");
-    }
+    await registry?.stop();
     await witness?.stop();
     await scratch?.drop();
     if (work) await rm(work, { recursive: true, force: true });

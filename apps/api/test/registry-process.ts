@@ -1,0 +1,55 @@
+/**
+ * A registry API as its own process for tests that need one (the Go verifier, witnesses): started from the sources on
+ * `port`, ready when `/ready` answers, with alice signed up and a `push(name)` that publishes `alice/notes/<name>`.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { knowledgeItem } from "../bench/load.ts";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+export interface RegistryProcess {
+  url: string;
+  server: ChildProcess;
+  /** Publishes knowledge `alice/notes/<name>@1.0.0`. */
+  push(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts the registry on `port` with `env` (DATABASE_URL, RYE_* settings) over the test process's environment. */
+export async function startRegistryProcess(port: number, dataDir: string, env: Record<string, string>): Promise<RegistryProcess> {
+  const url = `http://127.0.0.1:${port}`;
+  const server = spawn(process.execPath, ["--import", "tsx", join(ROOT, "apps/api/src/main.ts")], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", RYE_DATA_DIR: dataDir, RYE_REGISTRY_URL: url, RYE_LOG_LEVEL: "error", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const stop = async () => {
+    if (server.exitCode !== null || server.signalCode !== null) return;
+    server.kill("SIGTERM");
+    await once(server, "exit");
+  };
+  for (let i = 0; ; i++) {
+    if (server.exitCode !== null) throw new Error(`the registry exited with ${server.exitCode}`);
+    if (await fetch(`${url}/ready`).then((r) => r.ok, () => false)) break;
+    if (i > 1200) {
+      await stop();
+      throw new Error("the registry did not start");
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const signup = await fetch(`${url}/v1/auth/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "alice", email: "alice@example.test", password: "correct horse battery staple" }) });
+  assert.equal(signup.status, 201);
+  const cookie = signup.headers.get("set-cookie")!.split(";")[0]!;
+  const { csrf_token } = (await signup.json()) as { csrf_token: string };
+  const tokenRes = await fetch(`${url}/v1/tokens`, { method: "POST", headers: { "content-type": "application/json", cookie, "x-csrf-token": csrf_token }, body: JSON.stringify({ name: "t", scopes: ["items:write"] }) });
+  const { token } = (await tokenRes.json()) as { token: string };
+  const push = async (name: string) => {
+    const res = await fetch(`${url}/v1/push`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ item_type: "knowledge", item_id: `alice/notes/${name}`, version: "1.0.0", content: knowledgeItem(name) }) });
+    assert.equal(res.status, 201, await res.text());
+  };
+  return { url, server, push, stop };
+}
