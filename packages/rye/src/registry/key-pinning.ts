@@ -25,6 +25,7 @@ import type { PublicKey, SignedDocument } from "@rye/core";
 import { fingerprintOfPem, keyRotationSchema, publicKeyFromPem, RyeError, verifyDocument } from "@rye/core";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { readJsonFileAs } from "../fs/json-file.ts";
+import { serialised } from "../fs/serialised.ts";
 import { userAiDir } from "../spaces/paths.ts";
 import { keysAnswerSchema, registryKeyAnswerSchema } from "./answers.ts";
 import { readJson, registryFetch } from "./http.ts";
@@ -127,15 +128,12 @@ export async function resetRegistryPin(url: string, env: NodeJS.ProcessEnv = pro
   return pin;
 }
 
-const treeWrites = new Map<string, Promise<unknown>>();
-
 /**
  * Keeps `tree` as the registry's verified log checkpoint unless a larger one is kept already (a concurrent pull got
  * further); returns the one kept. Serialised within the process, so parallel pulls never move it back.
  */
 export async function recordTreeCheckpoint(url: string, tree: NonNullable<RegistryKeyPin["tree"]>, env: NodeJS.ProcessEnv = process.env): Promise<NonNullable<RegistryKeyPin["tree"]>> {
-  const file = registryPinsPath(env);
-  const run = async () => {
+  return serialised(registryPinsPath(env), async () => {
     const pins = await readRegistryPins(env);
     const pin = pins[url];
     if (!pin) return tree;
@@ -143,10 +141,7 @@ export async function recordTreeCheckpoint(url: string, tree: NonNullable<Regist
     pins[url] = { ...pin, tree };
     await writeRegistryPins(pins, env);
     return tree;
-  };
-  const next = (treeWrites.get(file) ?? Promise.resolve()).then(run, run);
-  treeWrites.set(file, next.catch(() => undefined));
-  return next;
+  });
 }
 
 /** `GET <url>/v1/keys`, validated. Network and HTTP failures throw (UNAVAILABLE / TIMEOUT / …). */

@@ -10,6 +10,7 @@ import type { ItemType } from "@rye/core";
 import { compareSemver, ITEM_TYPES, RyeError } from "@rye/core";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { readJsonFileAs } from "../fs/json-file.ts";
+import { serialised } from "../fs/serialised.ts";
 
 export const PROJECT_LOCK_VERSION = 1;
 
@@ -73,9 +74,6 @@ export async function getLockEntry(projectPath: string, type: ItemType, id: stri
   return findLockEntry(await readProjectLock(projectPath), type, id);
 }
 
-// Read-modify-write of one lock file is serialised within the process.
-const queues = new Map<string, Promise<unknown>>();
-
 /** Adds or replaces the entry for (type, id), atomically. */
 export async function upsertLockEntry(projectPath: string, entry: LockEntry): Promise<void> {
   await upsertLockEntries(projectPath, [entry]);
@@ -99,14 +97,6 @@ export async function upsertLockEntries(projectPath: string, entries: LockEntry[
 export async function writeProjectLock(projectPath: string, lock: ProjectLock): Promise<void> {
   const out = { lockfile_version: PROJECT_LOCK_VERSION, items: lock.items, ...(lock.skills && lock.skills.length > 0 ? { skills: lock.skills } : {}) };
   await writeFileAtomic(projectLockPath(projectPath), `${JSON.stringify(out, null, 2)}\n`);
-}
-
-/** Runs a read-modify-write of the lock at `path` after the previous one in this process. */
-export async function serialised<T>(path: string, run: () => Promise<T>): Promise<T> {
-  const previous = queues.get(path) ?? Promise.resolve();
-  const next = previous.then(run, run);
-  queues.set(path, next.catch(() => undefined));
-  return next;
 }
 
 /**

@@ -7,7 +7,8 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { RyeError } from "@rye/core";
 import { userAiDir } from "../spaces/paths.ts";
-import { projectLockPath, readProjectLock, serialised, writeProjectLock } from "../registry/project-lock.ts";
+import { serialised } from "../fs/serialised.ts";
+import { projectLockPath, readProjectLock, writeProjectLock } from "../registry/project-lock.ts";
 
 /** The folder whose `.ai/rye.lock` records the skills: the project, or (global) the user space's parent. */
 export function lockRoot(ctx: { projectPath: string; env: NodeJS.ProcessEnv }, global: boolean | undefined): string {

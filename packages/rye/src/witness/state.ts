@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { fromBase64, RyeError, sha256Hex, toBase64 } from "@rye/core";
 import { writeFileAtomic } from "../fs/atomic.ts";
+import { serialised } from "../fs/serialised.ts";
 
 export interface LogState {
   size: number;
@@ -19,8 +20,6 @@ export interface LogState {
 const fileSchema = z.object({ origin: z.string(), size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), root_hash: z.string() }).strict();
 
 export class WitnessState {
-  private readonly locks = new Map<string, Promise<unknown>>();
-
   constructor(readonly dir: string) {}
 
   private path(origin: string): string {
@@ -44,17 +43,10 @@ export class WitnessState {
 
   /** Runs `body` with the current state of `origin` under its lock; a state it returns is persisted before the lock is released. */
   async update<T>(origin: string, body: (current: LogState | null) => Promise<{ next?: LogState; result: T }>): Promise<T> {
-    const previous = this.locks.get(origin) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(async () => {
+    return serialised(this.path(origin), async () => {
       const { next, result } = await body(await this.read(origin));
       if (next) await writeFileAtomic(this.path(origin), `${JSON.stringify({ origin, size: next.size, root_hash: toBase64(next.rootHash) })}\n`, { mode: 0o600, dirMode: 0o700 });
       return result;
     });
-    this.locks.set(origin, run);
-    try {
-      return await run;
-    } finally {
-      if (this.locks.get(origin) === run) this.locks.delete(origin);
-    }
   }
 }
