@@ -1,14 +1,16 @@
 /**
- * Pull throughput of one running registry process (issue #15): autocannon c=50 against the API server started
- * as production runs it (compiled output, `apps/api/dist/main.js`; BENCH_RUNTIME=tsx runs the sources instead),
- * measuring `/health` (the same process's baseline), a pinned pull (`?version=`) and a latest pull of a public
- * item, on PGlite and on PostgreSQL. Then Verdaccio (dev dependency) serving a tarball of the same size as the
- * rye pull answer, in the same run: rye ÷ Verdaccio.
+ * Pull throughput of one running registry process (issues #15, #33): autocannon c=50 against the server started as
+ * production runs it (compiled output, `apps/api/dist/main.js`; BENCH_RUNTIME=tsx runs the sources instead), after
+ * BENCH_WARM_SECONDS (10) of mixed load, measuring `/health`, a pinned pull (`?version=`) and a latest pull of a
+ * public item: on the API alone (PGlite, PostgreSQL) and on the one-origin server (`npm start`: API + website).
+ * Each lane's baseline is a bare Hono app on @hono/node-server serving the very bytes of that pull answer
+ * (bare-hono-server.mjs), measured in the same lane. Then Verdaccio (dev dependency) serving a tarball of the same
+ * size, in the same run: rye ÷ Verdaccio.
  *
- * Targets: pinned ≥ 0.9× /health with p99 ≤ 30 ms, latest ≥ 0.8× /health, rye pinned ÷ Verdaccio ≥ 1.2.
+ * Targets (#33): pinned ≥ 0.5× bare Hono with p99 ≤ 10 ms, latest ≥ 0.4×, /health ≥ 0.8×; rye pinned ÷ Verdaccio ≥ 1.2.
  * PostgreSQL: DATABASE_URL, else a throwaway cluster started like scripts/run-tests.mjs does; none → the lane is
  * skipped with the reason. BENCH_SECONDS (default 10), BENCH_CONNECTIONS (50), BENCH_CPU_PROF=<dir> (the server
- * writes a --cpu-prof profile there), BENCH_LANES=pglite,postgres,verdaccio.
+ * writes a --cpu-prof profile there), BENCH_LANES=pglite,one-origin,postgres,verdaccio.
  * Run: node --import tsx apps/api/bench/pull-throughput.bench.ts
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
@@ -28,7 +30,9 @@ import { type Figures, formatFigures, loadFigures } from "./load.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const LANES = new Set((process.env.BENCH_LANES ?? "pglite,postgres,verdaccio").split(","));
+const LANES = new Set((process.env.BENCH_LANES ?? "pglite,one-origin,postgres,verdaccio").split(","));
+/** Load on the registry before any figure: its code is large, and on 2 busy cores V8 takes seconds to optimize it. */
+const WARM_SECONDS = Number(process.env.BENCH_WARM_SECONDS ?? 10);
 const RUNTIME = process.env.BENCH_RUNTIME === "tsx" ? "tsx" : "dist";
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -46,9 +50,13 @@ const load = (url: string, headers: Record<string, string> = {}) => loadFigures(
 
 const load1 = () => loadavg()[0]!.toFixed(2);
 
-async function startRye(env: NodeJS.ProcessEnv): Promise<{ url: string; pid: number | undefined; stop(): Promise<void> }> {
+type Server = "api" | "web";
+
+async function startRye(env: NodeJS.ProcessEnv, server: Server = "api"): Promise<{ url: string; pid: number | undefined; stop(): Promise<void> }> {
   const port = await freePort();
-  const entry = RUNTIME === "dist" ? [join(root, "apps/api/dist/main.js")] : ["--import", "tsx", join(root, "apps/api/src/main.ts")];
+  const sources = { api: "apps/api/src/main.ts", web: "apps/web/server/main.ts" }[server];
+  const built = { api: "apps/api/dist/main.js", web: "apps/web/server/dist/main.js" }[server];
+  const entry = RUNTIME === "dist" ? [join(root, built)] : ["--import", "tsx", join(root, sources)];
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = spawn(process.execPath, [...profile, ...entry], {
     cwd: root,
@@ -67,19 +75,53 @@ async function startRye(env: NodeJS.ProcessEnv): Promise<{ url: string; pid: num
   };
 }
 
-async function ryeLane(name: string, env: NodeJS.ProcessEnv, rssTargetMb: number): Promise<{ pinned: Figures; latest: Figures; bytes: number }> {
-  const rye = await startRye(env);
+/** A bare Hono app on @hono/node-server serving `body` (bare-hono-server.mjs): the framework's ceiling. */
+async function startBareHono(body: Buffer): Promise<{ url: string; stop(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "rye-bench-bare-"));
+  await writeFile(join(dir, "body.json"), body);
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(root, "apps/api/bench/bare-hono-server.mjs"), join(dir, "body.json")], { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "inherit"] });
+  const url = `http://127.0.0.1:${port}/bytes`;
+  await waitFor(url, child, "the bare Hono server");
+  return {
+    url,
+    stop: async () => {
+      child.kill("SIGTERM");
+      if (child.exitCode === null) await once(child, "exit");
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const ratio = (figures: Figures, baseline: Figures, target: number) => {
+  const r = figures.rps / baseline.rps;
+  return `${r.toFixed(2)}× bare Hono (target ≥ ${target}: ${r >= target ? "met" : "missed"})`;
+};
+
+async function ryeLane(name: string, env: NodeJS.ProcessEnv, rssTargetMb: number, server: Server = "api"): Promise<{ pinned: Figures; latest: Figures; bytes: number }> {
+  const rye = await startRye(env, server);
   try {
     const item = await publishBenchItem(rye.url);
     await new Promise((r) => setTimeout(r, 2_000)); // idle: start-up garbage collected
     const idle = await rssMb(rye.pid);
+    const paths = [item.pinned, item.latest, `${rye.url}/health`].map((u) => u.slice(rye.url.length));
+    let turn = 0;
+    await loadFigures(rye.url, { connections: CONNECTIONS, seconds: WARM_SECONDS, path: () => paths[turn++ % paths.length]! });
+    const bare = await startBareHono(Buffer.from(await (await fetch(item.pinned)).arrayBuffer()));
+    let ceiling: Figures;
+    try {
+      ceiling = await load(bare.url);
+    } finally {
+      await bare.stop();
+    }
     const health = await load(`${rye.url}/health`);
     const pinned = await load(item.pinned);
     const latest = await load(item.latest);
-    console.log(`\n${name} (${RUNTIME}, c=${CONNECTIONS}, ${SECONDS} s each, pull answer ${item.bytes} B, load average ${load1()})`);
-    console.log(`  /health        ${formatFigures(health)}`);
-    console.log(`  pinned pull    ${formatFigures(pinned)}   ${(pinned.rps / health.rps).toFixed(2)}× health (target ≥ 0.9, p99 ≤ 30 ms)`);
-    console.log(`  latest pull    ${formatFigures(latest)}   ${(latest.rps / health.rps).toFixed(2)}× health (target ≥ 0.8)`);
+    console.log(`\n${name} (${RUNTIME}, c=${CONNECTIONS}, ${SECONDS} s each after ${WARM_SECONDS} s of warm-up, pull answer ${item.bytes} B, load average ${load1()})`);
+    console.log(`  bare Hono      ${formatFigures(ceiling)}   (the same bytes from a one-route Hono app: the baseline)`);
+    console.log(`  /health        ${formatFigures(health)}   ${ratio(health, ceiling, 0.8)}`);
+    console.log(`  pinned pull    ${formatFigures(pinned)}   ${ratio(pinned, ceiling, 0.5)}, p99 target ≤ 10 ms: ${pinned.p99 <= 10 ? "met" : "missed"}`);
+    console.log(`  latest pull    ${formatFigures(latest)}   ${ratio(latest, ceiling, 0.4)}`);
     console.log(`  idle RSS       ${idle.toFixed(0)} MB (target ≤ ${rssTargetMb} MB), after the load ${(await rssMb(rye.pid)).toFixed(0)} MB`);
     return { pinned, latest, bytes: item.bytes };
   } finally {
@@ -145,6 +187,16 @@ if (LANES.has("pglite")) {
   const dataDir = await mkdtemp(join(tmpdir(), "rye-bench-pglite-"));
   try {
     ryePinned = await ryeLane("PGlite", { RYE_DATA_DIR: dataDir, DATABASE_URL: "" }, 400);
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+if (LANES.has("one-origin")) {
+  // `npm start`: the website and the API in one process (the Next build is made first when it is stale).
+  if (RUNTIME === "dist") await ensureServerBuild("web", (m) => console.log(m));
+  const dataDir = await mkdtemp(join(tmpdir(), "rye-bench-one-origin-"));
+  try {
+    await ryeLane("One-origin server on PGlite (API + website)", { RYE_DATA_DIR: dataDir, DATABASE_URL: "" }, 400, "web");
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }

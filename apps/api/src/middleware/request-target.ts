@@ -34,8 +34,12 @@ function refuse(where: "path" | "query", subject: string, problem: Problem, at: 
   });
 }
 
+// Characters that decode to themselves and are no control: most components are made of these alone.
+const VERBATIM = /^[A-Za-z0-9\-._~!$'()*,;:@=]*$/;
+
 /** The decoded text of one percent-encoded component, or the reason it is not well-formed. */
 function decode(raw: string, maxChars: number): { text: string } | { reason: string; limit?: number } {
+  if (VERBATIM.test(raw)) return raw.length > maxChars ? { reason: `is longer than ${maxChars} characters`, limit: maxChars } : { text: raw };
   let text: string;
   try {
     text = decodeURIComponent(raw);
@@ -59,10 +63,11 @@ export function checkRequestTarget(url: string): void {
   const pathEnd = queryStart >= 0 ? queryStart : hash >= 0 ? hash : url.length;
   const path = url.slice(pathStart, pathEnd);
   if (path.length > L.maxPathBytes) refuse("path", "it", { reason: `is longer than ${L.maxPathBytes} bytes`, limit: L.maxPathBytes });
-  path.split("/").forEach((segment, i) => {
-    const decoded = decode(segment, L.maxSegmentChars);
+  const segments = path.split("/");
+  for (let i = 0; i < segments.length; i++) {
+    const decoded = decode(segments[i]!, L.maxSegmentChars);
     if ("reason" in decoded) refuse("path", `segment ${i}`, decoded, { segment: i });
-  });
+  }
   if (queryStart < 0) return;
   const query = url.slice(queryStart + 1, hash > queryStart ? hash : url.length);
   if (query.length > L.maxQueryBytes) refuse("query", "it", { reason: `is longer than ${L.maxQueryBytes} bytes`, limit: L.maxQueryBytes });

@@ -1,7 +1,8 @@
 /**
  * Probes for a balancer or an orchestrator (docs/deployment.md "Several processes"):
- * - GET /health, liveness: the process answers (always 200 while it runs); `database` reports what it sees,
- *   so a database outage does not make an orchestrator restart healthy processes.
+ * - GET /health, liveness: the process answers (always 200 while it runs); `database` reports what it saw at most
+ *   a second ago (services/database-probe.ts), so a database outage does not make an orchestrator restart healthy
+ *   processes, and frequent probes cost no query each.
  * - GET /ready, readiness: 200 when this process should get traffic (services/readiness.ts), else 503 with the
  *   reason: shutting down, database unreachable, or migrations not applied.
  */
@@ -10,7 +11,8 @@ import { z } from "zod";
 import { access, json } from "../contract/route.ts";
 import { contractRouter } from "../contract/router.ts";
 import type { AppDeps } from "../services/deps.ts";
-import { READY_DB_TIMEOUT_MS, ReadinessCheck, withTimeout } from "../services/readiness.ts";
+import { DatabaseProbe } from "../services/database-probe.ts";
+import { ReadinessCheck } from "../services/readiness.ts";
 
 const HealthResponse = z
   .object({
@@ -52,14 +54,10 @@ export const readyRoute = createRoute({
 
 export function healthRoutes(deps: AppDeps) {
   const readiness = new ReadinessCheck(deps.db, deps.lifecycle);
+  const probe = new DatabaseProbe(deps.db);
   return contractRouter()
     .openapi(healthRoute, async (c) => {
-      let database: "connected" | "error" = "connected";
-      try {
-        await withTimeout(deps.db.raw.query("SELECT 1"), READY_DB_TIMEOUT_MS);
-      } catch {
-        database = "error";
-      }
+      const database = await probe.state();
       c.header("Cache-Control", "no-store");
       return c.json({ status: database === "connected" ? ("healthy" as const) : ("degraded" as const), version: deps.version, database, database_kind: deps.db.kind }, 200);
     })

@@ -23,6 +23,7 @@ export class DownloadCounter {
   private flushing: Promise<void> = Promise.resolve();
   private readonly timer: NodeJS.Timeout;
   private closed = false;
+  private today: { day: number; date: string } = { day: -1, date: "" };
 
   constructor(
     private readonly db: Database,
@@ -34,10 +35,17 @@ export class DownloadCounter {
   }
 
   /** One download of `version` of item `itemId` (the items row id), counted on today's UTC date. */
-  add(itemId: string, version: string, now = new Date()): void {
-    const key = `${itemId}\u0000${version}\u0000${now.toISOString().slice(0, 10)}`;
+  add(itemId: string, version: string, now: Date | number = Date.now()): void {
+    const key = `${itemId}\u0000${version}\u0000${this.utcDate(typeof now === "number" ? now : now.getTime())}`;
     this.pending.set(key, (this.pending.get(key) ?? 0) + 1);
     if (this.pending.size >= this.options.maxPendingItems) void this.flush();
+  }
+
+  /** YYYY-MM-DD of `ms`, formatted once per day. */
+  private utcDate(ms: number): string {
+    const day = Math.floor(ms / 86_400_000);
+    if (day !== this.today.day) this.today = { day, date: new Date(day * 86_400_000).toISOString().slice(0, 10) };
+    return this.today.date;
   }
 
   /** Downloads counted here and not flushed yet (all items). */
