@@ -29,7 +29,7 @@ function rpcError(status: number, code: number, message: string, headers: Record
 }
 
 /** The request answered by a fresh SDK server and transport (server.ts); `parsedBody` when its body was already read. */
-export async function answerWithServer(caller: McpCaller, request: Request, parsedBody?: unknown): Promise<Response> {
+async function answerWithServer(caller: McpCaller, request: Request, parsedBody?: unknown): Promise<Response> {
   const server = createRegistryMcpServer(caller);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MCP_MAX_BODY_BYTES });
   await server.connect(transport);
