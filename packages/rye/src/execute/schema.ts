@@ -2,7 +2,11 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { RyeError, sha256Hex } from "@rye/core";
 
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false });
+// validateSchema: false skips checking each schema against the draft-07 meta-schema, whose own validator Ajv compiles
+// on first use: ~50 ms of every cold process that executes a tool (`rye thread run`, each thread process). Ajv still
+// refuses a keyword whose value has the wrong type (`type: "strnig"`, `required: "x"`, `maxLength: "5"`) when it
+// compiles the schema; what goes unchecked are the meta-schema's finer rules (e.g. a negative minLength).
+const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, validateSchema: false });
 const compiled = new Map<string, ValidateFunction>();
 
 function compile(schema: Record<string, unknown>): ValidateFunction {
