@@ -84,10 +84,26 @@ try {
   const completed = (stdout: string) => {
     if ((JSON.parse(stdout) as { status?: string }).status !== "completed") throw new Error(stdout);
   };
+  // The floor under the current design: a thread is the CLI's process (start, verify the tool chain) and then the
+  // thread's own (start, import the SDK: engine, @rye/core with its schemas and parsers), and its model request goes
+  // through fetch (undici). Each piece alone, in the same rounds; RSS as the process reports it at its end.
+  const printRss = "process.stdout.write(String(process.memoryUsage().rss / 1048576))";
+  const sdkEntry = FROM_DIST ? join(packageDir, "dist", "sdk", "v1.js") : join(packageDir, "src", "sdk", "v1.ts");
+  const floors = [
+    { label: "node -e 0 (RSS)", args: ["-e", printRss] },
+    { label: "rye --help (the CLI's start)", args: [RYE_BIN, "--help"] },
+    { label: "a process importing the SDK entry", args: [...(FROM_DIST ? [] : ["--import", "tsx"]), "--input-type=module", "-e", `import m from "node:module"; m.enableCompileCache?.(); await import(${JSON.stringify(sdkEntry)}); ${printRss}`] },
+    { label: "a process that fetches once (undici loads)", args: ["-e", `fetch("http://127.0.0.1:9").catch(() => ${printRss})`] },
+  ].map((f) => ({ ...f, ms: [] as number[], rss: [] as number[] }));
   for (const { bin } of packages) await run([bin, "thread", "run", "bench/start/one", "--json"], env, cwd); // compile cache, page cache
   for (let round = 0; round < ROUNDS; round++) {
     const b = await run(["-e", "0"], env, cwd);
     baseline.push(b.end - b.start);
+    for (const f of floors) {
+      const r = await run(f.args, env, cwd);
+      f.ms.push(r.end - r.start);
+      f.rss.push(Number(r.stdout.trim().split("\n").at(-1)));
+    }
     for (const [i, { bin }] of packages.entries()) {
       const s = series[i]!;
       const from = bench.llm.requests.length;
@@ -125,6 +141,8 @@ try {
     const peak = max(s.memory.map((m) => m.peak));
     console.log(`${label}thread process RSS at its first model request: ${rss.toFixed(0)} MB (p50), peak ${peak.toFixed(0)} MB; target ≤ 60 MB: ${peak <= 60 ? "met" : "NOT met"}`);
   }
+  console.log("floor: each piece of a thread's start alone (same rounds)");
+  for (const f of floors) console.log(`  ${f.label.padEnd(54)} ${median(f.ms).toFixed(0).padStart(8)} ${max(f.ms).toFixed(0).padStart(8)} ${`${(median(f.ms) / base).toFixed(1)}×`.padStart(12)}   RSS ${Number.isFinite(median(f.rss)) ? `${median(f.rss).toFixed(0)} MB` : "-"}`);
 } finally {
   await bench.close();
 }
