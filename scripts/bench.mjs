@@ -15,6 +15,7 @@ const BENCHES = [
   "packages/rye/bench/load.bench.ts",
   "packages/rye/bench/pull.bench.ts",
   "packages/rye/bench/thread.bench.ts",
+  "packages/rye/bench/thread-start.bench.ts",
   "packages/rye/bench/security.bench.ts",
   "packages/rye/bench/graph.bench.ts",
   "packages/rye/bench/mcp-lists.bench.ts",
@@ -37,7 +38,7 @@ const BENCHES = [
   "apps/web/bench/search.bench.ts",
 ];
 /** Benches of the client that run the built package (`dist/`). */
-const NEEDS_BUILD = new Set(["packages/rye/bench/startup.bench.ts", "packages/rye/bench/closure.bench.ts"]);
+const NEEDS_BUILD = new Set(["packages/rye/bench/startup.bench.ts", "packages/rye/bench/closure.bench.ts", "packages/rye/bench/thread-start.bench.ts"]);
 
 const filters = process.argv.slice(2);
 const selected = filters.length === 0 ? BENCHES : BENCHES.filter((b) => filters.some((f) => b.includes(f)));

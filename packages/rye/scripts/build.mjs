@@ -152,5 +152,21 @@ if (heavy.length > 0) {
   process.exit(1);
 }
 
+// Every thread process imports the SDK entry before its first model request: the registry client, the MCP client and
+// the PostgreSQL back end load on first use (sdk/v1.ts, mcp-servers/manage.ts, threads/budget.ts), never with the entry.
+const sdkPath = new Set();
+const addSdkChunk = (file) => {
+  if (!file || sdkPath.has(file)) return;
+  sdkPath.add(file);
+  for (const next of chunkImports.get(file) ?? []) addSdkChunk(next);
+};
+addSdkChunk("sdk/v1.js");
+const SDK_LAZY = /\/node_modules\/(?:@modelcontextprotocol\/sdk|pg-boss|pg|openid-client)\/|\/src\/registry\/(?:publish|bundle-transfer|login|pull-command|remote-search)\.ts$/;
+const sdkHeavy = [...sdkPath].flatMap((file) => chunks.get(file).moduleIds.filter((id) => SDK_LAZY.test(id)).map((id) => `${file}: ${id}`));
+if (sdkPath.size < 2 || sdkHeavy.length > 0) {
+  console.error(`ryeos: importing sdk/v1 would load what a thread process never needs at start:\n  ${sdkHeavy.slice(0, 5).join("\n  ") || "(no sdk/v1.js chunk)"}`);
+  process.exit(1);
+}
+
 // On stderr: `npm pack --json` runs this build (prepack) and its stdout must stay the JSON alone.
 console.error(`ryeos: built ${files.length} files in dist/, system bundle in system/.ai, ${bundled.size} bundled packages (${Date.now() - started} ms)`);

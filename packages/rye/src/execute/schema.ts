@@ -1,16 +1,24 @@
 /** JSON Schema enforcement of tool parameters (the original declared CONFIG_SCHEMA but never checked it). */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { RyeError, sha256Hex } from "@rye/core";
 
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false });
+// Ajv loads with the first tool call, not with the engine: a thread process executes its directive (no schema) and
+// asks the model before it runs any tool. validateSchema: false skips checking each schema against the draft-07
+// meta-schema, whose own validator Ajv compiles on first use: ~50 ms of every cold process that executes a tool
+// (`rye thread run`, each thread process). Ajv still refuses a keyword whose value has the wrong type
+// (`type: "strnig"`, `required: "x"`, `maxLength: "5"`) when it compiles the schema; what goes unchecked are the
+// meta-schema's finer rules (e.g. a negative minLength).
+let ajv: Promise<Ajv> | undefined;
+const loadAjv = () => (ajv ??= import("ajv").then(({ Ajv }) => new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, validateSchema: false })));
 const compiled = new Map<string, ValidateFunction>();
 
-function compile(schema: Record<string, unknown>): ValidateFunction {
+async function compile(schema: Record<string, unknown>): Promise<ValidateFunction> {
   const key = sha256Hex(JSON.stringify(schema));
   let fn = compiled.get(key);
   if (!fn) {
+    const instance = await loadAjv();
     try {
-      fn = ajv.compile(schema);
+      fn = instance.compile(schema);
     } catch (err) {
       throw new RyeError("VALIDATION_FAILED", `The tool's parameter schema is not valid JSON Schema: ${(err as Error).message}`);
     }
@@ -28,10 +36,10 @@ function describe(error: ErrorObject): { field: string; message: string } {
 }
 
 /** Validates (and fills schema defaults into a copy of) the parameters; throws INPUT_INVALID. */
-export function validateParameters(schema: unknown, parameters: Record<string, unknown>, toolId: string): Record<string, unknown> {
+export async function validateParameters(schema: unknown, parameters: Record<string, unknown>, toolId: string): Promise<Record<string, unknown>> {
   const copy = structuredClone(parameters);
   if (!schema || typeof schema !== "object" || Array.isArray(schema)) return copy;
-  const validate = compile(schema as Record<string, unknown>);
+  const validate = await compile(schema as Record<string, unknown>);
   if (!validate(copy)) {
     const issues = (validate.errors ?? []).map(describe);
     throw new RyeError("INPUT_INVALID", `Invalid parameters for ${toolId}: ${issues.map((i) => i.message).join("; ")}`, {

@@ -91,7 +91,7 @@ export async function executeTool(ctx: EngineContext, toolId: string, options: T
   const chain = await buildChain(ctx, toolId);
   const root = chain.elements[0]!;
   const version = String(root.tool.version);
-  const parameters = validateParameters(parameterSchema(root), options.parameters, toolId);
+  const parameters = await validateParameters(parameterSchema(root), options.parameters, toolId);
   const summary = lockElements(chain);
   // The security gate, before anything of the tool runs (docs/security.md).
   const gate = await gateToolCall(ctx, { toolId: root.itemId, extras: root.tool.extras, parameters, ...(options.generation !== undefined ? { generation: options.generation } : {}), ...(options.approved ? { approved: true } : {}) });

@@ -7,9 +7,6 @@
  */
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { canonicalJson, RyeError, sha256Hex, signItem } from "@rye/core";
 import { writeFileAtomic } from "../fs/atomic.ts";
@@ -46,6 +43,13 @@ export function assertServerName(name: string): string {
 
 /** Connects, lists every tool (following pagination, at most 1 000), and disconnects. */
 export async function discoverTools(spec: ServerSpec, env: NodeJS.ProcessEnv, options: { timeoutMs?: number } = {}): Promise<DiscoveredTool[]> {
+  // The MCP client (~250 kB of bundle) loads here only: the SDK re-exports this module, and every thread process
+  // imports the SDK without ever discovering a server.
+  const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+  ]);
   const transport =
     spec.transport === "stdio"
       ? new StdioClientTransport({ command: spec.command, args: spec.args, env: { ...(Object.fromEntries(Object.entries(env).filter(([k]) => ["PATH", "HOME", "USER", "LANG", "TMPDIR", "SYSTEMROOT"].includes(k))) as Record<string, string>), ...Object.fromEntries(Object.entries(spec.env).map(([k, v]) => [k, expand(v, env)])) }, stderr: "ignore" })

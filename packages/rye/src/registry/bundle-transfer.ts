@@ -93,14 +93,7 @@ export function assertRegistryBundleId(bundleId: string): string {
   return bundleId;
 }
 
-/** `acme/kit@1.2.0` → id and version (bundle ids never contain `@`). */
-export function splitBundleRef(ref: string): { bundleId: string; version?: string } {
-  const at = ref.indexOf("@");
-  if (at < 0) return { bundleId: ref };
-  const version = ref.slice(at + 1);
-  if (!isSemver(version)) throw new RyeError("INVALID_VERSION", `Invalid version ${JSON.stringify(version)} in ${JSON.stringify(ref)}`, { hint: "Use <bundle_id>@MAJOR.MINOR.PATCH." });
-  return { bundleId: ref.slice(0, at), version };
-}
+export { splitBundleRef } from "./refs.ts";
 
 /** Why a manifest path may not be written when pulling `bundleId`, or null (the registry's own rule). */
 export function pulledPathProblem(bundleId: string, path: string): string | null {

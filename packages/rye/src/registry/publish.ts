@@ -94,14 +94,7 @@ export function splitRegistryId(id: string): { namespace: string; category: stri
   return { namespace: segments[0]!, category: segments.slice(1, -1).join("/"), name: segments.at(-1)!, segments };
 }
 
-/** `id@1.2.3` → id and version. */
-export function splitVersion(ref: string): { id: string; version?: string } {
-  const at = ref.lastIndexOf("@");
-  if (at <= 0) return { id: ref };
-  const version = ref.slice(at + 1);
-  if (!version) throw new RyeError("BAD_REQUEST", `Missing version after @ in ${JSON.stringify(ref)}`);
-  return { id: ref.slice(0, at), version };
-}
+export { splitVersion } from "./refs.ts";
 
 function encodeId(id: string): string {
   return id.split("/").map(encodeURIComponent).join("/");

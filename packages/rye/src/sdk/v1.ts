@@ -16,23 +16,42 @@ export const SDK_VERSION = "1.3.0";
 export { RyeError } from "@rye/core";
 export type { ErrorCode, ItemType } from "@rye/core";
 
+// The registry client loads on first call (each function below is async): a thread process imports this entry and
+// never talks to a registry (the entry imported 2.1 MB of bundle with them, 1.2 MB without).
+type Publish = typeof import("../registry/publish.ts");
+type BundleTransfer = typeof import("../registry/bundle-transfer.ts");
+type RemoteSearch = typeof import("../registry/remote-search.ts");
+/** `module[name]`, imported when first called. */
+function lazy<M, K extends keyof M>(load: () => Promise<M>, name: K): M[K] {
+  return (async (...args: unknown[]) => ((await load())[name] as (...a: unknown[]) => unknown)(...args)) as M[K];
+}
+const publish = () => import("../registry/publish.ts");
+const bundleTransfer = () => import("../registry/bundle-transfer.ts");
+const remoteSearch = () => import("../registry/remote-search.ts");
+
 // Registry client: items
-export { decideHeld, listHeld, manageItem, pushItem, splitVersion } from "../registry/publish.ts";
+export const decideHeld = lazy<Publish, "decideHeld">(publish, "decideHeld");
+export const listHeld = lazy<Publish, "listHeld">(publish, "listHeld");
+export const manageItem = lazy<Publish, "manageItem">(publish, "manageItem");
+export const pushItem = lazy<Publish, "pushItem">(publish, "pushItem");
+export { splitVersion, splitBundleRef } from "../registry/refs.ts";
 export type { HeldVersion, ManageAction, ManageOptions, PublishContext, PushApproval, PushOptions, PushResult, Visibility } from "../registry/publish.ts";
 // `rye pull`: the one verified pull path, written and pinned in .ai/rye.lock.
-export { pullCommand as pullItemToFile } from "../registry/pull-command.ts";
+export const pullItemToFile = lazy<typeof import("../registry/pull-command.ts"), "pullCommand">(() => import("../registry/pull-command.ts"), "pullCommand");
 export type { PullCommandOptions as PullOptions, PullCommandResult as PullResult } from "../registry/pull-command.ts";
 // Registry client: bundles
-export { pullBundle, pushBundle, splitBundleRef } from "../registry/bundle-transfer.ts";
+export const pullBundle = lazy<BundleTransfer, "pullBundle">(bundleTransfer, "pullBundle");
+export const pushBundle = lazy<BundleTransfer, "pushBundle">(bundleTransfer, "pushBundle");
 export type { BundleTransferContext, PullBundleOptions, PullBundleResult, PushBundleOptions, PushBundleResult } from "../registry/bundle-transfer.ts";
 // Registry client: search, routing, sessions
-export { searchOneRegistry, searchRegistries } from "../registry/remote-search.ts";
+export const searchOneRegistry = lazy<RemoteSearch, "searchOneRegistry">(remoteSearch, "searchOneRegistry");
+export const searchRegistries = lazy<RemoteSearch, "searchRegistries">(remoteSearch, "searchRegistries");
 export type { MergedRegistrySearch, RegistryHit, RegistrySearchQuery, RegistrySearchResult } from "../registry/remote-search.ts";
-export { resolveRegistryFor } from "../registry/registries.ts";
+export const resolveRegistryFor = lazy<typeof import("../registry/registries.ts"), "resolveRegistryFor">(() => import("../registry/registries.ts"), "resolveRegistryFor");
 export type { RegistryRoute } from "../registry/registries.ts";
 export { normalizeRegistryUrl } from "../registry/registry-url.ts";
-export { accessTokenFor } from "../registry/session.ts";
-export { whoAmI } from "../registry/login.ts";
+export const accessTokenFor = lazy<typeof import("../registry/session.ts"), "accessTokenFor">(() => import("../registry/session.ts"), "accessTokenFor");
+export const whoAmI = lazy<typeof import("../registry/login.ts"), "whoAmI">(() => import("../registry/login.ts"), "whoAmI");
 export type { WhoAmI } from "../registry/login.ts";
 // The agent runtime (docs/agent-runtime.md): the engine, verified reads, the verified module loader, threads.
 export { importVerifiedModule, listVerifiedItems, openEngine, readConfigOverride, readVerifiedItem } from "./runtime.ts";
