@@ -22,7 +22,7 @@
  *   npm run build -w ryeos && node --import tsx packages/rye/bench/startup.bench.ts [items=10000] [runs=15]
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -190,6 +190,21 @@ await server.connect(new StdioServerTransport());
 
 const verdict = (met: boolean) => (met ? "met" : "MISSED");
 
+/**
+ * Floors of a cold search, each a process of its own: importing the modules a search runs (nothing run), and the
+ * freshness check no stored index can skip: listing the searched type's folders and stat-ing every item file
+ * (an in-place edit changes a file's mtime, not its folder's).
+ */
+function importOnlyScript(): string {
+  const dist = join(packageDir, "dist");
+  const chunk = readdirSync(dist).find((f) => /^search-[\w-]+\.js$/.test(f) && readFileSync(join(dist, f), "utf8").includes("registerSearch"));
+  if (!chunk) throw new Error("no search command chunk in dist/");
+  return `import module from "node:module"; module.enableCompileCache?.(); await import(${JSON.stringify(join(dist, "cli.js"))}); await import(${JSON.stringify(join(dist, chunk))});`;
+}
+const STAT_ONLY_SCRIPT = `const fs = require("node:fs"); const path = require("node:path");
+const walk = (dir) => { for (const e of fs.readdirSync(dir, { withFileTypes: true })) { const p = dir + path.sep + e.name; if (e.isDirectory()) walk(p); else fs.statSync(p, { throwIfNoEntry: false }); } };
+walk(path.join(process.cwd(), ".ai", "knowledge"));`;
+
 // ------------------------------------------------------------------ run
 const base = await mkdtemp(join(tmpdir(), "rye-startup-bench-"));
 try {
@@ -221,6 +236,8 @@ try {
         { label: "rye --help", runs: RUNS, args: [bin, "--help"], env },
         { label: "rye search (stored index)", runs: RUNS, args: [bin, ...query], env },
         ...(beforeBin ? [{ label: "rye search, BENCH_BEFORE build", runs: RUNS, args: [beforeBin, ...query], env: beforeEnv }] : []),
+        { label: "floor: import the search modules", runs: RUNS, args: ["--input-type=module", "-e", importOnlyScript()], env },
+        { label: "floor: stat every knowledge file", runs: RUNS, args: ["-e", STAT_ONLY_SCRIPT], env },
       ],
       project,
     ),
@@ -232,10 +249,12 @@ try {
   const sdk = join(packageDir, "..", "..", "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm");
   await writeFile(join(base, "raw-server.mjs"), RAW_SERVER);
   await writeFile(join(base, "sdk-server.mjs"), sdkServer(sdk));
-  const [rawFloor, sdkFloor, mcpBefore] = await Promise.all([
+  // With BENCH_BEFORE, both builds' `rye mcp` idle in that same group: before and after under the same conditions.
+  const [rawFloor, sdkFloor, mcpBefore, mcpAfter] = await Promise.all([
     measureMcp([join(base, "raw-server.mjs")], env, project, 0),
     existsSync(sdk) ? measureMcp([join(base, "sdk-server.mjs")], env, project, 0) : null,
     beforeBin ? measureMcp([beforeBin, "mcp"], beforeEnv, project, 0) : null,
+    beforeBin ? measureMcp([bin, "mcp"], env, project, 0) : null,
   ]);
   const baseline = rows[0]!.p50;
   console.log(`\n${ITEMS} items, built package (dist/), ${RUNS} runs each (interleaved), load average ${load} at start, ${loadavg()[0]!.toFixed(2)} at end`);
@@ -245,18 +264,23 @@ try {
   console.log(`${"rye mcp → first tools/list".padEnd(36)} ${mcp.toolsList.toFixed(1).padStart(8)} ${"".padStart(8)} ${(mcp.toolsList / baseline).toFixed(1).padStart(9)}×`);
   console.log(`${"rye mcp warm search (50 calls)".padEnd(36)} ${pct(mcp.warm, 50).toFixed(1).padStart(8)} ${pct(mcp.warm, 90).toFixed(1).padStart(8)} ${"".padStart(10)} ${mcp.cpuPerSearch.toFixed(1).padStart(11)}`);
   console.log(`rye mcp RSS: ${mcp.rssMb.toFixed(0)} MB 1 s after tools/list; idle ${(SETTLE_MS / 1000).toFixed(0)} s: ${mcp.idleMb.toFixed(0)} MB; after the searches and ${(SETTLE_MS / 1000).toFixed(0)} s idle: ${mcp.afterSearchesMb.toFixed(0)} MB`);
-  console.log(`stored index vs none: ${(rows[beforeBin ? 4 : 3]!.p50 / rows[2]!.p50).toFixed(1)}× faster`);
-  console.log(`idle RSS after ${(SETTLE_MS / 1000).toFixed(0)} s: JSON-RPC loop without a library ${rawFloor.idleMb.toFixed(0)} MB; MCP SDK stdio server, no tool ${sdkFloor ? `${sdkFloor.idleMb.toFixed(0)} MB` : "(SDK not installed)"}; rye mcp ${mcp.idleMb.toFixed(0)} MB${mcpBefore ? `; rye mcp, BENCH_BEFORE build ${mcpBefore.idleMb.toFixed(0)} MB` : ""}`);
+  const row = (label: string) => rows.find((r) => r.label.startsWith(label))!;
+  console.log(`stored index vs none: ${(row("rye search (RYE_SEARCH_INDEX=0)").p50 / rows[2]!.p50).toFixed(1)}× faster`);
+  console.log(`idle RSS after ${(SETTLE_MS / 1000).toFixed(0)} s: JSON-RPC loop without a library ${rawFloor.idleMb.toFixed(0)} MB; MCP SDK stdio server, no tool ${sdkFloor ? `${sdkFloor.idleMb.toFixed(0)} MB` : "(SDK not installed)"}; rye mcp ${mcp.idleMb.toFixed(0)} MB${mcpBefore && mcpAfter ? `; side by side: rye mcp ${mcpAfter.idleMb.toFixed(0)} MB, BENCH_BEFORE build ${mcpBefore.idleMb.toFixed(0)} MB` : ""}`);
 
   const search = rows[2]!;
   console.log(`\nIssue #33 targets (${ITEMS} items)`);
   console.log(`  3. cold rye search (stored index): ${search.p50.toFixed(1)} ms p50 ÷ node -e '' ${baseline.toFixed(1)} ms = ${(search.p50 / baseline).toFixed(2)}× (target ≤ ${TARGET_SEARCH_RATIO}×): ${verdict(search.p50 / baseline <= TARGET_SEARCH_RATIO)}; CPU ${search.cpu.toFixed(0)} ÷ ${cpuBaseline.toFixed(0)} ms = ${(search.cpu / cpuBaseline).toFixed(2)}×`);
   if (beforeBin) {
-    const before = rows[3]!;
+    const before = row("rye search, BENCH_BEFORE build");
     console.log(`     BENCH_BEFORE build, same rounds: ${before.p50.toFixed(1)} ms p50 = ${(before.p50 / baseline).toFixed(2)}×, CPU ${(before.cpu / cpuBaseline).toFixed(2)}× → ${(((before.p50 - search.p50) / before.p50) * 100).toFixed(0)}% less wall time`);
   }
+  const imports = row("floor: import the search modules");
+  const stats = row("floor: stat every knowledge file");
+  const floor = imports.p50 + stats.p50 - baseline;
+  console.log(`     floor, without searching: node ${baseline.toFixed(1)} ms + importing the modules ${(imports.p50 - baseline).toFixed(1)} ms + stat-ing the ${ITEMS / 2} files ${(stats.p50 - baseline).toFixed(1)} ms = ${floor.toFixed(1)} ms (${(floor / baseline).toFixed(2)}×); reading the index and searching: the other ${(search.p50 - floor).toFixed(1)} ms`);
   const floorNote = sdkFloor ? `; floor: the MCP SDK's server with no tool idles at ${sdkFloor.idleMb.toFixed(0)} MB (${(sdkFloor.idleMb / rawFloor.idleMb).toFixed(2)}×), so rye adds ${(mcp.idleMb - sdkFloor.idleMb).toFixed(0)} MB to it` : "";
-  console.log(`  4. rye mcp idle RSS: ${mcp.idleMb.toFixed(0)} MB (target ≤ ${TARGET_MCP_IDLE_MB} MB): ${verdict(mcp.idleMb <= TARGET_MCP_IDLE_MB)}; baseline: a JSON-RPC loop without a library ${rawFloor.idleMb.toFixed(0)} MB → ${(mcp.idleMb / rawFloor.idleMb).toFixed(2)}×${floorNote}${mcpBefore ? `; BENCH_BEFORE build ${mcpBefore.idleMb.toFixed(0)} MB` : ""}`);
+  console.log(`  4. rye mcp idle RSS: ${mcp.idleMb.toFixed(0)} MB (target ≤ ${TARGET_MCP_IDLE_MB} MB): ${verdict(mcp.idleMb <= TARGET_MCP_IDLE_MB)}; baseline: a JSON-RPC loop without a library ${rawFloor.idleMb.toFixed(0)} MB → ${(mcp.idleMb / rawFloor.idleMb).toFixed(2)}×${floorNote}${mcpBefore && mcpAfter ? `; side by side with the BENCH_BEFORE build: ${mcpAfter.idleMb.toFixed(0)} vs ${mcpBefore.idleMb.toFixed(0)} MB` : ""}`);
 
   const checkout = process.env.RYE_OS_CHECKOUT;
   const script = process.env.ORIG_SEARCH_PY ?? join(packageDir, "..", "..", "..", "shared", "bench", "orig-search.py");

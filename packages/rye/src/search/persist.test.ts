@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtemp, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -96,6 +97,12 @@ async function storedCorpus(options: { backdated?: boolean } = {}) {
   const file = storedSpaceFile(dir, made.project);
   return { ...made, dir, file, good: await readFile(file) };
 }
+
+test("a space's stored index keeps its file name (SHA-256 of its name and root): an upgrade reuses the file", () => {
+  const space: Space = { name: "project", root: "/home/ana/proj/.ai" };
+  const name = createHash("sha256").update("project\0/home/ana/proj/.ai").digest("hex").slice(0, 32);
+  assert.equal(storedSpaceFile("/cache/rye/search-index", space), join("/cache/rye/search-index", `${name}.idx`));
+});
 
 test("a later process starts from the stored index, reads no file, and answers exactly as without it", async () => {
   const { spaces, project } = await corpus();
