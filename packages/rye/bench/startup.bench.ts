@@ -273,7 +273,7 @@ try {
   console.log(`  3. cold rye search (stored index): ${search.p50.toFixed(1)} ms p50 ÷ node -e '' ${baseline.toFixed(1)} ms = ${(search.p50 / baseline).toFixed(2)}× (target ≤ ${TARGET_SEARCH_RATIO}×): ${verdict(search.p50 / baseline <= TARGET_SEARCH_RATIO)}; CPU ${search.cpu.toFixed(0)} ÷ ${cpuBaseline.toFixed(0)} ms = ${(search.cpu / cpuBaseline).toFixed(2)}×`);
   if (beforeBin) {
     const before = row("rye search, BENCH_BEFORE build");
-    console.log(`     BENCH_BEFORE build, same rounds: ${before.p50.toFixed(1)} ms p50 = ${(before.p50 / baseline).toFixed(2)}×, CPU ${(before.cpu / cpuBaseline).toFixed(2)}× → ${(((before.p50 - search.p50) / before.p50) * 100).toFixed(0)}% less wall time`);
+    console.log(`     BENCH_BEFORE build, same rounds: ${before.p50.toFixed(1)} ms p50 = ${(before.p50 / baseline).toFixed(2)}×, CPU ${(before.cpu / cpuBaseline).toFixed(2)}× → wall time ${search.p50 <= before.p50 ? "−" : "+"}${((Math.abs(before.p50 - search.p50) / before.p50) * 100).toFixed(0)}%, CPU ${search.cpu <= before.cpu ? "−" : "+"}${((Math.abs(before.cpu - search.cpu) / before.cpu) * 100).toFixed(0)}%`);
   }
   const imports = row("floor: import the search modules");
   const stats = row("floor: stat every knowledge file");
