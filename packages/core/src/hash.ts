@@ -18,3 +18,11 @@ export function sha256Hex(data: string | Uint8Array): string {
 export function sha256Bytes(data: string | Uint8Array): Uint8Array {
   return sha256Impl(typeof data === "string" ? utf8Encode(data) : data);
 }
+
+/**
+ * Lowercase hex SHA-256 by the pure-JS implementation, whichever one is installed: for a short string on a
+ * cold path (a file name), where loading node:crypto would cost a process more than the hashing.
+ */
+export function sha256HexPortable(data: string): string {
+  return toHex(sha256(utf8Encode(data)));
+}

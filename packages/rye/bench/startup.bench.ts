@@ -8,13 +8,21 @@
  *                                 RYE_SEARCH_INDEX=0 (every file read, what a process did before the index)
  *   rye mcp                       time to the first tools/list answer, warm `search` calls (wall and CPU), RSS 1 s
  *                                 after start-up, after 25 s idle (V8's memory reducer has run), and after the searches
+ *   idle RSS floors               what an MCP server costs before rye adds anything, measured like `rye mcp`:
+ *                                 a JSON-RPC loop on stdin/stdout with no library (Node's own floor) and the
+ *                                 MCP SDK's stdio server with no tool (the SDK's)
  *   orig-search.py                the original's per-query time on the same tree, when python3 and a
  *                                 checkout of leolilley/rye-os are given (RYE_OS_CHECKOUT, ORIG_SEARCH_PY, PYTHON)
+ *
+ * Then the targets of issue #33, each with its baseline and ratio: cold search ≤ 4× `node -e ''` (wall p50, both
+ * measured in the same interleaved rounds), `rye mcp` idle ≤ 50 MB RSS.
+ * BENCH_BEFORE=<dir> (a copy of an earlier build: its bin/rye.mjs, dist/ and system/) adds that build's search to
+ * the same interleaved rounds and its `rye mcp` to the memory figures: before and after from one run.
  *
  *   npm run build -w ryeos && node --import tsx packages/rye/bench/startup.bench.ts [items=10000] [runs=15]
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +33,15 @@ const ITEMS = Number(process.argv[2] ?? 10_000);
 const RUNS = Number(process.argv[3] ?? 15);
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 const bin = join(packageDir, "bin", "rye.mjs");
+const BEFORE = process.env.BENCH_BEFORE;
+const beforeBin = BEFORE ? join(BEFORE, "bin", "rye.mjs") : null;
+if (beforeBin && !existsSync(beforeBin)) {
+  console.error(`BENCH_BEFORE: no ${beforeBin}`);
+  process.exit(2);
+}
+/** Issue #33's targets. */
+const TARGET_SEARCH_RATIO = 4;
+const TARGET_MCP_IDLE_MB = 50;
 if (!existsSync(join(packageDir, "dist", "cli.js"))) {
   console.error("Build the package first: npm run build -w ryeos");
   process.exit(2);
@@ -98,9 +115,9 @@ const SETTLE_MS = Number(process.env.BENCH_MCP_SETTLE_MS ?? 25_000);
  * `rye mcp`: ms to the first tools/list answer, warm search latencies and the CPU they took, and RSS one second
  * after tools/list (start-up transient), after SETTLE_MS idle, and after the searches plus SETTLE_MS idle.
  */
-async function measureMcp(env: NodeJS.ProcessEnv, cwd: string, searches: number): Promise<{ toolsList: number; warm: number[]; cpuPerSearch: number; rssMb: number; idleMb: number; afterSearchesMb: number }> {
+async function measureMcp(args: string[], env: NodeJS.ProcessEnv, cwd: string, searches: number): Promise<{ toolsList: number; warm: number[]; cpuPerSearch: number; rssMb: number; idleMb: number; afterSearchesMb: number }> {
   const start = performance.now();
-  const child = spawn(process.execPath, [bin, "mcp"], { env, cwd, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, args, { env, cwd, stdio: ["pipe", "pipe", "pipe"] });
   let buffer = "";
   const waiting = new Map<number, (value: unknown) => void>();
   child.stdout.on("data", (chunk: Buffer) => {
@@ -129,6 +146,7 @@ async function measureMcp(env: NodeJS.ProcessEnv, cwd: string, searches: number)
     const rssMb = rssOf(child.pid);
     await new Promise((r) => setTimeout(r, SETTLE_MS - 1000));
     const idleMb = rssOf(child.pid);
+    if (searches === 0) return { toolsList, warm: [], cpuPerSearch: Number.NaN, rssMb, idleMb, afterSearchesMb: Number.NaN };
     const cpuMs = () => {
       const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
       return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime in clock ticks of 10 ms
@@ -151,6 +169,42 @@ async function measureMcp(env: NodeJS.ProcessEnv, cwd: string, searches: number)
   }
 }
 
+/** Node's floor for a stdio JSON-RPC server: answers initialize and tools/list with no library at all. */
+const RAW_SERVER = `import { createInterface } from "node:readline";
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  const result = m.method === "initialize" ? { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "raw", version: "1" } } : { tools: [] };
+  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }) + "\\n");
+});
+`;
+
+/** The MCP SDK's floor: its stdio server (the one `rye mcp` builds on) with no tool. */
+const sdkServer = (sdk: string) => `import { Server } from ${JSON.stringify(`${sdk}/server/index.js`)};
+import { StdioServerTransport } from ${JSON.stringify(`${sdk}/server/stdio.js`)};
+import { ListToolsRequestSchema } from ${JSON.stringify(`${sdk}/types.js`)};
+const server = new Server({ name: "floor", version: "1" }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [] }));
+await server.connect(new StdioServerTransport());
+`;
+
+const verdict = (met: boolean) => (met ? "met" : "MISSED");
+
+/**
+ * Floors of a cold search, each a process of its own: importing the modules a search runs (nothing run), and the
+ * freshness check no stored index can skip: listing the searched type's folders and stat-ing every item file
+ * (an in-place edit changes a file's mtime, not its folder's).
+ */
+function importOnlyScript(): string {
+  const dist = join(packageDir, "dist");
+  const chunk = readdirSync(dist).find((f) => /^search-[\w-]+\.js$/.test(f) && readFileSync(join(dist, f), "utf8").includes("registerSearch"));
+  if (!chunk) throw new Error("no search command chunk in dist/");
+  return `import module from "node:module"; module.enableCompileCache?.(); await import(${JSON.stringify(join(dist, "cli.js"))}); await import(${JSON.stringify(join(dist, chunk))});`;
+}
+const STAT_ONLY_SCRIPT = `const fs = require("node:fs"); const path = require("node:path");
+const walk = (dir) => { for (const e of fs.readdirSync(dir, { withFileTypes: true })) { const p = dir + path.sep + e.name; if (e.isDirectory()) walk(p); else fs.statSync(p, { throwIfNoEntry: false }); } };
+walk(path.join(process.cwd(), ".ai", "knowledge"));`;
+
 // ------------------------------------------------------------------ run
 const base = await mkdtemp(join(tmpdir(), "rye-startup-bench-"));
 try {
@@ -169,19 +223,39 @@ try {
   await new Promise((r) => setTimeout(r, 2000));
   const load = loadavg()[0]!.toFixed(2);
 
+  // The earlier build keeps its own stored index (its format may differ), built the same way.
+  const beforeEnv = { ...env, RYE_SEARCH_INDEX_DIR: join(base, "index-before") };
+  if (beforeBin) {
+    timeProcess([beforeBin, "search", "--local", "registry"], beforeEnv, project);
+    timeProcess([beforeBin, ...query], beforeEnv, project);
+  }
   const rows = [
     ...interleaved(
       [
         { label: "node -e '' (baseline)", runs: RUNS, args: ["-e", ""], env },
         { label: "rye --help", runs: RUNS, args: [bin, "--help"], env },
         { label: "rye search (stored index)", runs: RUNS, args: [bin, ...query], env },
+        ...(beforeBin ? [{ label: "rye search, BENCH_BEFORE build", runs: RUNS, args: [beforeBin, ...query], env: beforeEnv }] : []),
+        { label: "floor: import the search modules", runs: RUNS, args: ["--input-type=module", "-e", importOnlyScript()], env },
+        { label: "floor: stat every knowledge file", runs: RUNS, args: ["-e", STAT_ONLY_SCRIPT], env },
       ],
       project,
     ),
     // Seconds of reading every file: after the others, so that it disturbs none of them.
     ...interleaved([{ label: "rye search (RYE_SEARCH_INDEX=0)", runs: Math.min(RUNS, 3), args: [bin, ...query], env: { ...env, RYE_SEARCH_INDEX: "0" } }], project),
   ];
-  const mcp = await measureMcp(env, project, 51);
+  const mcp = await measureMcp([bin, "mcp"], env, project, 51);
+  // The floors and the earlier build side by side (they only idle: running together disturbs no figure they give).
+  const sdk = join(packageDir, "..", "..", "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm");
+  await writeFile(join(base, "raw-server.mjs"), RAW_SERVER);
+  await writeFile(join(base, "sdk-server.mjs"), sdkServer(sdk));
+  // With BENCH_BEFORE, both builds' `rye mcp` idle in that same group: before and after under the same conditions.
+  const [rawFloor, sdkFloor, mcpBefore, mcpAfter] = await Promise.all([
+    measureMcp([join(base, "raw-server.mjs")], env, project, 0),
+    existsSync(sdk) ? measureMcp([join(base, "sdk-server.mjs")], env, project, 0) : null,
+    beforeBin ? measureMcp([beforeBin, "mcp"], beforeEnv, project, 0) : null,
+    beforeBin ? measureMcp([bin, "mcp"], env, project, 0) : null,
+  ]);
   const baseline = rows[0]!.p50;
   console.log(`\n${ITEMS} items, built package (dist/), ${RUNS} runs each (interleaved), load average ${load} at start, ${loadavg()[0]!.toFixed(2)} at end`);
   console.log(`${"".padEnd(36)} ${"p50 ms".padStart(8)} ${"p90 ms".padStart(8)} ${"÷ node -e".padStart(10)} ${"CPU p50 ms".padStart(11)} ${"÷ node -e".padStart(10)}`);
@@ -190,7 +264,23 @@ try {
   console.log(`${"rye mcp → first tools/list".padEnd(36)} ${mcp.toolsList.toFixed(1).padStart(8)} ${"".padStart(8)} ${(mcp.toolsList / baseline).toFixed(1).padStart(9)}×`);
   console.log(`${"rye mcp warm search (50 calls)".padEnd(36)} ${pct(mcp.warm, 50).toFixed(1).padStart(8)} ${pct(mcp.warm, 90).toFixed(1).padStart(8)} ${"".padStart(10)} ${mcp.cpuPerSearch.toFixed(1).padStart(11)}`);
   console.log(`rye mcp RSS: ${mcp.rssMb.toFixed(0)} MB 1 s after tools/list; idle ${(SETTLE_MS / 1000).toFixed(0)} s: ${mcp.idleMb.toFixed(0)} MB; after the searches and ${(SETTLE_MS / 1000).toFixed(0)} s idle: ${mcp.afterSearchesMb.toFixed(0)} MB`);
-  console.log(`stored index vs none: ${(rows[3]!.p50 / rows[2]!.p50).toFixed(1)}× faster`);
+  const row = (label: string) => rows.find((r) => r.label.startsWith(label))!;
+  console.log(`stored index vs none: ${(row("rye search (RYE_SEARCH_INDEX=0)").p50 / rows[2]!.p50).toFixed(1)}× faster`);
+  console.log(`idle RSS after ${(SETTLE_MS / 1000).toFixed(0)} s: JSON-RPC loop without a library ${rawFloor.idleMb.toFixed(0)} MB; MCP SDK stdio server, no tool ${sdkFloor ? `${sdkFloor.idleMb.toFixed(0)} MB` : "(SDK not installed)"}; rye mcp ${mcp.idleMb.toFixed(0)} MB${mcpBefore && mcpAfter ? `; side by side: rye mcp ${mcpAfter.idleMb.toFixed(0)} MB, BENCH_BEFORE build ${mcpBefore.idleMb.toFixed(0)} MB` : ""}`);
+
+  const search = rows[2]!;
+  console.log(`\nIssue #33 targets (${ITEMS} items)`);
+  console.log(`  3. cold rye search (stored index): ${search.p50.toFixed(1)} ms p50 ÷ node -e '' ${baseline.toFixed(1)} ms = ${(search.p50 / baseline).toFixed(2)}× (target ≤ ${TARGET_SEARCH_RATIO}×): ${verdict(search.p50 / baseline <= TARGET_SEARCH_RATIO)}; CPU ${search.cpu.toFixed(0)} ÷ ${cpuBaseline.toFixed(0)} ms = ${(search.cpu / cpuBaseline).toFixed(2)}×`);
+  if (beforeBin) {
+    const before = row("rye search, BENCH_BEFORE build");
+    console.log(`     BENCH_BEFORE build, same rounds: ${before.p50.toFixed(1)} ms p50 = ${(before.p50 / baseline).toFixed(2)}×, CPU ${(before.cpu / cpuBaseline).toFixed(2)}× → wall time ${search.p50 <= before.p50 ? "−" : "+"}${((Math.abs(before.p50 - search.p50) / before.p50) * 100).toFixed(0)}%, CPU ${search.cpu <= before.cpu ? "−" : "+"}${((Math.abs(before.cpu - search.cpu) / before.cpu) * 100).toFixed(0)}%`);
+  }
+  const imports = row("floor: import the search modules");
+  const stats = row("floor: stat every knowledge file");
+  const floor = imports.p50 + stats.p50 - baseline;
+  console.log(`     floor, without searching: node ${baseline.toFixed(1)} ms + importing the modules ${(imports.p50 - baseline).toFixed(1)} ms + stat-ing the ${ITEMS / 2} files ${(stats.p50 - baseline).toFixed(1)} ms = ${floor.toFixed(1)} ms (${(floor / baseline).toFixed(2)}×); reading the index and searching: the other ${(search.p50 - floor).toFixed(1)} ms`);
+  const floorNote = sdkFloor ? `; floor: the MCP SDK's server with no tool idles at ${sdkFloor.idleMb.toFixed(0)} MB (${(sdkFloor.idleMb / rawFloor.idleMb).toFixed(2)}×), so rye adds ${(mcp.idleMb - sdkFloor.idleMb).toFixed(0)} MB to it` : "";
+  console.log(`  4. rye mcp idle RSS: ${mcp.idleMb.toFixed(0)} MB (target ≤ ${TARGET_MCP_IDLE_MB} MB): ${verdict(mcp.idleMb <= TARGET_MCP_IDLE_MB)}; baseline: a JSON-RPC loop without a library ${rawFloor.idleMb.toFixed(0)} MB → ${(mcp.idleMb / rawFloor.idleMb).toFixed(2)}×${floorNote}${mcpBefore && mcpAfter ? `; side by side with the BENCH_BEFORE build: ${mcpAfter.idleMb.toFixed(0)} vs ${mcpBefore.idleMb.toFixed(0)} MB` : ""}`);
 
   const checkout = process.env.RYE_OS_CHECKOUT;
   const script = process.env.ORIG_SEARCH_PY ?? join(packageDir, "..", "..", "..", "shared", "bench", "orig-search.py");

@@ -25,13 +25,28 @@ const collectBundled = {
   generateBundle(_options, bundle) {
     for (const chunk of Object.values(bundle)) {
       if (chunk.type !== "chunk") continue;
-      chunks.set(chunk.fileName, { imports: chunk.imports, moduleIds: chunk.moduleIds.map((id) => id.split("?")[0].split(sep).join("/")) });
+      chunks.set(chunk.fileName, { imports: chunk.imports, code: chunk.code, moduleIds: chunk.moduleIds.map((id) => id.split("?")[0].split(sep).join("/")) });
       for (const id of chunk.moduleIds) {
         const path = id.split("?")[0].split(sep).join("/");
         const match = /^(.*\/node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(path);
         if (match) bundled.set(match[2], match[1]);
       }
     }
+  },
+};
+
+/**
+ * commander requires node:child_process when it is evaluated, for the one thing it spawns (a git-style executable
+ * subcommand, which rye has none of); loading that built-in costs every command ~5 ms of start-up. The require
+ * is made lazy; a commander whose source no longer has that line fails the build instead of going unnoticed.
+ */
+const COMMANDER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
+const lazyCommanderChildProcess = {
+  name: "rye:lazy-commander-child-process",
+  transform(code, id) {
+    if (!/[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/.test(id)) return null;
+    if (!code.includes(COMMANDER_CHILD_PROCESS)) throw new Error(`commander's ${id} no longer has ${COMMANDER_CHILD_PROCESS}: update scripts/build.mjs`);
+    return code.replace(COMMANDER_CHILD_PROCESS, "let childProcessModule; const childProcess = { spawn: (...args) => (childProcessModule ??= require('node:child_process')).spawn(...args) };");
   },
 };
 
@@ -51,7 +66,7 @@ const common = {
   // `dependencies` is empty: everything reachable is bundled. Node built-ins stay imports.
   deps: { onlyBundle: false },
   logLevel: "warn",
-  plugins: [collectBundled],
+  plugins: [collectBundled, lazyCommanderChildProcess],
   // @rye/core in two chunks of its own: left to the automatic split, a core module could land in a chunk that itself
   // imports core, and such a cycle between chunks fails at start-up (a binding read before its chunk ran).
   // `core-base` holds the modules that import neither zod, yaml nor the XML parser (errors, item types, text, hashes,
@@ -165,6 +180,13 @@ const SDK_LAZY = /\/node_modules\/(?:@modelcontextprotocol\/sdk|pg-boss|pg|openi
 const sdkHeavy = [...sdkPath].flatMap((file) => chunks.get(file).moduleIds.filter((id) => SDK_LAZY.test(id)).map((id) => `${file}: ${id}`));
 if (sdkPath.size < 2 || sdkHeavy.length > 0) {
   console.error(`ryeos: importing sdk/v1 would load what a thread process never needs at start:\n  ${sdkHeavy.slice(0, 5).join("\n  ") || "(no sdk/v1.js chunk)"}`);
+  process.exit(1);
+}
+
+// Nor may the cold search path import these built-ins statically (each costs a cold start several ms; they load when first used).
+const eager = [...searchPath].flatMap((file) => [...chunks.get(file).code.matchAll(/^import\b[^;]*?["'](node:(?:crypto|child_process|readline(?:\/promises)?))["'];?$/gm)].map((m) => `${file}: ${m[1]}`));
+if (eager.length > 0) {
+  console.error(`ryeos: a cold \`rye search\` would load a built-in it does not need:\n  ${eager.join("\n  ")}`);
   process.exit(1);
 }
 

@@ -1,8 +1,17 @@
-import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, rename, rm, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import type { Platform } from "./platform.ts";
 import { CURRENT_PLATFORM, isWindows } from "./platform.ts";
+
+/**
+ * A random suffix for a temp file's name. node:crypto is loaded on the first write, not when this module is: a
+ * command that only reads (a cold `rye search`) does not pay for loading it.
+ */
+export function tempSuffix(): string {
+  const { randomBytes } = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
+  return randomBytes(6).toString("hex");
+}
 
 /** Errors Windows gives a rename over a file another process has open (an editor, a virus scanner, an indexer). */
 const WINDOWS_BUSY = new Set(["EPERM", "EACCES", "EBUSY"]);
@@ -53,7 +62,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
       mode = 0o644;
     }
   }
-  const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  const temp = join(dir, `.${basename(path)}.${tempSuffix()}.tmp`);
   const handle = await open(temp, "wx", mode);
   try {
     await handle.writeFile(data);

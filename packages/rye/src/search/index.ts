@@ -4,11 +4,10 @@
  * only files whose (mtime, size, ctime, inode) changed, were added, or were read so soon after a change
  * that a second change could hide behind the same mtime; removed files disappear.
  */
-import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { ItemType } from "@rye/core";
-import { ITEM_TYPES, RyeError } from "@rye/core";
+import { ITEM_TYPES, RyeError, sha256HexPortable } from "@rye/core";
 import type { Space } from "../spaces/spaces.ts";
 import type { IndexedDocument } from "./document.ts";
 import { fieldLength, fieldTermCount, fieldTermsStart, termCount } from "./field-data.ts";
@@ -406,9 +405,12 @@ function sameFile(a: { mtimeMs: number; size: number; ctimeMs: number; ino: numb
   return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 }
 
-/** Where a space's index is stored under `storeDir`: one file per space, named by a hash of its name and root. */
+/**
+ * Where a space's index is stored under `storeDir`: one file per space, named by a hash of its name and root
+ * (pure-JS SHA-256: a search of unsigned items then never loads node:crypto).
+ */
 export function storedSpaceFile(storeDir: string, space: Space): string {
-  return join(storeDir, `${createHash("sha256").update(`${space.name}\0${space.root}`).digest("hex").slice(0, 32)}.idx`);
+  return join(storeDir, `${sha256HexPortable(`${space.name}\0${space.root}`).slice(0, 32)}.idx`);
 }
 
 /**

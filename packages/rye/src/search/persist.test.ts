@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtemp, readdir, readFile, rename, rm, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -96,6 +97,12 @@ async function storedCorpus(options: { backdated?: boolean } = {}) {
   const file = storedSpaceFile(dir, made.project);
   return { ...made, dir, file, good: await readFile(file) };
 }
+
+test("a space's stored index keeps its file name (SHA-256 of its name and root): an upgrade reuses the file", () => {
+  const space: Space = { name: "project", root: "/home/ana/proj/.ai" };
+  const name = createHash("sha256").update("project\0/home/ana/proj/.ai").digest("hex").slice(0, 32);
+  assert.equal(storedSpaceFile("/cache/rye/search-index", space), join("/cache/rye/search-index", `${name}.idx`));
+});
 
 test("a later process starts from the stored index, reads no file, and answers exactly as without it", async () => {
   const { spaces, project } = await corpus();
@@ -434,6 +441,30 @@ test("a new process (its dictionary empty: it adopts the stored term table) answ
   const child = async (withIndex: boolean) => JSON.parse((await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script(withIndex)], { env: { ...process.env, SPACES: JSON.stringify(spaces), INDEX_DIR: dir } })).stdout) as unknown;
   const [fromIndex, fromFiles] = await Promise.all([child(true), child(false)]);
   assert.deepEqual(fromIndex, fromFiles);
+});
+
+test("a second space's file maps into the process's dictionary only the terms of the blocks it decodes", async () => {
+  const { project, user, dir } = await storedCorpus({ backdated: true });
+  const modules = { persist: fileURLToPath(new URL("./persist.ts", import.meta.url)), dictionary: fileURLToPath(new URL("./dictionary.ts", import.meta.url)) };
+  // A new process: the project's file is decoded first and lends its table; "copy" is a term of the user's tool only.
+  const script = `
+    import { readFileSync } from "node:fs";
+    import { decodeSpace } from ${JSON.stringify(modules.persist)};
+    import { lookupTermId } from ${JSON.stringify(modules.dictionary)};
+    const file = (space) => decodeSpace(readFileSync(process.env[space.toUpperCase() + "_FILE"]), { space, root: process.env[space.toUpperCase() + "_ROOT"] });
+    const project = file("project");
+    project.segment("tool");
+    const user = file("user");
+    const seen = [lookupTermId("copy") !== undefined];
+    const knowledge = user.segment("knowledge");
+    seen.push(lookupTermId("copy") !== undefined, lookupTermId("pelican") !== undefined);
+    const tool = user.segment("tool");
+    seen.push(lookupTermId("copy") !== undefined, tool.postings.get(lookupTermId("copy")).ids.length, knowledge.docs.count);
+    process.stdout.write(JSON.stringify(seen));
+  `;
+  const env = { ...process.env, PROJECT_FILE: storedSpaceFile(dir, project), PROJECT_ROOT: project.root, USER_FILE: storedSpaceFile(dir, user), USER_ROOT: user.root };
+  const seen = JSON.parse((await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { env })).stdout) as unknown[];
+  assert.deepEqual(seen, [false, false, true, true, 1, 12], "the knowledge block maps its own terms, the tool block then its own");
 });
 
 test("several processes searching and writing one index at once leave a whole, correct index", async () => {

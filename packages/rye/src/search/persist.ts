@@ -46,10 +46,10 @@
  * which is safe because every entry is re-validated against the disk when it is used.
  */
 import { isAscii } from "node:buffer";
-import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, sep } from "node:path";
+import { tempSuffix } from "../fs/atomic.ts";
 import { crc32 } from "node:zlib";
 import type { ItemType } from "@rye/core";
 import { ITEM_TYPES } from "@rye/core";
@@ -432,7 +432,7 @@ function decodeFile(file: string, common: Buffer, sections: Sections, key: Space
     return fieldData;
   };
   // Local term id → this process's, or null when they are the same (set by the first segment decoded).
-  let globalOf: Int32Array | null | undefined;
+  let globalOf: ((local: number) => number) | null | undefined;
   const prefix = key.root + sep;
   const absolute = (path: string): string => (isAbsolute(path) ? path : prefix + path);
   const decoded = new Map<ItemType, StoredSegment | null>();
@@ -459,12 +459,13 @@ function decodeFile(file: string, common: Buffer, sections: Sections, key: Space
     }
     if (!Array.isArray(dirs) || !dirs.every(isStoredListing)) return null;
     if (globalOf === undefined) {
-      // The first index a process loads lends the dictionary its sorted table: no term is looked up.
+      // The first index a process loads lends the dictionary its sorted table: no term is looked up. The others
+      // map a term when a block they decode first uses it (a typed search of a second space maps that type's terms,
+      // not the whole table's), remembered for the file's other blocks.
       if (adoptSortedTerms(terms)) globalOf = null;
       else {
-        const map = new Int32Array(stored.termCount);
-        for (let t = 0; t < stored.termCount; t++) map[t] = termId(terms[t]!);
-        globalOf = map.every((g, local) => g === local) ? null : map;
+        const known = new Int32Array(stored.termCount).fill(-1);
+        globalOf = (local: number) => (known[local] !== -1 ? known[local]! : (known[local] = termId(terms[local]!)));
       }
     }
     const map = globalOf;
@@ -521,7 +522,7 @@ function decodeFile(file: string, common: Buffer, sections: Sections, key: Space
       build(n) {
         checkNumbers(n);
         const at = numbersOf(n);
-        const data = () => (map === null ? storedData(n) : mapFieldTerms(storedData(n), (t) => map[t]!));
+        const data = () => (map === null ? storedData(n) : mapFieldTerms(storedData(n), map));
         const displayOffset = displayStart + numbers[at + 4]!;
         const doc = new StoredDocument(type, key.space, docs.id(n), docs.path(n), numbers[at]!, numbers[at + 1]!, numbers[at + 2]!, numbers[at + 3]!, docs.category(n), data, block, displayOffset, displayOffset + numbers[at + 5]!);
         doc.docId = n;
@@ -606,7 +607,7 @@ export function readStoredSpace(file: string, key: SpaceKey, options: { allBlock
  * the index is only a cache.
  */
 export function writeStoredSpace(file: string, bytes: Uint8Array): boolean {
-  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const temp = join(dirname(file), `.${basename(file)}.${process.pid}.${tempSuffix()}.tmp`);
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     writeFileSync(temp, bytes, { mode: 0o600, flag: "wx" });

@@ -24,6 +24,18 @@ test("stored lists are read on demand in this process's term numbering, and chan
   assert.deepEqual(all, new Map([[7, { ids: [1, 2], masks: [10, 20] }], [3, { ids: [2, 4], masks: [20, 1] }], [11, { ids: [4], masks: [2] }]]));
 });
 
+test("a block numbered by a function asks it once for each of the block's terms and for no other", () => {
+  const asked: number[] = [];
+  const globalOf = (local: number) => (asked.push(local), 100 + local);
+  const postings = Postings.fromBlock(block([1, [1]], [4, [1, 2]]), 6, globalOf, 3)!;
+  assert.deepEqual(asked, [1, 4]);
+  assert.deepEqual(plain(postings.get(104)), { ids: [1, 2], masks: [10, 20] });
+  assert.deepEqual(plain(postings.get(101)), { ids: [1], masks: [10] });
+  assert.equal(postings.get(100), undefined);
+  assert.equal(Postings.fromBlock(block([1, [1]], [2, [2]]), 3, () => 7, 3), null, "two local terms, one process term");
+  assert.equal(Postings.fromBlock(block([3, [1]]), 3, globalOf, 3), null, "a term out of range");
+});
+
 test("appending to a growable list works in place; a stored list is copied first", () => {
   const grown = appendPosting({ ids: [1], masks: [3] }, 2, 4);
   const again = appendPosting(grown, 5, 1);

@@ -86,13 +86,27 @@ export class Postings implements Iterable<[number, PostingList]> {
   }
 
   /**
-   * The postings of a stored block whose terms are 0…termCount−1, numbered in this process by `globalOf`
-   * (null: the same numbers), or null when its structure is unsound (a term out of range, a list running past
-   * the block, a term twice). Each list's ids are checked when the list is first read.
+   * The postings of a stored block whose terms are 0…termCount−1, numbered in this process by `globalOf` (a
+   * table, or a function asked once per term of the block; null: the same numbers), or null when its structure is
+   * unsound (a term out of range, a list running past the block, a term twice). Each list's ids are checked when
+   * the list is first read.
    */
-  static fromBlock(block: Int32Array, termCount: number, globalOf: Int32Array | null, docCount: number): Postings | null {
+  static fromBlock(block: Int32Array, termCount: number, globalOf: Int32Array | ((local: number) => number) | null, docCount: number): Postings | null {
     let maxGlobal = termCount - 1;
-    if (globalOf) for (let i = 0; i < termCount; i++) if (globalOf[i]! > maxGlobal) maxGlobal = globalOf[i]!;
+    let globals: Int32Array | null = null;
+    if (typeof globalOf === "function") {
+      // The block's terms only: a file read after another maps no term it does not use.
+      globals = new Int32Array(termCount).fill(-1);
+      for (let at = 0; at + 2 <= block.length; at += 2 + 2 * Math.max(block[at + 1]!, 0)) {
+        const local = block[at]!;
+        if (local < 0 || local >= termCount || globals[local] !== -1) continue; // refused below
+        globals[local] = globalOf(local);
+        if (globals[local]! > maxGlobal) maxGlobal = globals[local]!;
+      }
+    } else if (globalOf) {
+      globals = globalOf;
+      for (let i = 0; i < termCount; i++) if (globalOf[i]! > maxGlobal) maxGlobal = globalOf[i]!;
+    }
     const entryAt = new Int32Array(maxGlobal + 1).fill(-1);
     let entries = 0;
     for (let at = 0; at < block.length; ) {
@@ -100,7 +114,7 @@ export class Postings implements Iterable<[number, PostingList]> {
       const local = block[at]!;
       const n = block[at + 1]!;
       if (local < 0 || local >= termCount || n < 1 || at + 2 + 2 * n > block.length) return null;
-      const global = globalOf ? globalOf[local]! : local;
+      const global = globals ? globals[local]! : local;
       if (entryAt[global] !== -1) return null;
       entryAt[global] = at;
       entries += n;

@@ -1,5 +1,4 @@
 /** Option parsing and prompts shared by the commands. */
-import { createInterface } from "node:readline/promises";
 import type { ItemType, RegistryItemType } from "@rye/core";
 import { isItemType, isRegistryItemType, RyeError } from "@rye/core";
 import type { SpaceName } from "../../spaces/spaces.ts";
@@ -81,6 +80,8 @@ export function parseTo(value: string | undefined): "project" | "user" | undefin
 /** A yes/no question on an interactive terminal (stderr); "no" when there is none, or no answer within `timeoutMs`. */
 export async function ttyPrompt(question: string, options: { timeoutMs?: number } = {}): Promise<boolean> {
   if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  // Imported here: every command loads this module, few ever prompt.
+  const { createInterface } = await import("node:readline/promises");
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await rl.question(`${question} [y/N] `, options.timeoutMs ? { signal: AbortSignal.timeout(options.timeoutMs) } : {});
