@@ -22,6 +22,7 @@ const envSchema = z.object({
   RYE_RATE_LIMIT_STORE: z.enum(["database", "memory"]).optional(),
   RYE_TRUST_PROXY: z.enum(["true", "false", "1", "0"]).default("false"),
   RYE_OAUTH_ACCEPT_ANY_AUDIENCE: z.enum(["true", "false", "1", "0"]).default("false"),
+  RYE_MCP_ANONYMOUS: z.enum(["true", "false", "1", "0"]).default("true"),
   RYE_OAUTH_CIMD_ALLOW_PRIVATE: z.enum(["true", "false", "1", "0"]).default("false"),
   RYE_OAUTH_CIMD_ALLOW_HTTP: z.enum(["true", "false", "1", "0"]).default("false"),
   RYE_OAUTH_DCR: z.enum(["true", "false", "1", "0"]).default("true"),
@@ -105,6 +106,8 @@ export type ApprovalMode = "off" | "flagged" | "all";
 
 export interface OAuthConfig {
   acceptAnyAudience: boolean;
+  /** RYE_MCP_ANONYMOUS: /mcp answers callers without a token (what anonymous HTTP callers see); off, they get 401. */
+  mcpAnonymous: boolean;
   cimd: { allowPrivateAddresses: boolean; allowHttp: boolean };
   dcr: boolean;
   dcrPerIpPerHour: number;
@@ -252,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
     trustProxy: e.RYE_TRUST_PROXY === "true" || e.RYE_TRUST_PROXY === "1",
     oauth: {
       acceptAnyAudience: flag(e.RYE_OAUTH_ACCEPT_ANY_AUDIENCE),
+      mcpAnonymous: flag(e.RYE_MCP_ANONYMOUS),
       cimd: { allowPrivateAddresses: flag(e.RYE_OAUTH_CIMD_ALLOW_PRIVATE), allowHttp: flag(e.RYE_OAUTH_CIMD_ALLOW_HTTP) },
       dcr: flag(e.RYE_OAUTH_DCR),
       dcrPerIpPerHour: e.RYE_OAUTH_DCR_PER_IP_PER_HOUR,

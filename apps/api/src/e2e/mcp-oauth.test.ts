@@ -1,6 +1,7 @@
 /**
  * A third-party MCP client signs in to a real registry process with MCP's own OAuth, driven by the official MCP
- * TypeScript SDK's auth client: 401 → protected resource metadata → authorization server metadata → registration
+ * TypeScript SDK's auth client: unauthenticated initialize on a registry that serves /mcp to signed-in callers only
+ * (RYE_MCP_ANONYMOUS=false, a private registry) → 401 → protected resource metadata → authorization server metadata → registration
  * (first a Client ID Metadata Document served over https by this test, then dynamic registration) → PKCE authorization,
  * approved on the consent page by the signed-in person over HTTP → tokens for /mcp → tools/call search.
  * The document's https server uses a throwaway certificate (openssl) that the registry trusts via NODE_EXTRA_CA_CERTS,
@@ -32,11 +33,8 @@ const skip = skipWithoutProgram("openssl");
 /** What an MCP client keeps between runs, in memory; the authorization URL is "opened" by the test. */
 class MemoryProvider implements OAuthClientProvider {
   info: OAuthClientInformationMixed | undefined;
-  /**
-   * /mcp serves anonymous callers, so a client without a token is never challenged: like a client whose token was
-   * revoked, this one starts with a token the registry refuses (401), which starts the SDK's sign-in.
-   */
-  saved: OAuthTokens | undefined = { access_token: "rye_pat_revoked", token_type: "Bearer" };
+  /** No token at first: the registry's 401 to the unauthenticated initialize starts the SDK's sign-in. */
+  saved: OAuthTokens | undefined;
   verifier = "";
   opened: URL | undefined;
   constructor(readonly clientMetadataUrl: string | undefined) {}
@@ -96,7 +94,7 @@ describe("MCP OAuth with the official SDK against a registry process", { skip },
 
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", RYE_DATA_DIR: join(work, "data"), RYE_REGISTRY_URL: url, RYE_LOG_LEVEL: "error", NODE_EXTRA_CA_CERTS: cert, RYE_OAUTH_CIMD_ALLOW_PRIVATE: "1" };
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", RYE_DATA_DIR: join(work, "data"), RYE_REGISTRY_URL: url, RYE_LOG_LEVEL: "error", NODE_EXTRA_CA_CERTS: cert, RYE_OAUTH_CIMD_ALLOW_PRIVATE: "1", RYE_MCP_ANONYMOUS: "false" };
     if (postgresAvailable()) {
       scratch = await createScratchPostgresDatabase();
       env.DATABASE_URL = scratch.url;
@@ -142,6 +140,7 @@ describe("MCP OAuth with the official SDK against a registry process", { skip },
 
   /** One whole sign-in with `provider`, then a search over the signed-in connection. */
   async function signInAndSearch(provider: MemoryProvider): Promise<string> {
+    assert.equal(provider.tokens(), undefined);
     const first = new Client({ name: "sdk-test", version: "1" });
     await assert.rejects(first.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { authProvider: provider })), UnauthorizedError);
     assert.ok(provider.opened, "the SDK opened the authorization URL");

@@ -99,6 +99,37 @@ describe("challenges", () => {
   });
 });
 
+describe("RYE_MCP_ANONYMOUS=false: a registry whose MCP server answers signed-in callers only", () => {
+  test("a request without a token is a 401 whose challenge (no error code: no token was sent) leads the SDK to sign-in; a token is served", async () => {
+    const url = "http://127.0.0.1:9";
+    assert.equal(loadConfig({}).oauth.mcpAnonymous, true);
+    const oauth = loadConfig({ RYE_MCP_ANONYMOUS: "false" }).oauth;
+    assert.equal(oauth.mcpAnonymous, false);
+    const reg = await createTestRegistry({ config: { publicUrl: url, oauth } });
+    try {
+      const post = (headers: Record<string, string> = {}) =>
+        reg.app.request("/mcp", { method: "POST", headers: { accept: "application/json, text/event-stream", "content-type": "application/json", ...headers }, body: JSON.stringify(INIT) });
+      const anonymous = await post();
+      assert.equal(anonymous.status, 401);
+      const params = extractWWWAuthenticateParams(anonymous);
+      assert.equal(params.resourceMetadataUrl?.href, `${url}/.well-known/oauth-protected-resource/mcp`);
+      assert.equal(params.scope, "items:read");
+      assert.equal(params.error, undefined);
+      const body = (await anonymous.json()) as Json;
+      assert.equal(body.error.code, "UNAUTHORIZED");
+      assert.match(body.error.hint, /Sign in/);
+      // A refused token keeps its invalid_token challenge; a good one is answered.
+      assert.equal(extractWWWAuthenticateParams(await post({ authorization: "Bearer rye_pat_unknown" })).error, "invalid_token");
+      const user = await reg.createUser("ana");
+      assert.equal((await post({ authorization: `Bearer ${await reg.token(user, { scopes: ["items:read"] })}` })).status, 200);
+      // The rest of the registry still serves anonymous reads.
+      assert.equal((await reg.app.request("/v1/search?query=x")).status, 200);
+    } finally {
+      await reg.close();
+    }
+  });
+});
+
 describe("audience (RFC 8707): no token passthrough", () => {
   const issue = (audience: string | undefined) =>
     f.reg.deps.accessTokens.issueAccessToken({ sub: f.users.mia.id, username: "mia", scope: ["items:read"], clientId: "rye-cli", ...(audience ? { audience } : {}) });

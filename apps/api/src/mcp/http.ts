@@ -14,7 +14,7 @@
 import { Hono } from "hono";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { AppEnv } from "../env.ts";
-import { mcpScopeRefusal } from "../oauth/protected-resource.ts";
+import { mcpScopeRefusal, mcpSignInRequired } from "../oauth/protected-resource.ts";
 import type { AppDeps } from "../services/deps.ts";
 import type { McpCaller } from "./answer.ts";
 import { directToolCall } from "./direct-call.ts";
@@ -43,7 +43,7 @@ async function answerWithServer(caller: McpCaller, request: Request, parsedBody?
 export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
   return new Hono<AppEnv>()
     .post(MCP_PATH, async (c) => {
-      const refusal = mcpScopeRefusal(c.get("principal"), deps.config.publicUrl);
+      const refusal = mcpSignInRequired(c.get("principal"), deps.config.oauth.mcpAnonymous, deps.config.publicUrl) ?? mcpScopeRefusal(c.get("principal"), deps.config.publicUrl);
       if (refusal) return c.json(refusal.body, refusal.status, { "WWW-Authenticate": refusal.challenge });
       const caller: McpCaller = { deps, principal: c.get("principal"), requestId: c.get("requestId") };
       // A plain tools/call is answered without a server (direct-call.ts); everything else by the SDK.

@@ -103,8 +103,19 @@ export function mcpAuthChallenge(publicUrl: string): MiddlewareHandler<AppEnv> {
   const challenge = bearerChallenge({ error: "invalid_token", error_description: "The bearer token is invalid, expired or revoked", resource_metadata: resourceMetadataUrl(publicUrl, "/mcp") });
   return async (c, next) => {
     await next();
-    if (c.res.status === 401) c.res.headers.set("WWW-Authenticate", challenge);
+    if (c.res.status === 401 && !c.res.headers.has("WWW-Authenticate")) c.res.headers.set("WWW-Authenticate", challenge);
   };
+}
+
+/**
+ * A registry that serves /mcp to signed-in callers only (RYE_MCP_ANONYMOUS=false: a private registry) answers a
+ * request without a token 401 with the challenge that starts an MCP client's sign-in (RFC 9728 §5.1), or null.
+ */
+export function mcpSignInRequired(principal: Principal | null, anonymousAllowed: boolean, publicUrl: string): { status: 401; body: unknown; challenge: string } | null {
+  if (principal || anonymousAllowed) return null;
+  const metadata = resourceMetadataUrl(publicUrl, "/mcp");
+  const error = new RyeError("UNAUTHORIZED", "This registry's MCP server answers signed-in callers only", { hint: "Sign in with the registry's OAuth (your MCP client starts it from this answer), or send a token with the " + MCP_SCOPE + " scope.", details: { scope: MCP_SCOPE, resource_metadata: metadata } });
+  return { status: 401, body: error.toEnvelope(), challenge: bearerChallenge({ scope: MCP_SCOPE, resource_metadata: metadata }) };
 }
 
 /**
