@@ -27,6 +27,8 @@ export const PROGRAMS = {
   script: { package: "bsdutils" },
   python3: { package: "python3" },
   openssl: { package: "openssl", override: "RYE_OPENSSL" },
+  // Debian's chromium, driven by playwright-core (Playwright's own browser builds cannot be downloaded here).
+  chromium: { package: "chromium", override: "CHROMIUM_PATH" },
   // Go builds tools/tlog-verify offline in GOPATH mode against Debian's golang.org/x/mod (goSumdbMissing below).
   go: { package: "golang-go golang-golang-x-mod-dev", override: "RYE_GO" },
 } as const satisfies Record<string, ProgramSpec>;

@@ -18,17 +18,23 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { type Browser, chromium } from "@playwright/test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { createScratchPostgresDatabase, postgresAvailable } from "@rye/db/testing";
 import { programPath, skipWithoutProgram } from "../../../../scripts/test-requirements.ts";
+import { RyeApi } from "../../../../e2e/helpers/api.ts";
 import { freePort } from "../../test/free-port.ts";
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 const REDIRECT = "http://127.0.0.1:33418/callback";
-const skip = skipWithoutProgram("openssl");
+const skip = skipWithoutProgram("openssl") || skipWithoutProgram("chromium");
+const SKILL_FILES = [
+  { path: "SKILL.md", bytes: new TextEncoder().encode("---\nname: notes\ndescription: Writes notes. Use when notes are asked for.\nmetadata:\n  version: \"1.0.0\"\n---\n\n# notes\n\nSee reference/guide.md.\n") },
+  { path: "reference/guide.md", bytes: new TextEncoder().encode("# Guide\n\nKeep notes short.\n") },
+];
 
 /** What an MCP client keeps between runs, in memory; the authorization URL is "opened" by the test. */
 class MemoryProvider implements OAuthClientProvider {
@@ -78,6 +84,7 @@ describe("MCP OAuth with the official SDK against a registry process", { skip },
   let documentUrl: string;
   let scratch: Awaited<ReturnType<typeof createScratchPostgresDatabase>> | undefined;
   let session: { cookie: string; csrf: string };
+  let browser: Browser;
 
   before(async () => {
     work = await mkdtemp(join(tmpdir(), "rye-mcp-oauth-"));
@@ -106,12 +113,17 @@ describe("MCP OAuth with the official SDK against a registry process", { skip },
       if (i > 3000) throw new Error("the registry did not start within 300 s");
       await new Promise((r) => setTimeout(r, 100));
     }
-    const signup = await fetch(`${url}/v1/auth/signup`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ username: "alice", email: "alice@example.test", password: "correct horse battery staple" }) });
-    assert.equal(signup.status, 201);
-    session = { cookie: signup.headers.get("set-cookie")!.split(";")[0]!, csrf: ((await signup.json()) as { csrf_token: string }).csrf_token };
+    browser = await chromium.launch({ executablePath: programPath("chromium")!, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+    const api = new RyeApi(url);
+    const alice = await api.signUp("alice");
+    session = { cookie: alice.cookie, csrf: alice.csrf };
+    // A skill of alice's, so a skill file is read as a resource too.
+    const token = await api.createToken(alice, ["items:read", "items:write"]);
+    await api.pushSkill(token, await api.registerKey(token), "alice", SKILL_FILES);
   });
 
   after(async () => {
+    await browser?.close();
     if (registry && registry.exitCode === null) {
       registry.kill("SIGTERM");
       await once(registry, "exit");
@@ -122,20 +134,35 @@ describe("MCP OAuth with the official SDK against a registry process", { skip },
     if (work) await rm(work, { recursive: true, force: true });
   });
 
-  /** The person, signed in, opens the authorization URL and approves: the consent page and the code. */
+  /**
+   * The person, signed in in a real browser, opens the authorization URL the SDK produced and clicks Approve on the
+   * consent page; the registry redirects the browser to the client's redirect URI (caught here: nothing listens
+   * there). Answers the page's HTML and the code.
+   */
   async function approve(authorizationUrl: URL): Promise<{ page: string; code: string }> {
-    const page = await fetch(authorizationUrl, { headers: { cookie: session.cookie }, redirect: "manual" });
-    assert.equal(page.status, 200, await page.clone().text());
-    const html = await page.text();
-    const fields = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, "&").replace(/&quot;/g, '"')]));
-    assert.equal(fields.csrf_token, session.csrf);
-    const decided = await fetch(`${url}/oauth/authorize/decision`, { method: "POST", headers: { cookie: session.cookie, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ ...fields, decision: "approve" }).toString(), redirect: "manual" });
-    assert.equal(decided.status, 302);
-    const back = new URL(decided.headers.get("location")!);
-    assert.equal(`${back.origin}${back.pathname}`, REDIRECT);
-    assert.equal(back.searchParams.get("iss"), url);
-    assert.equal(back.searchParams.get("state"), "sdk-state");
-    return { page: html, code: back.searchParams.get("code")! };
+    const context = await browser.newContext();
+    try {
+      const [name, value] = session.cookie.split("=") as [string, string];
+      await context.addCookies([{ name, value, url }]);
+      const page = await context.newPage();
+      let redirected: URL | undefined;
+      await page.route(`${REDIRECT}**`, (route) => {
+        redirected = new URL(route.request().url());
+        return route.fulfill({ status: 200, contentType: "text/plain", body: "signed in" });
+      });
+      const opened = await page.goto(authorizationUrl.href);
+      assert.equal(opened?.status(), 200);
+      const html = await page.content();
+      await page.getByRole("button", { name: "Approve" }).click();
+      await page.waitForURL(`${REDIRECT}**`);
+      assert.ok(redirected, "the browser was sent back to the client");
+      assert.equal(`${redirected!.origin}${redirected!.pathname}`, REDIRECT);
+      assert.equal(redirected!.searchParams.get("iss"), url);
+      assert.equal(redirected!.searchParams.get("state"), "sdk-state");
+      return { page: html, code: redirected!.searchParams.get("code")! };
+    } finally {
+      await context.close();
+    }
   }
 
   /** One whole sign-in with `provider`, then a search over the signed-in connection. */
@@ -169,6 +196,12 @@ describe("MCP OAuth with the official SDK against a registry process", { skip },
     assert.equal(got.item_id, hit.item_id);
     const resource = await client.readResource({ uri: `rye://knowledge/${hit.item_id}` });
     assert.equal((resource.contents[0] as { text: string }).text, got.content, "the resource is the signed file get_item returns");
+    // A skill: SKILL.md first, naming its other files, then one of them on demand.
+    const skillMd = (await client.readResource({ uri: "skill://alice/notes/SKILL.md" })).contents[0] as { text: string; _meta?: Record<string, unknown> };
+    assert.match(skillMd.text, /^---\nname: notes/);
+    assert.deepEqual(skillMd._meta?.["rye/files"], ["skill://alice/notes/reference/guide.md"]);
+    const guide = (await client.readResource({ uri: "skill://alice/notes/reference/guide.md" })).contents[0] as { text: string };
+    assert.equal(guide.text, "# Guide\n\nKeep notes short.\n");
     const prompts = await client.listPrompts();
     const directive = prompts.prompts[0]!;
     const args = Object.fromEntries((directive.arguments ?? []).filter((a) => a.required).map((a) => [a.name, `value-of-${a.name}`]));

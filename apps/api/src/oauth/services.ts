@@ -36,8 +36,8 @@ export interface OAuthOptions {
   cimdLimits?: CimdOptions["limits"];
 }
 
-/** Without configuration: public https metadata documents only, dynamic registration on, audiences kept apart. */
-export const DEFAULT_OAUTH_CONFIG: OAuthConfig = { acceptAnyAudience: false, cimd: { allowPrivateAddresses: false, allowHttp: false }, dcr: true, dcrPerIpPerHour: 10 };
+/** Without configuration: public https metadata documents only, dynamic registration on, audiences kept apart, /mcp open to anonymous callers. */
+export const DEFAULT_OAUTH_CONFIG: OAuthConfig = { acceptAnyAudience: false, mcpAnonymous: true, cimd: { allowPrivateAddresses: false, allowHttp: false }, dcr: true, dcrPerIpPerHour: 10 };
 
 export interface OAuthServices {
   issuer: string;

@@ -1,0 +1,20 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { publishBenchItem } from "/work/main/apps/api/bench/bench-item.ts";
+import { freePort } from "/work/main/apps/api/test/free-port.ts";
+const port = await freePort();
+const dataDir = await mkdtemp(join(tmpdir(), "pt-"));
+const child = spawn(process.execPath, ["/work/main/apps/api/dist/main.js"], { env: { ...process.env, RYE_DATA_DIR: dataDir, DATABASE_URL: "", PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production" }, stdio: ["ignore", "ignore", "inherit"] });
+const url = `http://127.0.0.1:${port}`;
+for (;;) { if (await fetch(url + "/health").then((r) => r.ok, () => false)) break; await new Promise((r) => setTimeout(r, 100)); }
+await publishBenchItem(url);
+const stat = () => { const f = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]!.split(" "); return (Number(f[11]) + Number(f[12])) * 10; };
+await new Promise((r) => setTimeout(r, 3000));
+const c0 = stat();
+await new Promise((r) => setTimeout(r, 10000));
+console.log(`idle CPU over 10 s: ${stat() - c0} ms`);
+child.kill("SIGINT"); await once(child, "exit");
