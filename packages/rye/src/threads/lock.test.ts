@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtemp, readFile, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -56,6 +56,32 @@ test("a lock held by a process that was killed is taken over at once (not after 
   assert.ok(performance.now() - t0 < 1_000, "no waiting for the stale time");
   assert.equal(lockStats.takeovers, before + 1);
   assert.equal(await exists(lockPath), false);
+});
+
+test("the lock file is never seen without its holder, and acquiring leaves no file of its own behind", async () => {
+  const dir = await scratch();
+  const lockPath = join(dir, "x.lock");
+  let running = true;
+  let seen = 0;
+  const incomplete: string[] = [];
+  const reader = (async () => {
+    while (running) {
+      const text = await readFile(lockPath, "utf8").catch(() => null);
+      if (text === null) continue;
+      seen++;
+      try {
+        assert.equal(typeof (JSON.parse(text) as { token: unknown }).token, "string");
+      } catch {
+        incomplete.push(text);
+      }
+    }
+  })();
+  for (let i = 0; i < 300; i++) await withFileLock(lockPath, async () => {});
+  running = false;
+  await reader;
+  assert.ok(seen > 0, "the reader saw the lock held");
+  assert.deepEqual(incomplete, []);
+  assert.deepEqual(await readdir(dir), []);
 });
 
 test("a live holder is waited for, then TIMEOUT names it with a hint", async () => {

@@ -1,8 +1,9 @@
 /**
  * A cross-process exclusive lock on a file path, without flock (works on Windows and network file systems).
  *
- * Acquire: create the lock file with `open(path, "wx")` (fails with EEXIST while someone holds it) and write
- * `{pid, host, created_at, token}` into it. While the holder's body runs, the file's mtime is refreshed every
+ * Acquire: write `{pid, host, created_at, token}` to a file of this holder's own, then hard-link it to the lock path
+ * (fails with EEXIST while someone holds it; atomic on local and network file systems). The lock file so never exists
+ * without its holder: a holder killed while acquiring leaves no empty lock that waiters could only judge by its age. While the holder's body runs, the file's mtime is refreshed every
  * `staleMs / 3` (a heartbeat), so a long body is never mistaken for a crashed one.
  *
  * A lock file found in place is **stale** when its process is dead on this host (`process.kill(pid, 0)` → ESRCH), or
@@ -16,7 +17,7 @@
  * Not reentrant: a body that takes the same lock again waits for itself until the timeout.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rm, stat, utimes } from "node:fs/promises";
+import { link, mkdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import { RyeError } from "@rye/core";
@@ -82,24 +83,19 @@ function isStale(seen: Observed, staleMs: number): boolean {
   return Date.now() - seen.mtimeMs > staleMs;
 }
 
-/** Creates the lock file; false when it exists. */
+/** Creates the lock file, holder included, in one step; false when it exists. */
 async function tryCreate(path: string, holder: LockHolder): Promise<boolean> {
-  let handle;
+  const own = `${path}.${holder.token}`;
+  await writeFile(own, JSON.stringify(holder), { mode: 0o600, flag: "wx" });
   try {
-    handle = await open(path, "wx", 0o600);
+    await link(own, path);
+    return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw err;
+  } finally {
+    await rm(own, { force: true });
   }
-  try {
-    await handle.writeFile(JSON.stringify(holder));
-  } catch (err) {
-    await handle.close();
-    await rm(path, { force: true }); // never leave a lock nobody holds (e.g. the disk is full)
-    throw err;
-  }
-  await handle.close();
-  return true;
 }
 
 /**
