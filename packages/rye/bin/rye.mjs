@@ -12,6 +12,15 @@ if (major < 22) {
   process.exit(1);
 }
 
+// A reader that stops early (`rye search … | head`) closes the pipe: what is left to print has nowhere to go, which
+// ends the command quietly (as with git or grep), not with an unhandled EPIPE and its stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err) => {
+    if (err.code !== "EPIPE") throw err;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 const source = new URL("../src/cli/main.ts", import.meta.url);
 let cli;
 if (existsSync(source) && process.env.RYE_FROM_DIST !== "1") {
