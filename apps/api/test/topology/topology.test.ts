@@ -92,7 +92,12 @@ describe("two API processes behind haproxy on one PostgreSQL", { skip: skipUnles
     const traced = await call("GET", "/v1/keys", { through: "b", headers: { "x-request-id": requestId } });
     assert.equal(traced.headers.get("x-request-id"), requestId);
     const b = topo.processes.find((p) => p.name === "b")!;
-    const line = b.stdout().split("\n").find((l) => l.includes(requestId));
+    // The access log is written at the end of the event-loop turn that answered (logger.ts): moments after the answer.
+    let line: string | undefined;
+    for (let waited = 0; !line && waited < 5_000; waited += 20) {
+      line = b.stdout().split("\n").find((l) => l.includes(requestId));
+      if (!line) await new Promise((r) => setTimeout(r, 20));
+    }
     assert.ok(line, "B logged the request under the balancer's id");
     const entry = JSON.parse(line!) as Json;
     assert.equal(entry.requestId, requestId);
