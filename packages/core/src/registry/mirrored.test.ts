@@ -67,9 +67,10 @@ test("the mirrored section verifies with the upstream key and must be the one th
   const item = { type: "knowledge" as const, id: ID, version: "1.0.0", contentHash: upstreamVerified.contentHash, mirrorAttestation: ours.attestation };
   assert.equal((await verifyMirroredSection(item, section, [upstreamKey.publicKey])).key.fingerprint, upstreamKey.publicKey.fingerprint);
   await assert.rejects(verifyMirroredSection(item, section, [mirrorKey.publicKey]), refused("UNTRUSTED_KEY", /not pinned/));
-  // Another genuine upstream attestation than the one countersigned.
-  const other = await copyBy(upstreamKey, { log_index: 4 });
-  await assert.rejects(verifyMirroredSection(item, { ...section, attestation: other.attestation }, [upstreamKey.publicKey]), refused("INTEGRITY_MISMATCH", /another upstream attestation/));
+  // Another genuine upstream attestation of the very same file than the one countersigned (signed anew, the file
+  // would carry another signing time whenever a second passed between the two signatures).
+  const other = await signDocument({ ...(upstream.attestation.payload as object), log_index: 4 }, upstreamKey);
+  await assert.rejects(verifyMirroredSection(item, { ...section, attestation: other }, [upstreamKey.publicKey]), refused("INTEGRITY_MISMATCH", /another upstream attestation/));
   const unsigned = await copyBy(mirrorKey);
   await assert.rejects(verifyMirroredSection({ ...item, mirrorAttestation: unsigned.attestation }, section, [upstreamKey.publicKey]), refused("INTEGRITY_MISMATCH", /no mirror_of/));
   await assert.rejects(verifyMirroredSection({ ...item, contentHash: "0".repeat(64) }, section, [upstreamKey.publicKey]), refused("INTEGRITY_MISMATCH", /differ in content/));
