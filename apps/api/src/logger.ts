@@ -33,13 +33,13 @@ export function jsonLogger(level: LogLevel | "silent", write: (line: string) => 
   return {
     log(lvl, msg, fields = {}) {
       if (ORDER[lvl] < ORDER[level]) return;
-      const head = `{"time":"${new Date().toISOString()}","level":"${lvl}","msg":${JSON.stringify(msg)}`;
+      const time = new Date().toISOString();
       if (baseKeys.some((k) => k in fields) || "time" in fields || "level" in fields || "msg" in fields) {
-        write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...base, ...fields }));
+        write(JSON.stringify({ time, level: lvl, msg, ...base, ...fields }));
         return;
       }
       const rest = JSON.stringify(fields);
-      write(`${head}${baseJson}${rest.length > 2 ? `,${rest.slice(1)}` : "}"}`);
+      write(`{"time":"${time}","level":"${lvl}","msg":${JSON.stringify(msg)}${baseJson}${rest.length > 2 ? `,${rest.slice(1)}` : "}"}`);
     },
   };
 }
