@@ -3,7 +3,8 @@
  *
  * Acquire: write `{pid, host, created_at, token}` to a file of this holder's own, then hard-link it to the lock path
  * (fails with EEXIST while someone holds it; atomic on local and network file systems). The lock file so never exists
- * without its holder: a holder killed while acquiring leaves no empty lock that waiters could only judge by its age. While the holder's body runs, the file's mtime is refreshed every
+ * without its holder: a holder killed while acquiring leaves no empty lock that waiters could only judge by its age.
+ * While the holder's body runs, the file's mtime is refreshed every
  * `staleMs / 3` (a heartbeat), so a long body is never mistaken for a crashed one.
  *
  * A lock file found in place is **stale** when its process is dead on this host (`process.kill(pid, 0)` → ESRCH), or
