@@ -27,6 +27,7 @@ const envSchema = z.object({
   RYE_OAUTH_CIMD_ALLOW_HTTP: z.enum(["true", "false", "1", "0"]).default("false"),
   RYE_OAUTH_DCR: z.enum(["true", "false", "1", "0"]).default("true"),
   RYE_OAUTH_DCR_PER_IP_PER_HOUR: int(10).refine((n) => n <= 1000, "at most 1000 registrations per IP and hour"),
+  RYE_OAUTH_DCR_MAX_CLIENTS: int(10_000).refine((n) => n >= 1 && n <= 1_000_000, "from 1 to 1000000 registered clients"),
   RYE_LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   RYE_CHECKPOINT_INTERVAL_SECONDS: int(60),
   RYE_CHECKPOINT_EVERY_ENTRIES: int(100),
@@ -111,6 +112,8 @@ export interface OAuthConfig {
   cimd: { allowPrivateAddresses: boolean; allowHttp: boolean };
   dcr: boolean;
   dcrPerIpPerHour: number;
+  /** RYE_OAUTH_DCR_MAX_CLIENTS: dynamically registered clients kept at most (oauth/dynamic-clients.ts). */
+  dcrMaxClients: number;
 }
 
 export interface RegistryConfig {
@@ -146,7 +149,8 @@ export interface RegistryConfig {
    * `cimd.allowPrivateAddresses` (RYE_OAUTH_CIMD_ALLOW_PRIVATE) lets client metadata documents be fetched from
    * loopback and private addresses; `cimd.allowHttp` (RYE_OAUTH_CIMD_ALLOW_HTTP, only together with it) over plain
    * http: both for tests and private deployments only. `dcr` (RYE_OAUTH_DCR) serves dynamic client registration,
-   * at most `dcrPerIpPerHour` (RYE_OAUTH_DCR_PER_IP_PER_HOUR) registrations per client IP and hour.
+   * at most `dcrPerIpPerHour` (RYE_OAUTH_DCR_PER_IP_PER_HOUR) registrations per client IP and hour and at most
+   * `dcrMaxClients` (RYE_OAUTH_DCR_MAX_CLIENTS) registrations kept; unused ones are purged to make room.
    */
   oauth: OAuthConfig;
   /**
@@ -259,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       cimd: { allowPrivateAddresses: flag(e.RYE_OAUTH_CIMD_ALLOW_PRIVATE), allowHttp: flag(e.RYE_OAUTH_CIMD_ALLOW_HTTP) },
       dcr: flag(e.RYE_OAUTH_DCR),
       dcrPerIpPerHour: e.RYE_OAUTH_DCR_PER_IP_PER_HOUR,
+      dcrMaxClients: e.RYE_OAUTH_DCR_MAX_CLIENTS,
     },
     approval: { mode: e.RYE_REGISTRY_APPROVAL, risk: e.RYE_REGISTRY_APPROVAL_RISK },
     logLevel: e.RYE_LOG_LEVEL,

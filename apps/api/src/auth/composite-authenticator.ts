@@ -9,7 +9,8 @@ import type { Database } from "@rye/db";
 import type { AccessTokenRevocations } from "./access-token-revocations.ts";
 import { TOKEN_PREFIX } from "./api-tokens.ts";
 import type { AccessTokenVerifier } from "./jwt.ts";
-import type { Authenticator, Principal } from "./principal.ts";
+import { findClient } from "../oauth/clients.ts";
+import { asRemoteMcp, type Authenticator, type Principal } from "./principal.ts";
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const MAX_JWT_LENGTH = 4096;
@@ -37,6 +38,10 @@ export class CompositeAuthenticator implements Authenticator {
     const user = await this.options.revocations.subjectOf(claims.sub, claims.jti);
     if (!user || user.disabled) return null;
     if (user.revoked) throw new RyeError("TOKEN_REVOKED", "This access token was revoked");
-    return { userId: claims.sub, username: user.username, isAdmin: user.isAdmin, scopes: claims.scope, tokenId: claims.jti, via: "access_token", namespace: null, audience: claims.audience };
+    const principal: Principal = { userId: claims.sub, username: user.username, isAdmin: user.isAdmin, scopes: claims.scope, tokenId: claims.jti, via: "access_token", namespace: null, audience: claims.audience };
+    // A token issued to a third-party client (a client ID metadata document or a dynamic registration) is a remote
+    // MCP client wherever it is presented, and never carries registry-admin powers: the person consented to reading
+    // their own and their organizations' items (oauth/pages.ts consentPage), nothing more.
+    return findClient(claims.clientId)?.kind === "first-party" ? principal : asRemoteMcp({ ...principal, isAdmin: false });
   }
 }

@@ -21,6 +21,17 @@ export interface Principal {
   itemPattern?: string | null;
   /** OAuth access tokens only: the resource (RFC 8707) the token was issued for; the request context enforces it. */
   audience?: string;
+  /**
+   * Reads arrive through a remote MCP client: the registry's /mcp (mcp/http.ts), or an access token issued to a
+   * third-party OAuth client. Organizations that forbid remote MCP clients are then read as by an outsider, registry
+   * admin or not (services/access.ts namespaceAccess).
+   */
+  remoteMcp?: boolean;
+}
+
+/** `principal` as a remote MCP client sees the registry (see Principal.remoteMcp). */
+export function asRemoteMcp(principal: Principal): Principal {
+  return principal.remoteMcp ? principal : { ...principal, remoteMcp: true };
 }
 
 export interface Authenticator {

@@ -334,6 +334,13 @@ test("items: push, pull, search, management, approval, downloads, relations, qua
   await expect(200, call("POST", item("transfer"), template("transfer"), { bearer: token, json: { to_namespace: "carolco" } }));
   await expect(403, call("POST", "/v1/transfer/knowledge/carolco/notes/contract", template("transfer"), { bearer: await reg.token(carol, { scopes: ["items:read"] }), json: { to_namespace: "carol" } }));
 
+  // an organization that forbids remote MCP clients, and allows them again
+  await expect(200, call("GET", "/v1/orgs/carolco/remote-mcp", "/v1/orgs/{name}/remote-mcp", { bearer: token }));
+  await expect(404, call("GET", "/v1/orgs/nope/remote-mcp", "/v1/orgs/{name}/remote-mcp", { bearer: token }));
+  await expect(200, call("PATCH", "/v1/orgs/carolco/remote-mcp", "/v1/orgs/{name}/remote-mcp", { bearer: token, json: { allowed: false } }));
+  await expect(400, call("PATCH", "/v1/orgs/carolco/remote-mcp", "/v1/orgs/{name}/remote-mcp", { bearer: token, json: { allowed: "no" } }));
+  await expect(200, call("PATCH", "/v1/orgs/carolco/remote-mcp", "/v1/orgs/{name}/remote-mcp", { bearer: token, json: { allowed: true } }));
+
   // an organization that holds every version for approval
   await expect(200, call("GET", "/v1/orgs/carolco/approval", "/v1/orgs/{name}/approval", { bearer: token }));
   await expect(404, call("GET", "/v1/orgs/nope/approval", "/v1/orgs/{name}/approval", { bearer: token }));

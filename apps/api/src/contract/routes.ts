@@ -51,6 +51,8 @@ import {
   removeMemberRoute,
   revokeOrgInvitationRoute,
   revokeOrgTokenRoute,
+  getOrgRemoteMcpRoute,
+  setOrgRemoteMcpRoute,
   setMemberRoleRoute,
 } from "../routes/orgs.ts";
 import { namespaceRoute } from "../routes/namespaces.ts";
@@ -74,7 +76,7 @@ DECLARED_ROUTES.push(
   ...[createTokenRoute, listTokensRoute, revokeTokenRoute, listOAuthGrantsRoute, revokeOAuthGrantRoute],
   ...[listUserKeysRoute, registerUserKeyRoute, revokeUserKeyRoute],
   ...[createOrgRoute, acceptInvitationRoute, myOrgsRoute, myInvitationsRoute, acceptMyInvitationRoute, declineMyInvitationRoute, getOrgRoute, inviteMemberRoute],
-  ...[listOrgInvitationsRoute, revokeOrgInvitationRoute, setMemberRoleRoute, removeMemberRoute, createOrgTokenRoute, listOrgTokensRoute, revokeOrgTokenRoute],
+  ...[listOrgInvitationsRoute, revokeOrgInvitationRoute, setMemberRoleRoute, removeMemberRoute, createOrgTokenRoute, listOrgTokensRoute, revokeOrgTokenRoute, getOrgRemoteMcpRoute, setOrgRemoteMcpRoute],
   ...[namespaceRoute],
   ...[listWebhooksRoute, createWebhookRoute, updateWebhookRoute, deleteWebhookRoute, listDeliveriesRoute, redeliverRoute, pingRoute],
   ...[startVerificationRoute, listVerificationsRoute, checkVerificationRoute, removeVerificationRoute, transferVerificationRoute, startGithubVerificationRoute, finishGithubVerificationRoute, verifiedNamesRoute],

@@ -9,10 +9,12 @@
  * The caller is the bearer token the request context authenticated (middleware/request-context.ts), or anonymous;
  * the website's session cookie is never used here (a cross-site POST must not act as the signed-in person). A refused
  * token is a 401 with the RFC 9728 challenge (oauth/protected-resource.ts mcpAuthChallenge, mounted in app.ts); a
- * token without items:read a 403 insufficient_scope.
+ * token without items:read a 403 insufficient_scope. Every caller here is a remote MCP client (auth/principal.ts
+ * asRemoteMcp): organizations that forbid those are read as by an outsider, registry admins included.
  */
 import { Hono } from "hono";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { asRemoteMcp } from "../auth/principal.ts";
 import type { AppEnv } from "../env.ts";
 import { mcpScopeRefusal, mcpSignInRequired } from "../oauth/protected-resource.ts";
 import type { AppDeps } from "../services/deps.ts";
@@ -45,7 +47,8 @@ export function mcpRoutes(deps: AppDeps): Hono<AppEnv> {
     .post(MCP_PATH, async (c) => {
       const refusal = mcpSignInRequired(c.get("principal"), deps.config.oauth.mcpAnonymous, deps.config.publicUrl) ?? mcpScopeRefusal(c.get("principal"), deps.config.publicUrl);
       if (refusal) return c.json(refusal.body, refusal.status, { "WWW-Authenticate": refusal.challenge });
-      const caller: McpCaller = { deps, principal: c.get("principal"), requestId: c.get("requestId") };
+      const principal = c.get("principal");
+      const caller: McpCaller = { deps, principal: principal && asRemoteMcp(principal), requestId: c.get("requestId") };
       // A plain tools/call is answered without a server (direct-call.ts); everything else by the SDK.
       const direct = await directToolCall(c.req.raw, caller, MCP_MAX_BODY_BYTES);
       const response = "response" in direct ? direct.response : await answerWithServer(caller, direct.request, direct.parsedBody);

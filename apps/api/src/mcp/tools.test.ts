@@ -204,6 +204,62 @@ describe("visibility follows the HTTP rules", () => {
   });
 });
 
+describe("an organization that forbids remote MCP clients (PATCH /v1/orgs/{name}/remote-mcp)", () => {
+  const secret = { item_type: "knowledge", item_id: "acme/internal/secret-plan" };
+  const setting = (token: string, allowed: boolean) => f.http("PATCH", "/v1/orgs/acme/remote-mcp", { token, json: { allowed } });
+  /** An access token for /mcp issued to a third-party client (a client ID metadata document URL). */
+  const thirdPartyToken = async (user: { id: string; username: string }) =>
+    (await f.reg.deps.accessTokens.issueAccessToken({ sub: user.id, username: user.username, scope: ["items:read"], clientId: "https://chat.example/oauth/client.json", audience: `${f.url}/mcp` })).token;
+
+  test("its private items vanish from /mcp for its members and registry admins, stay on HTTP, and come back when allowed again", async () => {
+    const owner = await f.reg.createUser("olga");
+    const org = await f.reg.db.prisma.organization.findUniqueOrThrow({ where: { name: "acme" } });
+    await f.reg.db.prisma.membership.create({ data: { orgId: org.id, userId: owner.id, role: "owner" } });
+    const ownerToken = await f.reg.token(owner, { scopes: ["items:read", "org:admin"] });
+
+    // Only owners and admins set it; any member reads it.
+    const byMember = await setting(await f.reg.token(f.users.mia, { scopes: ["items:read", "org:admin"] }), false);
+    assert.equal(byMember.status, 403);
+    assert.equal(((await byMember.json()) as Json).error.code, "FORBIDDEN");
+    assert.deepEqual(await (await f.http("GET", "/v1/orgs/acme/remote-mcp", { token: f.tokens.mia })).json(), { org: "acme", allowed: true });
+    // A member's third-party token sees the private item while allowed.
+    const chat = await f.client(await thirdPartyToken(f.users.mia));
+    assert.equal((await call(chat, "get_item", secret)).isError, false);
+
+    const forbid = await setting(ownerToken, false);
+    assert.equal(forbid.status, 200);
+    assert.deepEqual(await forbid.json(), { org: "acme", allowed: false });
+    const audit = await f.reg.db.prisma.auditEvent.findFirstOrThrow({ where: { action: "org.remote_mcp", targetId: org.id } });
+    assert.deepEqual(audit.details, { org: "acme", from: true, to: false });
+
+    // Through /mcp: the member (personal token or third-party token) and a registry admin see nothing of it, even
+    // though the member's earlier read put the answer in the pull cache.
+    for (const token of [f.tokens.mia, await thirdPartyToken(f.users.mia), f.tokens.root]) {
+      const client = await f.client(token);
+      assert.equal(errorCode(await call(client, "get_item", secret)), "ITEM_NOT_FOUND");
+      assert.equal(errorCode(await call(client, "get_item", { ...secret, version: "1.0.0" })), "ITEM_NOT_FOUND");
+      assert.equal(errorCode(await call(client, "list_versions", secret)), "ITEM_NOT_FOUND");
+      assert.equal((await call(client, "search", { query: "secret plan" })).structured.results.length, 0);
+    }
+    // Over HTTP nothing changed for them.
+    for (const token of [f.tokens.mia, f.tokens.root]) assert.equal((await f.http("GET", "/v1/pull/knowledge/acme/internal/secret-plan", { token })).status, 200);
+    assert.equal((await f.http("GET", "/v1/search?query=secret%20plan", { token: f.tokens.mia }).then((r) => r.json()) as Json).results.length, 1);
+
+    assert.equal((await setting(ownerToken, true)).status, 200);
+    const member = await f.client(f.tokens.mia);
+    assert.equal((await call(member, "get_item", secret)).isError, false);
+    assert.deepEqual((await call(member, "search", { query: "secret plan" })).structured.results.map((r: Json) => r.item_id), ["acme/internal/secret-plan"]);
+    assert.equal((await call(await f.client(f.tokens.root), "get_item", secret)).isError, false);
+  });
+
+  test("a token issued to a third-party client never carries registry-admin powers", async () => {
+    const held = { item_type: "knowledge", item_id: "alice/notes/style", version: "1.1.0" };
+    assert.equal((await call(await f.client(f.tokens.root), "get_item", held)).isError, false, "the admin's own token reviews held versions");
+    assert.equal(errorCode(await call(await f.client(await thirdPartyToken(f.users.root)), "get_item", held)), "ITEM_NOT_FOUND");
+    assert.equal(errorCode(await call(await f.client(await thirdPartyToken(f.users.root)), "get_item", secret)), "ITEM_NOT_FOUND");
+  });
+});
+
 describe("stateless Streamable HTTP", () => {
   test("no session id is issued; GET, DELETE and other methods are 405; answers are never shared by caches", async () => {
     const init = await f.http("POST", "/mcp", {

@@ -105,10 +105,14 @@ export function authorizeRoutes(deps: OAuthDeps, services: OAuthServices): Hono<
     return "page" in result ? errorPage(c, 400, result.page) : c.redirect(result.redirectTo, 302);
   }
 
-  /** The organizations whose private items a token of this person can read (shown to them before they approve). */
-  async function organizationsOf(userId: string): Promise<string[]> {
-    const rows = await deps.db.prisma.membership.findMany({ where: { userId }, select: { organization: { select: { name: true } } } });
-    return rows.map((row) => row.organization.name).sort();
+  /**
+   * The organizations whose private items a third-party client's token of this person can read, and those it cannot
+   * because they forbid remote MCP clients (both shown to the person before they approve).
+   */
+  async function organizationsOf(userId: string): Promise<{ organizations: string[]; withheldOrganizations: string[] }> {
+    const rows = await deps.db.prisma.membership.findMany({ where: { userId }, select: { organization: { select: { name: true, allowRemoteMcp: true } } } });
+    const names = (allowed: boolean) => rows.filter((row) => row.organization.allowRemoteMcp === allowed).map((row) => row.organization.name).sort();
+    return { organizations: names(true), withheldOrganizations: names(false) };
   }
 
   return new Hono<AppEnv>()
@@ -124,8 +128,8 @@ export function authorizeRoutes(deps: OAuthDeps, services: OAuthServices): Hono<
       }
       // `next` is a same-origin path (what the login page accepts), including any path prefix of publicUrl.
       if (!session) return c.redirect(`${publicUrl}/login?next=${encodeURIComponent(`${authorizePath}${url.search}`)}`, 302);
-      const organizations = request.client.kind === "first-party" ? [] : await organizationsOf(session.userId);
-      return consentPage(c, request, { ...session, organizations }, `${publicUrl}/oauth/authorize/decision`);
+      const organizations = request.client.kind === "first-party" ? {} : await organizationsOf(session.userId);
+      return consentPage(c, request, { ...session, ...organizations }, `${publicUrl}/oauth/authorize/decision`);
     })
     .post(authorizationDecisionRoute.path, bodyLimit({ maxSize: MAX_PARAMS_BYTES }), async (c) => {
       const session = await readWebSession(c, deps.db);

@@ -36,7 +36,7 @@ export class OAuthError extends Error {
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,
-    readonly status: 400 | 401 | 413 | 429 | 500 = error === "invalid_client" ? 401 : 400,
+    readonly status: 400 | 401 | 413 | 429 | 500 | 503 = error === "invalid_client" ? 401 : 400,
     /** Extra members of the error body (e.g. the new `interval` of slow_down). */
     readonly extra: Record<string, unknown> = {},
     readonly headers: Record<string, string> = {},

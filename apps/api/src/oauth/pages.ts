@@ -39,6 +39,8 @@ export interface ConsentUser {
   csrfToken: string;
   /** Third-party clients: the organizations whose private items the person can read (and so the client would). */
   organizations?: string[];
+  /** Third-party clients: the person's organizations that forbid remote MCP clients (the client sees none of theirs). */
+  withheldOrganizations?: string[];
 }
 
 export function consentPage(c: Context, request: AuthorizationRequest, user: ConsentUser, action: string): Response {
@@ -77,6 +79,11 @@ ${form}`,
       : `It registered itself with this registry under the name “${name}”, which nobody has verified.`;
   const orgs = user.organizations ?? [];
   const visible = `your own private items${orgs.length > 0 ? ` and those of the organization${orgs.length > 1 ? "s" : ""} ${orgs.map((o) => `<strong>${escapeHtml(o)}</strong>`).join(", ")}` : ""}`;
+  const withheld = user.withheldOrganizations ?? [];
+  const withheldNote =
+    withheld.length > 0
+      ? ` Private items of ${withheld.map((o) => `<strong>${escapeHtml(o)}</strong>`).join(", ")} stay hidden from it: ${withheld.length > 1 ? "these organizations forbid" : "this organization forbids"} remote MCP clients.`
+      : "";
   return c.html(
     layout(
       "Authorize a third-party application",
@@ -84,7 +91,7 @@ ${form}`,
 <p><strong>This is a third-party application</strong>, not made or checked by this registry. ${identity}</p>
 <p>Signed in as <strong>${escapeHtml(user.username)}</strong>. It asks to use this registry's MCP server (<code>${escapeHtml(request.resource)}</code>) on your behalf with:</p>
 <ul>${scopes}</ul>
-<p>It will be able to read public items, ${visible}. It cannot publish, change or delete anything.</p>
+<p>It will be able to read public items, ${visible}. It cannot publish, change or delete anything.${withheldNote}</p>
 <p>After you decide you are sent to <code>${escapeHtml(target.protocol === "https:" || target.protocol === "http:" ? target.host : target.protocol)}</code>. Approve only if you just started this sign-in from that application.</p>
 ${form}`,
     ),

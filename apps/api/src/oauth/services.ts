@@ -37,7 +37,7 @@ export interface OAuthOptions {
 }
 
 /** Without configuration: public https metadata documents only, dynamic registration on, audiences kept apart, /mcp open to anonymous callers. */
-export const DEFAULT_OAUTH_CONFIG: OAuthConfig = { acceptAnyAudience: false, mcpAnonymous: true, cimd: { allowPrivateAddresses: false, allowHttp: false }, dcr: true, dcrPerIpPerHour: 10 };
+export const DEFAULT_OAUTH_CONFIG: OAuthConfig = { acceptAnyAudience: false, mcpAnonymous: true, cimd: { allowPrivateAddresses: false, allowHttp: false }, dcr: true, dcrPerIpPerHour: 10, dcrMaxClients: 10_000 };
 
 export interface OAuthServices {
   issuer: string;
@@ -60,7 +60,7 @@ export function createOAuthServices(deps: OAuthDeps, options: OAuthOptions = {})
   const refreshTokens = new RefreshTokens(deps.db, deps.config.publicUrl, reportReuse);
   const config = deps.config.oauth ?? DEFAULT_OAUTH_CONFIG;
   const documents = new ClientMetadataDocuments({ ...config.cimd, ...(options.cimdLimits ? { limits: options.cimdLimits } : {}) });
-  const dynamicClients = config.dcr ? new DynamicClients(deps.db, config.dcrPerIpPerHour, deps.counters) : null;
+  const dynamicClients = config.dcr ? new DynamicClients(deps.db, { perIpPerHour: config.dcrPerIpPerHour, maxClients: config.dcrMaxClients }, deps.counters) : null;
   return {
     config,
     clients: new ClientDirectory(documents, dynamicClients, config.cimd.allowHttp && config.cimd.allowPrivateAddresses),

@@ -5,7 +5,7 @@
  * is stored; decisions and registrations are audited.
  */
 import assert from "node:assert/strict";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -88,6 +88,18 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       const as = (await (await srv.fetch("/.well-known/oauth-authorization-server")).json()) as Json;
       assert.equal(as.client_id_metadata_document_supported, true);
       assert.equal(as.registration_endpoint, `${srv.issuer}/oauth/register`);
+    });
+
+    test("consent lists an organization that forbids remote MCP clients as one whose private items stay hidden", async () => {
+      const locked = await srv.db.prisma.organization.create({ data: { name: "lockedco", allowRemoteMcp: false } });
+      await srv.db.prisma.membership.create({ data: { orgId: locked.id, userId: alice.id, role: "member" } });
+      try {
+        const { html } = await decide(authorizePath(publish(), pkce().challenge), "deny");
+        assert.match(html, /public items, your own private items and those of the organization <strong>acme<\/strong>\./);
+        assert.match(html, /Private items of <strong>lockedco<\/strong> stay hidden from it: this organization forbids remote MCP clients\./);
+      } finally {
+        await srv.db.prisma.membership.delete({ where: { orgId_userId: { orgId: locked.id, userId: alice.id } } });
+      }
     });
 
     test("metadata document: consent names a third party by its URL → code with iss → tokens for /mcp only", async () => {
@@ -278,6 +290,54 @@ describe("dynamic registration turned off (RYE_OAUTH_DCR=false)", () => {
       assert.equal(as.client_id_metadata_document_supported, true);
       const res = await srv.fetch("/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "x", redirect_uris: [REDIRECT] }) });
       assert.equal(res.status, 404);
+    } finally {
+      await srv.close();
+    }
+  });
+});
+
+describe("the cap on dynamically registered clients (RYE_OAUTH_DCR_MAX_CLIENTS)", () => {
+  test("at the cap, unused registrations older than a day are purged to make room; a client with a live sign-in is kept; with none to purge, 503", async () => {
+    const srv = await startOAuthServer({ kind: "pglite", env: { RYE_OAUTH_DCR_MAX_CLIENTS: "2", RYE_OAUTH_DCR_PER_IP_PER_HOUR: "100" } });
+    try {
+      const register = async (name: string) => {
+        const res = await srv.fetch("/oauth/register", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT] }) });
+        return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as Json };
+      };
+      const unused = await register("Abandoned");
+      const signedIn = await register("In use");
+      assert.equal(unused.status, 201);
+      assert.equal(signedIn.status, 201);
+
+      // Full, and both too young to purge.
+      const refused = await register("Third");
+      assert.equal(refused.status, 503);
+      assert.equal(refused.body.error, "temporarily_unavailable");
+      assert.match(String(refused.body.error_description), /at most 2 dynamically registered clients/);
+      assert.equal(refused.retryAfter, "3600");
+      assert.equal(await srv.db.prisma.oAuthClientRegistration.count(), 2);
+
+      // A day later: one never finished a sign-in, the other holds a live refresh token.
+      const alice = await srv.createUser("alice");
+      await srv.db.prisma.oAuthClientRegistration.updateMany({ data: { createdAt: new Date(Date.now() - 25 * 3600_000) } });
+      const live = { tokenHash: "a".repeat(64), familyId: randomUUID(), userId: alice.id, clientId: String(signedIn.body.client_id), scope: "items:read", expiresAt: new Date(Date.now() + 3600_000) };
+      await srv.db.prisma.refreshToken.create({ data: live });
+      // An expired and a used token do not keep a registration.
+      await srv.db.prisma.refreshToken.create({ data: { ...live, tokenHash: "b".repeat(64), clientId: String(unused.body.client_id), expiresAt: new Date(Date.now() - 1000) } });
+      await srv.db.prisma.refreshToken.create({ data: { ...live, tokenHash: "c".repeat(64), clientId: String(unused.body.client_id), usedAt: new Date() } });
+
+      const third = await register("Third");
+      assert.equal(third.status, 201);
+      const kept = (await srv.db.prisma.oAuthClientRegistration.findMany({ select: { clientId: true } })).map((r) => r.clientId).sort();
+      assert.deepEqual(kept, [String(signedIn.body.client_id), String(third.body.client_id)].sort());
+      const purges = await srv.db.prisma.auditEvent.findMany({ where: { action: "oauth.client.purge" } });
+      assert.deepEqual(
+        purges.map((p) => p.targetId),
+        [unused.body.client_id],
+      );
+      // The purged client is unknown from now on.
+      const gone = await srv.fetch(`/oauth/authorize?${new URLSearchParams({ response_type: "code", client_id: String(unused.body.client_id), redirect_uri: REDIRECT, state: "s", code_challenge: "x".repeat(43), code_challenge_method: "S256" })}`);
+      assert.equal(gone.status, 400);
     } finally {
       await srv.close();
     }

@@ -26,9 +26,11 @@ import {
   listOrgInvitations,
   listOrgTokens,
   ORG_TOKEN_SCOPES,
+  orgRemoteMcp,
   removeMember,
   revokeOrgInvitation,
   revokeOrgToken,
+  setOrgRemoteMcp,
 } from "../services/orgs.ts";
 import { currentCaller, JSON_BODY, jsonBody, NAME_RULES, plainText, requireCaller, TOO_LARGE } from "./accounts.ts";
 import { CreatedToken, TokenInfo, tokenRequestSchema, toTokenRequest } from "./tokens.ts";
@@ -43,6 +45,9 @@ const InviteRequest = z
   .meta({ id: "InviteRequest", description: "Exactly one of username (an existing user) and email. Only owners invite owners." });
 const AcceptInvitationRequest = z.strictObject({ token: z.string().min(1).max(200) }).meta({ id: "AcceptInvitationRequest" });
 const RoleRequest = z.strictObject({ role }).meta({ id: "RoleRequest" });
+const RemoteMcpRequest = z
+  .strictObject({ allowed: z.boolean().meta({ description: "false: remote MCP clients see none of the organization's private items and held versions." }) })
+  .meta({ id: "OrgRemoteMcpRequest" });
 
 // ---------------------------------------------------------------- answers
 export const OrgCreated = z.object({ name: z.string(), display_name: z.string(), role: z.literal("owner"), created_at: timestamp }).meta({ id: "OrgCreated" });
@@ -68,6 +73,15 @@ const Invitation = z
   })
   .meta({ id: "Invitation" });
 const InvitationAccepted = z.object({ org: z.string(), role }).meta({ id: "InvitationAccepted" });
+const OrgRemoteMcp = z
+  .object({
+    org: z.string(),
+    allowed: z.boolean().meta({
+      description:
+        "Whether remote MCP clients (the registry's /mcp, tokens issued to third-party OAuth clients) see the organization's private items and held versions. Public items are public either way.",
+    }),
+  })
+  .meta({ id: "OrgRemoteMcp" });
 const MemberRole = z.object({ org: z.string(), username: z.string(), role }).meta({ id: "MemberRole" });
 const MemberRemoved = z.object({ org: z.string(), username: z.string(), removed: z.literal(true) }).meta({ id: "MemberRemoved" });
 const OrgTokenInfo = TokenInfo.extend({ created_by: z.string().meta({ description: "Username of the member who created it." }) }).meta({ id: "OrgTokenInfo" });
@@ -269,6 +283,27 @@ export const revokeOrgTokenRoute = createRoute({
   responses: { 200: json(TokenInfo, "Revoked"), ...errors([404, "No such organization or token"]) },
 });
 
+export const getOrgRemoteMcpRoute = createRoute({
+  method: "get",
+  path: "/v1/orgs/{name}/remote-mcp",
+  operationId: "getOrgRemoteMcp",
+  summary: "Whether remote MCP clients see the organization's private items (members)",
+  tags: ["orgs"],
+  ...access("caller"),
+  responses: { 200: json(OrgRemoteMcp, "The setting"), ...errors([403, "FORBIDDEN: not a member of the organization"], NO_ORG) },
+});
+export const setOrgRemoteMcpRoute = createRoute({
+  method: "patch",
+  path: "/v1/orgs/{name}/remote-mcp",
+  operationId: "setOrgRemoteMcp",
+  summary: "Allow or forbid remote MCP clients for the organization's private items (owners and admins; audited)",
+  tags: ["orgs"],
+  ...managing("patch"),
+  middleware: [jsonBody] as const,
+  request: { body: jsonRequest(RemoteMcpRequest) },
+  responses: { 200: json(OrgRemoteMcp, "The setting"), ...errors(JSON_BODY, NO_ORG, TOO_LARGE) },
+});
+
 export function orgRoutes(deps: AppDeps) {
   const { db } = deps;
   return contractRouter()
@@ -332,5 +367,14 @@ export function orgRoutes(deps: AppDeps) {
     .openapi(revokeOrgTokenRoute, async (c) => {
       const { actor } = await requireCaller(c, db, MANAGE);
       return c.json(declared(TokenInfo, await revokeOrgToken(db, actor, c.req.param("name"), c.req.param("id"))), 200);
+    })
+    .openapi(getOrgRemoteMcpRoute, async (c) => {
+      // Reading needs no particular scope (any member, as GET /v1/orgs/{name} shows its members).
+      const { actor } = await requireCaller(c, db);
+      return c.json(declared(OrgRemoteMcp, await orgRemoteMcp(db, actor, c.req.param("name"))), 200);
+    })
+    .openapi(setOrgRemoteMcpRoute, async (c) => {
+      const { actor } = await requireCaller(c, db, MANAGE);
+      return c.json(declared(OrgRemoteMcp, await setOrgRemoteMcp(db, actor, c.req.param("name"), c.req.valid("json").allowed)), 200);
     });
 }

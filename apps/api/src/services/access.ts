@@ -9,20 +9,28 @@ export interface NamespaceAccess {
   namespace: { id: string; name: string; userId: string | null; orgId: string | null };
   /** The caller's role in it: the user namespace's owner is "owner"; org roles come from memberships. */
   role: NamespaceRole | null;
+  /** The caller is a remote MCP client and the namespace's organization forbids those (no role then, admin or not). */
+  remoteMcpForbidden: boolean;
 }
 
+/**
+ * The namespace and the caller's role in it. A remote MCP client (Principal.remoteMcp) has no role in an organization
+ * that forbids remote MCP clients: its private items and held versions are then hidden as from an outsider.
+ */
 export async function namespaceAccess(db: Database, principal: Principal | null, name: string): Promise<NamespaceAccess | null> {
-  const namespace = await db.prisma.namespace.findUnique({ where: { name: name.toLowerCase() } });
-  if (!namespace) return null;
+  const found = await db.prisma.namespace.findUnique({ where: { name: name.toLowerCase() }, include: { organization: { select: { allowRemoteMcp: true } } } });
+  if (!found) return null;
+  const { organization, ...namespace } = found;
+  const remoteMcpForbidden = principal?.remoteMcp === true && organization?.allowRemoteMcp === false;
   let role: NamespaceRole | null = null;
   if (principal) {
     if (namespace.userId === principal.userId) role = "owner";
-    else if (namespace.orgId) {
+    else if (namespace.orgId && !remoteMcpForbidden) {
       const membership = await db.prisma.membership.findUnique({ where: { orgId_userId: { orgId: namespace.orgId, userId: principal.userId } } });
       role = membership?.role ?? null;
     }
   }
-  return { namespace, role };
+  return { namespace, role, remoteMcpForbidden };
 }
 
 /** Publishing needs any role in the namespace (and a token not restricted to another namespace). */
@@ -56,6 +64,9 @@ export async function canRead(db: Database, principal: Principal | null, item: {
   if (item.visibility !== "private") return true;
   // A token without items:read (e.g. a write-only CI token) reads like an anonymous caller.
   if (!principal || !principal.scopes.includes("items:read")) return false;
-  if (principal.isAdmin) return true;
-  return (await namespaceAccess(db, principal, namespaceName))?.role != null;
+  if (principal.isAdmin && !principal.remoteMcp) return true;
+  const access = await namespaceAccess(db, principal, namespaceName);
+  if (!access || access.remoteMcpForbidden) return false;
+  return principal.isAdmin || access.role != null;
 }
+

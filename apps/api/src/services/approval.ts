@@ -127,9 +127,10 @@ export function approvalAnswer<R extends { risk: Risk; findings: unknown[] }>(he
  */
 export async function canSeeHeld(db: Database, principal: Principal | null, namespaceName: string): Promise<boolean> {
   if (!principal || !principal.scopes.includes("items:read")) return false;
-  if (principal.isAdmin) return true;
-  const role = (await namespaceAccess(db, principal, namespaceName))?.role;
-  return role === "owner" || role === "admin";
+  if (principal.isAdmin && !principal.remoteMcp) return true;
+  const access = await namespaceAccess(db, principal, namespaceName);
+  if (!access || access.remoteMcpForbidden) return false;
+  return principal.isAdmin || access.role === "owner" || access.role === "admin";
 }
 
 /** A lazily computed, memoized canSeeHeld for one request. */
@@ -284,7 +285,13 @@ export const MAX_HELD_LISTING = 200;
  */
 export async function listHeldVersions(db: Database, principal: Principal, options: { namespace?: string | undefined; status: "pending" | "rejected" }) {
   if (!principal.scopes.includes("items:read")) throw forbidden("Listing held versions needs the items:read scope", "Use a token with items:read.");
-  const memberships = principal.isAdmin ? [] : await db.prisma.membership.findMany({ where: { userId: principal.userId, role: { in: ["owner", "admin"] } }, select: { orgId: true } });
+  const memberships = principal.isAdmin
+    ? []
+    : await db.prisma.membership.findMany({
+        // A remote MCP client has no role in organizations that forbid those (services/access.ts namespaceAccess).
+        where: { userId: principal.userId, role: { in: ["owner", "admin"] }, ...(principal.remoteMcp ? { organization: { allowRemoteMcp: true } } : {}) },
+        select: { orgId: true },
+      });
   const managedOrgs = new Set(memberships.map((m) => m.orgId));
   let namespaceFilter: Prisma.NamespaceWhereInput | undefined;
   if (options.namespace !== undefined) {

@@ -94,6 +94,32 @@ export async function describeOrg(db: Database, viewer: Actor | null, name: stri
   return { ...view, role, members: members.map((m) => ({ username: m.user.username, role: m.role, joined_at: m.createdAt.toISOString() })) };
 }
 
+/** An organization's remote MCP setting (any member may read it): whether remote MCP clients see its private items. */
+export async function orgRemoteMcp(db: Database, actor: Actor, name: string) {
+  const { org } = await requireRole(db, actor, name, ["owner", "admin", "member"]);
+  return remoteMcpView(org);
+}
+
+/**
+ * Allows or forbids remote MCP clients (the registry's /mcp, third-party OAuth clients) for the organization's private
+ * items and held versions (services/access.ts namespaceAccess). Owners and admins; audited as org.remote_mcp when it
+ * changes. Public items stay public: anyone reads them over HTTP.
+ */
+export async function setOrgRemoteMcp(db: Database, actor: Actor, name: string, allowed: boolean) {
+  const { org } = await requireRole(db, actor, name, MANAGERS);
+  if (org.allowRemoteMcp === allowed) return remoteMcpView(org);
+  const updated = await db.prisma.$transaction(async (tx) => {
+    const row = await tx.organization.update({ where: { id: org.id }, data: { allowRemoteMcp: allowed } });
+    await audit(tx, actor, org, "org.remote_mcp", { from: org.allowRemoteMcp, to: allowed });
+    return row;
+  });
+  return remoteMcpView(updated);
+}
+
+function remoteMcpView(org: Organization) {
+  return { org: org.name, allowed: org.allowRemoteMcp };
+}
+
 export async function inviteMember(db: Database, actor: Actor, orgName: string, input: { username?: string | undefined; email?: string | undefined; role: OrgRole }) {
   const { org, role: actorRole } = await requireRole(db, actor, orgName, MANAGERS);
   if (input.role === "owner" && actorRole !== "owner") throw new RyeError("FORBIDDEN", "Only owners can invite owners");

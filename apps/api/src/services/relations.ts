@@ -82,25 +82,47 @@ export async function claimRelations(tx: Tx, item: { id: string; type: DbItemTyp
   }
 }
 
-/** Namespaces whose private and held items the caller sees (null: all of them, a registry admin). */
-async function visibleNamespaces(db: Database, principal: Principal | null): Promise<Set<string> | null> {
-  if (!principal || !principal.scopes.includes("items:read")) return new Set();
-  if (principal.isAdmin) return null;
-  const rows = await db.prisma.namespace.findMany({
-    where: { OR: [{ userId: principal.userId }, { organization: { memberships: { some: { userId: principal.userId } } } }] },
-    select: { id: true },
-  });
-  return new Set(rows.map((r) => r.id));
+/**
+ * Namespaces whose private and held items the caller sees: `members` (null: all of them, a registry admin) minus
+ * `except` (a registry admin reading through a remote MCP client: the namespaces of organizations that forbid those).
+ */
+interface Sight {
+  members: Set<string> | null;
+  except: Set<string>;
 }
 
-function visibleTo(members: Set<string> | null, item: { namespaceId: string; visibility: string; held: boolean }): boolean {
-  if (members === null || members.has(item.namespaceId)) return true;
+async function visibleNamespaces(db: Database, principal: Principal | null): Promise<Sight> {
+  if (!principal || !principal.scopes.includes("items:read")) return { members: new Set(), except: new Set() };
+  if (principal.isAdmin) {
+    if (!principal.remoteMcp) return { members: null, except: new Set() };
+    const rows = await db.prisma.namespace.findMany({ where: { organization: { allowRemoteMcp: false } }, select: { id: true } });
+    return { members: null, except: new Set(rows.map((r) => r.id)) };
+  }
+  const rows = await db.prisma.namespace.findMany({
+    where: {
+      OR: [
+        { userId: principal.userId },
+        // A remote MCP client has no role in organizations that forbid those (services/access.ts namespaceAccess).
+        { organization: { memberships: { some: { userId: principal.userId } }, ...(principal.remoteMcp ? { allowRemoteMcp: true } : {}) } },
+      ],
+    },
+    select: { id: true },
+  });
+  return { members: new Set(rows.map((r) => r.id)), except: new Set() };
+}
+
+function seesInto(sight: Sight, namespaceId: string): boolean {
+  return !sight.except.has(namespaceId) && (sight.members === null || sight.members.has(namespaceId));
+}
+
+function visibleTo(sight: Sight, item: { namespaceId: string; visibility: string; held: boolean }): boolean {
+  if (seesInto(sight, item.namespaceId)) return true;
   return item.visibility !== "private" && !item.held;
 }
 
 /** "Used by" is a listing: unlisted items appear only to their members, like private ones. */
-function listedTo(members: Set<string> | null, item: { namespaceId: string; visibility: string; held: boolean }): boolean {
-  if (members === null || members.has(item.namespaceId)) return true;
+function listedTo(sight: Sight, item: { namespaceId: string; visibility: string; held: boolean }): boolean {
+  if (seesInto(sight, item.namespaceId)) return true;
   return item.visibility === "public" && !item.held;
 }
 
@@ -112,9 +134,9 @@ export async function itemRelations(db: Database, principal: Principal | null, t
   if (requested && (!version || (version.status !== "published" && !(await seesHeld())))) {
     throw new RyeError("ITEM_NOT_FOUND", `${type} ${ref.id}@${requested} not found`, { hint: `List the versions: GET /v1/items/${type}/${ref.id}` });
   }
-  const members = await visibleNamespaces(db, principal);
-  const uses = version ? await usesOf(db, version.id, members) : [];
-  const users = await usersOf(db, item.id, members);
+  const sight = await visibleNamespaces(db, principal);
+  const uses = version ? await usesOf(db, version.id, sight) : [];
+  const users = await usersOf(db, item.id, sight);
   return {
     item_type: type as RegistryItemType,
     item_id: ref.id,
@@ -126,7 +148,7 @@ export async function itemRelations(db: Database, principal: Principal | null, t
   };
 }
 
-async function usesOf(db: Database, versionId: string, members: Set<string> | null): Promise<ItemRelations["uses"]> {
+async function usesOf(db: Database, versionId: string, sight: Sight): Promise<ItemRelations["uses"]> {
   const rows = await db.prisma.itemRelation.findMany({
     where: { versionId },
     orderBy: { position: "asc" },
@@ -141,9 +163,9 @@ async function usesOf(db: Database, versionId: string, members: Set<string> | nu
     },
   });
   return rows.map((row) => {
-    const target = row.targetItem && visibleTo(members, row.targetItem) ? row.targetItem : null;
+    const target = row.targetItem && visibleTo(sight, row.targetItem) ? row.targetItem : null;
     const wanted = row.targetVersion ?? target?.latestVersion ?? null;
-    const wantedRow = target?.versions.find((v) => v.version === wanted && (v.status === "published" || members === null || members.has(target.namespaceId)));
+    const wantedRow = target?.versions.find((v) => v.version === wanted && (v.status === "published" || seesInto(sight, target.namespaceId)));
     return {
       kind: row.kind as ItemRelations["uses"][number]["kind"],
       item_type: row.targetType,
@@ -163,7 +185,7 @@ async function usesOf(db: Database, versionId: string, members: Set<string> | nu
   });
 }
 
-async function usersOf(db: Database, itemId: string, members: Set<string> | null): Promise<ItemRelations["used_by"]> {
+async function usersOf(db: Database, itemId: string, sight: Sight): Promise<ItemRelations["used_by"]> {
   // Only the users' latest versions count: joined on items.latest_version in the query, not filtered afterwards.
   const rows = await db.prisma.$queryRaw<{ kind: string; type: string; namespace: string; category: string; name: string; version: string; visibility: string; held: boolean; namespace_id: string }[]>`
     SELECT r.kind, d.type::text AS type, n.name AS namespace, d.category, d.name, v.version, d.visibility::text AS visibility, d.held, d.namespace_id::text AS namespace_id
@@ -173,7 +195,7 @@ async function usersOf(db: Database, itemId: string, members: Set<string> | null
     JOIN namespaces n ON n.id = d.namespace_id
     WHERE r.target_item_id = ${itemId}::uuid`;
   return rows
-    .filter((r) => listedTo(members, { namespaceId: r.namespace_id, visibility: r.visibility, held: r.held }))
+    .filter((r) => listedTo(sight, { namespaceId: r.namespace_id, visibility: r.visibility, held: r.held }))
     .map((r) => ({
       kind: r.kind as ItemRelations["used_by"][number]["kind"],
       item_type: r.type as RegistryItemType,

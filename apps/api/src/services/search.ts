@@ -200,7 +200,7 @@ export function normalizeQuery(raw: string): string {
 export async function searchItems(database: Database, principal: Principal | null, input: SearchInput, tuning: SearchTuning = DEFAULT_TUNING): Promise<SearchResponse> {
   const db: SearchDb = { kind: database.kind, raw: database.raw, jsonRows: tuning.jsonRows === "auto" ? database.kind === "pglite" : tuning.jsonRows };
   const query = normalizeQuery(input.query);
-  const filters: Filters = { query, itemType: input.itemType, namespace: input.namespace?.toLowerCase(), category: input.category?.replace(/^\/+|\/+$/g, "") || undefined, toolType: input.toolType, minQuality: input.minQuality || undefined };
+  const filters: Filters = { query, itemType: input.itemType, namespace: input.namespace?.toLowerCase(), category: input.category?.replace(/^\/+|\/+$/g, "") || undefined, toolType: input.toolType, minQuality: input.minQuality || undefined, remoteMcp: principal?.remoteMcp === true };
   if (input.minQuality !== undefined && !(Number.isInteger(input.minQuality) && input.minQuality >= 0 && input.minQuality <= 100)) {
     throw new RyeError("BAD_REQUEST", "min_quality must be a whole number from 0 to 100", { hint: "Quality scores are 0 … 100; see docs/quality.md." });
   }
@@ -317,7 +317,10 @@ interface Found {
 /** Neither a lexeme nor a trigram can come from a query without a letter or digit. */
 const HAS_WORD = /[\p{L}\p{N}]/u;
 
-type Filters = Pick<SearchInput, "query" | "itemType" | "namespace" | "category" | "toolType" | "minQuality">;
+type Filters = Pick<SearchInput, "query" | "itemType" | "namespace" | "category" | "toolType" | "minQuality"> & {
+  /** The caller is a remote MCP client (Principal.remoteMcp): organizations that forbid those count no members. */
+  remoteMcp?: boolean;
+};
 
 /** The keyset condition of a page after `cursor` (sort key descending, then id ascending); TRUE for the first page. */
 function afterCursor(p: Params, cursor: Cursor | null, sortKey: string, id: string, keyType = "float8"): string {
@@ -332,6 +335,9 @@ function sortKeyOf(row: Row, order: Order): number | string {
   return order === "score" ? Number(row.score) : Number(row.download_count);
 }
 
+/** The membership test's extra condition for a remote MCP client (services/access.ts namespaceAccess). */
+const REMOTE_MCP_ALLOWED = " AND EXISTS (SELECT 1 FROM organizations o WHERE o.id = m.org_id AND o.allow_remote_mcp)";
+
 /** WHERE clauses shared by the page, the count and the facets: visibility, filters and the match. */
 function whereClause(p: Params, f: Filters, userId: string | null, match: Match): string {
   // Anonymous callers see public items only; the membership test is left out of their SQL altogether (a
@@ -341,7 +347,7 @@ function whereClause(p: Params, f: Filters, userId: string | null, match: Match)
     uid === null
       ? "i.visibility = 'public'"
       : `(i.visibility = 'public' OR (i.visibility = 'private' AND (n.user_id = ${uid}
-       OR EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = n.org_id AND m.user_id = ${uid}))))`,
+       OR EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = n.org_id AND m.user_id = ${uid}${f.remoteMcp ? REMOTE_MCP_ALLOWED : ""}))))`,
     // An item none of whose versions is approved yet is in no search (services/approval.ts).
     "NOT i.held",
   ];

@@ -6,6 +6,7 @@ import { ConfirmAction } from "@/components/settings/confirm-action";
 import { InviteForm } from "@/components/settings/invite-form";
 import { MemberRole } from "@/components/settings/member-role";
 import { OrgApproval } from "@/components/settings/org-approval";
+import { OrgRemoteMcp } from "@/components/settings/org-remote-mcp";
 import { Time } from "@/components/settings/time";
 import { TokenCreateForm } from "@/components/settings/token-create-form";
 import { TokenList } from "@/components/settings/token-list";
@@ -54,6 +55,7 @@ export default async function OrgSettingsPage({ params, searchParams }: Params &
     `/v1/orgs/${encodeURIComponent(org.name)}/approval`,
     { session: true },
   );
+  const remoteMcp = await apiOrNull<{ allowed: boolean }>(`/v1/orgs/${encodeURIComponent(org.name)}/remote-mcp`, { session: true });
   const joined = (await searchParams).joined === "1";
   // Owners set any role; admins cannot make or touch owners (the API has the last word).
   const assignable: OrgRole[] = org.role === "owner" ? ROLES : ["member", "admin"];
@@ -203,6 +205,20 @@ export default async function OrgSettingsPage({ params, searchParams }: Params &
             page. The organization&apos;s setting can only make the registry&apos;s stricter.
           </p>
           {org.role === "owner" ? <OrgApproval org={org.name} mode={approval.mode} /> : null}
+        </section>
+      ) : null}
+      {remoteMcp ? (
+        <section aria-labelledby="remote-mcp-heading" className="space-y-3">
+          <h2 id="remote-mcp-heading" className="text-lg font-semibold">
+            Remote MCP clients
+          </h2>
+          <p className={help}>
+            {remoteMcp.allowed
+              ? `Chat apps and IDEs that reach this registry's MCP server (/mcp), and third-party apps a member signed in with, see ${org.name}'s private items for its members.`
+              : `Remote MCP clients see none of ${org.name}'s private items or held versions, whoever signed them in; members still read them with rye and on this website.`}{" "}
+            Public items are public either way.
+          </p>
+          {manager ? <OrgRemoteMcp org={org.name} allowed={remoteMcp.allowed} /> : null}
         </section>
       ) : null}
     </div>
