@@ -24,6 +24,7 @@ import { tlogRoutes } from "./routes/tlog.ts";
 import { manageRoutes } from "./routes/manage.ts";
 import { MCP_PATH, mcpRoutes } from "./mcp/http.ts";
 import { mcpAuthChallenge } from "./oauth/protected-resource.ts";
+import { namespaceKeyRoutes } from "./routes/namespace-keys.ts";
 import { namespaceRoutes } from "./routes/namespaces.ts";
 import { apiDocumentRoutes } from "./routes/api-document.ts";
 import { buildOpenApiDocument } from "./contract/document.ts";
@@ -86,6 +87,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", userKeyRoutes(deps));
   app.route("/", orgRoutes(deps));
   app.route("/", namespaceRoutes(deps));
+  app.route("/", namespaceKeyRoutes(deps));
   app.route("/", webhookRoutes(deps));
   app.route("/", verificationRoutes(deps));
   if (deps.adminSecret) app.route("/", adminRoutes(deps, deps.adminSecret));

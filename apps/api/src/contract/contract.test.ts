@@ -248,6 +248,11 @@ test("signing keys, organizations, invitations, members and organization tokens"
   await expect(404, call("GET", "/v1/orgs/nope", "/v1/orgs/{name}"));
   await expect(200, call("GET", "/v1/namespaces/acme", "/v1/namespaces/{name}"));
   await expect(404, call("GET", "/v1/namespaces/nope", "/v1/namespaces/{name}"));
+  // A namespace's registered keys, public: olga's revoked key is listed with its revocation time, under acme too.
+  const olgaKeys = await expect(200, call("GET", "/v1/namespaces/olga/keys", "/v1/namespaces/{name}/keys"));
+  assert.deepEqual(olgaKeys.body.keys.map((k: Json) => [k.fingerprint, typeof k.revoked_at]), [[registered.body.key.fingerprint, "string"]]);
+  assert.equal((await expect(200, call("GET", "/v1/namespaces/acme/keys", "/v1/namespaces/{name}/keys"))).body.kind, "org");
+  await expect(404, call("GET", "/v1/namespaces/nope/keys", "/v1/namespaces/{name}/keys"));
 
   // invitations: by token link, accepted and declined from the invitee's list, revoked
   const link = await expect(201, call("POST", "/v1/orgs/acme/invitations", "/v1/orgs/{name}/invitations", { ...olga, json: { username: "pete" } }));

@@ -105,6 +105,7 @@ test("the paths and methods are pinned", () => {
     "GET /v1/namespaces/{namespace}/webhooks",
     "GET /v1/namespaces/{namespace}/webhooks/{id}/deliveries",
     "GET /v1/namespaces/{name}",
+    "GET /v1/namespaces/{name}/keys",
     "GET /v1/namespaces/{name}/verified",
     "GET /v1/openapi.json",
     "GET /v1/orgs/{name}",

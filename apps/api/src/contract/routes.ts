@@ -56,6 +56,7 @@ import {
   setMemberRoleRoute,
 } from "../routes/orgs.ts";
 import { namespaceRoute } from "../routes/namespaces.ts";
+import { namespaceKeysRoute } from "../routes/namespace-keys.ts";
 import { createWebhookRoute, deleteWebhookRoute, listDeliveriesRoute, listWebhooksRoute, pingRoute, redeliverRoute, updateWebhookRoute } from "../routes/webhooks.ts";
 import {
   checkVerificationRoute,
@@ -77,7 +78,7 @@ DECLARED_ROUTES.push(
   ...[listUserKeysRoute, registerUserKeyRoute, revokeUserKeyRoute],
   ...[createOrgRoute, acceptInvitationRoute, myOrgsRoute, myInvitationsRoute, acceptMyInvitationRoute, declineMyInvitationRoute, getOrgRoute, inviteMemberRoute],
   ...[listOrgInvitationsRoute, revokeOrgInvitationRoute, setMemberRoleRoute, removeMemberRoute, createOrgTokenRoute, listOrgTokensRoute, revokeOrgTokenRoute, getOrgRemoteMcpRoute, setOrgRemoteMcpRoute],
-  ...[namespaceRoute],
+  ...[namespaceRoute, namespaceKeysRoute],
   ...[listWebhooksRoute, createWebhookRoute, updateWebhookRoute, deleteWebhookRoute, listDeliveriesRoute, redeliverRoute, pingRoute],
   ...[startVerificationRoute, listVerificationsRoute, checkVerificationRoute, removeVerificationRoute, transferVerificationRoute, startGithubVerificationRoute, finishGithubVerificationRoute, verifiedNamesRoute],
 );

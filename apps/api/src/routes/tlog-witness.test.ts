@@ -123,6 +123,12 @@ describe("a registry collects witness cosignatures and clients require them", { 
     const note = await checkpoint();
     const one = await witnessPolicyFor(url, { env: clientEnv });
     assert.deepEqual(await checkWitnessed(url, note, one), { cosignedBy: ["witness.test/w1"] });
+    // The same genuine cosignature, seen by a client whose clock is an hour behind the witness's: dated in its future, refused.
+    const behind = await checkWitnessed(url, note, one, { now: Date.now() - 3_600_000 }).then(() => null, (e: unknown) => e);
+    assert.ok(behind instanceof RyeError);
+    assert.equal(behind.code, "LOG_WITNESS_MISSING");
+    assert.deepEqual((behind.details as { future_dated: { name: string }[] }).future_dated.map((d) => d.name), ["witness.test/w1"]);
+    assert.deepEqual(await checkWitnessed(url, note, one, { now: Date.now() - 60_000 }), { cosignedBy: ["witness.test/w1"] }, "a minute behind: within the allowance");
 
     await rye("trust", "witness", "add", "witness.test/down", downKey);
     await rye("trust", "witness", "require", "2", "--registry", url);

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { cosignerVerifierKey, generateKeyPair, RyeError, type KeyPair, noteVerifierKey, openNote, parseCosignerVerifierKey, parseNoteVerifierKey, verifiedCosignatures } from "@rye/core";
+import { COSIGNATURE_MAX_FUTURE_SKEW_SECONDS, cosignerVerifierKey, generateKeyPair, RyeError, type KeyPair, noteVerifierKey, openNote, parseCosignerVerifierKey, parseNoteVerifierKey, verifiedCosignatures } from "@rye/core";
 import type { Database } from "@rye/db";
 import { openTestDatabase } from "@rye/db/testing";
 import { runRye } from "../../../../packages/rye/test/cli.ts";
@@ -148,6 +148,37 @@ describe("witness rounds", () => {
       assert.equal(seenAuthorization, `Basic ${Buffer.from("operator:s3cret").toString("base64")}`, "they are sent as Basic authorization");
     } finally {
       await w8.stop();
+      await db.close();
+    }
+  });
+
+  test("a cosignature dated beyond the clock-skew allowance is left out and logged; the witness's size is still learnt", async () => {
+    const db = await openTestDatabase("pglite");
+    try {
+      const { proc, vkey } = await witnessProcess("w9.test/witness");
+      try {
+        const logger = recorder();
+        // This server's clock an hour behind the witness's: the real witness's cosignature is dated an hour ahead.
+        let skew = -3_600_000;
+        const collector = new WitnessCollector([endpoint(proc.url, vkey)], 5000, db, logger, fetch, () => Date.now() + skew);
+        await append(db, 2, "e");
+        const ahead = await currentCheckpointRow(context(db, collector));
+        assert.equal(await cosignedBy(ahead.note, vkey), 0, "served without it");
+        const [line] = logger.lines.map((l) => JSON.parse(l) as { msg: string; witness: string; witness_time: number; server_time: number; allowed_skew_s: number });
+        assert.match(line!.msg, /dated its cosignature in the future/);
+        assert.equal(line!.witness, "w9.test/witness");
+        assert.equal(line!.allowed_skew_s, COSIGNATURE_MAX_FUTURE_SKEW_SECONDS);
+        assert.ok(line!.witness_time - line!.server_time > 3000, JSON.stringify(line));
+        // Within the allowance (5 minutes behind), the next round's cosignature counts, proven from the size the witness recorded.
+        skew = -300_000;
+        await append(db, 3, "e");
+        const within = await currentCheckpointRow(context(db, collector));
+        assert.equal(await cosignedBy(within.note, vkey), 1);
+        assert.equal(logger.lines.length, 1, "no 409 round trip, no other warning");
+      } finally {
+        await proc.stop();
+      }
+    } finally {
       await db.close();
     }
   });

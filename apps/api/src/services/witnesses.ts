@@ -4,11 +4,13 @@
  * it with a consistency proof from the size that witness last cosigned (C2SP tlog-witness POST <url>/add-checkpoint),
  * all at once, each within `RYE_WITNESS_TIMEOUT_MS` (both of its attempts together). A witness's size is learnt from
  * its 409 (then one retry) and kept in memory; a fresh process starts from 0 and learns it again. A witness that is
- * down, slow, refuses or answers a cosignature that does not verify is logged (its host and the status; never a URL's
- * credentials) and left out: the checkpoint is served without its cosignature, never failed for it.
+ * down, slow, refuses or answers a cosignature that does not verify, or one dated more than
+ * COSIGNATURE_MAX_FUTURE_SKEW_SECONDS past this server's clock (clients would not count it), is logged (its host and
+ * the status; never a URL's credentials) and left out: the checkpoint is served without its cosignature, never failed
+ * for it.
  */
 import type { CosignerVerifier } from "@rye/core";
-import { consistencyProofRanges, subtreeHash, tileNodeReader, tilesForRanges, toBase64, verifiedCosignatures } from "@rye/core";
+import { COSIGNATURE_MAX_FUTURE_SKEW_SECONDS, consistencyProofRanges, latestCosignatureTime, subtreeHash, tileNodeReader, tilesForRanges, toBase64, verifiedCosignatureLines } from "@rye/core";
 import type { Database } from "@rye/db";
 import type { Logger } from "../logger.ts";
 import { readTiles } from "./log-tree.ts";
@@ -34,6 +36,8 @@ export class WitnessCollector {
     private readonly db: Database,
     private readonly logger: Logger,
     private readonly fetchFn: typeof fetch = fetch,
+    /** The clock cosignature times are checked against (ms); a test moves it. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** The cosignature lines (each ending in a newline) of the witnesses that cosigned `note`, a checkpoint of `size`. */
@@ -72,13 +76,15 @@ export class WitnessCollector {
           this.logger.log("warn", "witness refused the checkpoint", { ...fields, old_size: old, status: res.status, reason: (text ?? "").slice(0, 200).trim() });
           return null;
         }
-        const valid = await verifiedLines(note, text, witness.verifier);
-        if (!valid) {
-          this.logger.log("warn", "witness answered no valid cosignature", { ...fields, status: res.status });
+        const { line, futureDated } = await verifiedLine(note, text, witness.verifier, this.now());
+        // A line its key signed: the witness recorded the size, whatever the time on it; the next round proves from there.
+        if (line || futureDated !== null) this.sizes.set(witness.url, size);
+        if (!line) {
+          if (futureDated !== null) this.logger.log("warn", "witness dated its cosignature in the future; left out (check the witness's clock)", { ...fields, witness_time: futureDated, server_time: Math.floor(this.now() / 1000), allowed_skew_s: COSIGNATURE_MAX_FUTURE_SKEW_SECONDS });
+          else this.logger.log("warn", "witness answered no valid cosignature", { ...fields, status: res.status });
           return null;
         }
-        this.sizes.set(witness.url, size);
-        return valid;
+        return line;
       }
     } catch (err) {
       this.logger.log("warn", "witness unreachable", { ...fields, error: signal.aborted ? `no answer within ${this.timeoutMs} ms` : (err as Error).name });
@@ -107,11 +113,18 @@ async function readCapped(res: Response, max: number): Promise<string | null> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** The lines of `answer` that are cosignatures of `note` by `verifier`, or null when none is. */
-async function verifiedLines(note: string, answer: string, verifier: CosignerVerifier): Promise<string | null> {
-  const kept: string[] = [];
+/**
+ * The first line of `answer` that is a cosignature of `note` by `verifier` dated no later than the skew allows at
+ * `nowMs`; else null, with the time of a verifying line that was dated too late (null when none verified).
+ */
+async function verifiedLine(note: string, answer: string, verifier: CosignerVerifier, nowMs: number): Promise<{ line: string | null; futureDated: number | null }> {
+  const notAfter = latestCosignatureTime(nowMs);
+  let futureDated: number | null = null;
   for (const line of answer.split("\n").filter(Boolean)) {
-    if ((await verifiedCosignatures(`${note}${line}\n`, [verifier])).length === 1) kept.push(`${line}\n`);
+    const [found] = await verifiedCosignatureLines(`${note}${line}\n`, [verifier]);
+    if (!found) continue;
+    if (found.timestamp <= notAfter) return { line: `${line}\n`, futureDated: null };
+    futureDated ??= found.timestamp;
   }
-  return kept.length ? kept.slice(0, 1).join("") : null;
+  return { line: null, futureDated };
 }

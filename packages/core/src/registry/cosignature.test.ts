@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { generateKeyPair, keyPairFromSeed } from "../crypto/keys.ts";
 import { fromBase64, fromHex, toBase64 } from "../text.ts";
-import { cosignerVerifierKey, parseCosignatureLine, parseCosignerVerifierKey, signCosignature, verifiedCosignatures } from "./cosignature.ts";
+import { COSIGNATURE_MAX_FUTURE_SKEW_SECONDS, cosignerVerifierKey, latestCosignatureTime, parseCosignatureLine, parseCosignerVerifierKey, signCosignature, verifiedCosignatureLines, verifiedCosignatures } from "./cosignature.ts";
 import { noteVerifierKey, parseNoteVerifierKey, signNote } from "./signed-note.ts";
 
 // Made by tools/cosignature-vector (Go's crypto/ed25519, written from the spec, not from this code).
@@ -64,4 +64,20 @@ test("verifier keys: 0x04 keys only, key ID checked, log keys refused", async ()
   assert.equal(parseNoteVerifierKey(vkey), null, "a log reader does not take a witness key");
   assert.equal(parseCosignerVerifierKey(vkey.replace("w.example", "v.example")), null, "the key ID names the key");
   for (const bad of ["", "w.example", "w.example+00000000", "w+x+y", `${vkey}AA`]) assert.equal(parseCosignerVerifierKey(bad), null, bad);
+});
+
+test("notAfter: a line dated later does not count, nor hides an earlier-dated line of the same witness; the allowance is 10 minutes", async () => {
+  const [w, log] = [await generateKeyPair(), await generateKeyPair()];
+  const text = "log.example/v1/tlog\n5\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n";
+  const note = await signNote(text, "log.example/v1/tlog", [log]);
+  const vw = parseCosignerVerifierKey(cosignerVerifierKey("w.example", w.publicKey.raw))!;
+  const now = 1_700_000_000_000;
+  assert.equal(COSIGNATURE_MAX_FUTURE_SKEW_SECONDS, 600);
+  assert.equal(latestCosignatureTime(now), 1_700_000_600);
+  const late = await signCosignature(text, "w.example", w, 1_700_000_601);
+  const onTime = await signCosignature(text, "w.example", w, 1_700_000_600);
+  assert.equal((await verifiedCosignatures(note + late, [vw], { notAfter: latestCosignatureTime(now) })).length, 0);
+  assert.equal((await verifiedCosignatures(note + late, [vw])).length, 1, "no notAfter: not checked");
+  assert.deepEqual((await verifiedCosignatures(note + late + onTime, [vw], { notAfter: latestCosignatureTime(now) })).map((f) => f.timestamp), [1_700_000_600]);
+  assert.deepEqual((await verifiedCosignatureLines(note + late + onTime, [vw])).map((f) => f.timestamp), [1_700_000_601, 1_700_000_600]);
 });

@@ -79,20 +79,52 @@ export function parseTimestampedSignature(bytes: Uint8Array): { timestamp: numbe
 }
 
 /**
- * The cosignatures of `verifiers` on a note that verify (a line by another name or key ID is ignored; one that names
- * a known witness and does not verify is not counted). The note's own log signature is not checked here.
+ * How far past the verifier's clock a cosignature's timestamp may be and still count. tlog-cosignature: "verifiers MAY
+ * reject cosignatures with timestamps in the future"; a witness's clock and a client's drift apart, so a little is
+ * allowed, and no more: a cosignature dated ahead says nothing true "as of" a time that has not come.
  */
-export async function verifiedCosignatures(note: string, verifiers: readonly CosignerVerifier[]): Promise<{ verifier: CosignerVerifier; timestamp: number }[]> {
+export const COSIGNATURE_MAX_FUTURE_SKEW_SECONDS = 600;
+
+/** The latest timestamp (POSIX seconds) a cosignature may carry to count at `nowMs` (default: this clock). */
+export function latestCosignatureTime(nowMs: number = Date.now(), skewSeconds: number = COSIGNATURE_MAX_FUTURE_SKEW_SECONDS): number {
+  return Math.floor(nowMs / 1000) + skewSeconds;
+}
+
+export interface VerifiedCosignature {
+  verifier: CosignerVerifier;
+  /** POSIX seconds. */
+  timestamp: number;
+}
+
+/**
+ * Every cosignature line of `verifiers` on a note that verifies, in the note's order (a verifier may have several). A
+ * line by another name or key ID is ignored; one that names a known witness and does not verify is left out. The
+ * note's own log signature is not checked here.
+ */
+export async function verifiedCosignatureLines(note: string, verifiers: readonly CosignerVerifier[]): Promise<VerifiedCosignature[]> {
   const parsed = parseNote(note);
   if ("reason" in parsed) return [];
   const ed = await getEd25519();
-  const found: { verifier: CosignerVerifier; timestamp: number }[] = [];
+  const found: VerifiedCosignature[] = [];
   for (const sig of parsed.signatures) {
     const verifier = verifiers.find((v) => v.name === sig.name && bytesEqual(v.keyId, sig.keyId));
-    if (!verifier || found.some((f) => f.verifier === verifier)) continue;
+    if (!verifier) continue;
     const stamped = parseTimestampedSignature(sig.signature);
     if (!stamped) continue;
     if (await ed.verify(verifier.publicKey, cosignedMessage(parsed.text, stamped.timestamp), stamped.signature)) found.push({ verifier, timestamp: stamped.timestamp });
+  }
+  return found;
+}
+
+/**
+ * The cosignatures of `verifiers` on a note that verify, one per verifier (its first). With `notAfter` (POSIX
+ * seconds: `latestCosignatureTime()`), a line dated later does not count.
+ */
+export async function verifiedCosignatures(note: string, verifiers: readonly CosignerVerifier[], options: { notAfter?: number } = {}): Promise<VerifiedCosignature[]> {
+  const found: VerifiedCosignature[] = [];
+  for (const line of await verifiedCosignatureLines(note, verifiers)) {
+    if (options.notAfter !== undefined && line.timestamp > options.notAfter) continue;
+    if (!found.some((f) => f.verifier === line.verifier)) found.push(line);
   }
   return found;
 }

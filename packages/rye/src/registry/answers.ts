@@ -16,6 +16,8 @@ import {
   keysResponseSchema,
   MAX_ITEM_ID_LENGTH,
   meSchema,
+  namespaceKeySchema,
+  namespaceKeysResponseSchema,
   pullResponseSchema,
   pushResponseSchema,
   registryKeyInfoSchema,
@@ -127,6 +129,13 @@ export const keysAnswerSchema = answerOf("listKeys", () =>
   keysResponseSchema.pick({ registry: true, active: true }).extend({ keys: z.array(registryKeyAnswerSchema) }),
 );
 
+/** GET /v1/namespaces/{name}/keys: the namespace's registered author keys (`rye log monitor` records them). */
+export const namespaceKeysAnswerSchema = answerOf("listNamespaceKeys", () =>
+  namespaceKeysResponseSchema
+    .pick({ namespace: true, truncated: true })
+    .extend({ keys: z.array(namespaceKeySchema.pick({ fingerprint: true, revoked_at: true }).extend({ fingerprint: namespaceKeySchema.shape.fingerprint.regex(/^[0-9a-f]{16,64}$/, "a key fingerprint") })).max(10_000) }),
+);
+
 const ATTESTATION = "checked by verifyAttestation against the pinned key, with its own errors (BAD_SIGNATURE, INTEGRITY_MISMATCH)";
 const REVIEW = "findings are kept only when well formed (publish.ts pushReviewOf): the push itself has succeeded";
 
@@ -149,5 +158,6 @@ export const CLIENT_ANSWERS: Record<string, ClientAnswer> = {
   pushBundle: { schema: bundlePushAnswerSchema, looser: { attestation: ATTESTATION } },
   pullBundle: { schema: bundlePullAnswerSchema, looser: { attestation: ATTESTATION } },
   listKeys: { schema: keysAnswerSchema, looser: { "keys.rotation": "the rotation statement's payload is verified by key-pinning.ts (keyRotationSchema)" } },
+  listNamespaceKeys: { schema: namespaceKeysAnswerSchema, looser: { "keys.fingerprint": "also 16-64 lowercase hex digits: the monitor keeps it and compares it with the log's author_key" } },
   whoami: { schema: whoAmIAnswerSchema, looser: { username: "also 1-64 letters, digits, '_', '.' or '-': it is printed and becomes a namespace in request paths" } },
 };

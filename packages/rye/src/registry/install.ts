@@ -167,8 +167,9 @@ export async function writePlannedFile(ctx: InstallContext, plan: InstallPlan): 
     attestation_digest: pulled.attestation_digest,
     file_extension: pulled.file_extension,
     pinned_at: pin && pin.file_sha256 === pulled.file_sha256 && pin.pinned_at ? pin.pinned_at : new Date().toISOString(),
-    // The proof kept for these bytes stays (a later, larger checkpoint proves nothing more; the lock stays still).
-    log: pin && pin.file_sha256 === pulled.file_sha256 && pin.log ? pin.log : pulled.log_inclusion,
+    // The proof kept for these bytes stays (a later, larger checkpoint proves nothing more; the lock stays still),
+    // unless it lacks the mirror's countersignature a mirror's copy needs rechecked (a lock written before it was kept).
+    log: pin && pin.file_sha256 === pulled.file_sha256 && pin.log && (pin.log.mirror_of !== undefined || pulled.log_inclusion.mirror_of === undefined) ? pin.log : pulled.log_inclusion,
   };
   return {
     status: changed || pin?.file_sha256 !== pulled.file_sha256 ? "pulled" : "unchanged",

@@ -28,6 +28,11 @@ export interface LogInclusionRecord {
   /** The entry's leaf bytes and audit path, standard base64. */
   leaf: string;
   proof: string[];
+  /**
+   * A mirror's copy (docs/mirroring.md): the attestation's `mirror_of`, exactly as the mirror signed it. The mirror logs
+   * its copy as the digest of the subject with `mirror_of`, so an offline recheck needs it to recompute that digest.
+   */
+  mirror_of?: Record<string, unknown> | undefined;
 }
 
 export interface TlogAsk {
@@ -73,11 +78,17 @@ export async function verifyLogProof(
       details: { registry: url, index: section.index, attested: attestation.payload.log_index },
     });
   }
-  verifyPulledEntry(url, served, section, expectedEntryOf(attestation.payload as PublishAttestation & { mirror_of?: unknown }));
+  const payload = attestation.payload as PublishAttestation & { mirror_of?: unknown };
+  verifyPulledEntry(url, served, section, expectedEntryOf(payload));
   const now = await recordTreeCheckpoint(url, served, env);
   // A concurrent pull kept a larger checkpoint meanwhile: this one must be a prefix of it.
   if (now.size > served.size) await provePrefix(url, served, now, env);
-  return { index: section.index, tree_size: served.size, root_hash: served.root_hash, checkpoint: served.note, leaf: section.leaf, proof: section.proof };
+  const mirrorOf = isPlainObject(payload.mirror_of) ? { mirror_of: payload.mirror_of } : {};
+  return { index: section.index, tree_size: served.size, root_hash: served.root_hash, checkpoint: served.note, leaf: section.leaf, proof: section.proof, ...mirrorOf };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function extendsKept(url: string, kept: VerifiedTreeCheckpoint, served: VerifiedTreeCheckpoint, consistency: PullTransparencyAnswer["consistency"]): void {
@@ -104,7 +115,8 @@ export type LockedLogCheck = { status: "verified"; index: number; tree_size: num
 
 /**
  * Checks again, offline, the log proof a project lock kept for an item (`rye verify`): the checkpoint opens with the
- * registry keys pinned now, and its tree holds exactly this version's publish by `publisher`. Throws the pull's codes.
+ * registry keys pinned now, and its tree holds exactly this version's publish by `publisher` (a mirror's copy: its
+ * `mirror` entry, with the countersignature the lock kept). Throws the pull's codes.
  */
 export async function checkLockedLogProof(
   entry: { type: string; id: string; version: string; file_sha256: string; content_hash: string; registry: string; log?: LogInclusionRecord | undefined },
@@ -118,7 +130,8 @@ export async function checkLockedLogProof(
   if (served.size !== entry.log.tree_size || served.root_hash !== entry.log.root_hash) {
     throw new RyeError("LOG_INCLUSION_INVALID", `The log proof kept in the lock for ${entry.type} ${entry.id}@${entry.version} does not match its checkpoint`, { details: { registry: entry.registry } });
   }
-  const expected = { kind: "item", item_type: entry.type, id: entry.id, version: entry.version, file_sha256: entry.file_sha256, content_hash: entry.content_hash, publisher };
+  // A mirror's copy is logged as the digest of this with the mirror's countersignature (`mirror_of`) added.
+  const expected = { kind: "item", item_type: entry.type, id: entry.id, version: entry.version, file_sha256: entry.file_sha256, content_hash: entry.content_hash, publisher, ...(entry.log.mirror_of ? { mirror_of: entry.log.mirror_of } : {}) };
   verifyPulledEntry(entry.registry, served, entry.log, expected);
   return { status: "verified", index: entry.log.index, tree_size: served.size };
 }

@@ -40,6 +40,8 @@ export const lockEntrySchema = z.object({
       checkpoint: z.string(),
       leaf: z.string(),
       proof: z.array(z.string()),
+      /** A mirror's copy: the `mirror_of` its attestation carries, kept whole (its log entry is a digest over it). */
+      mirror_of: z.record(z.string(), z.unknown()).optional(),
     })
     .optional(),
 });

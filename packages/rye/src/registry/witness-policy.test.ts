@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { cosignerVerifierKey, formatCheckpoint, parseCosignerVerifierKey, generateKeyPair, type KeyPair, RyeError, signCosignature, signNote } from "@rye/core";
+import { COSIGNATURE_MAX_FUTURE_SKEW_SECONDS, cosignerVerifierKey, formatCheckpoint, parseCosignerVerifierKey, generateKeyPair, type KeyPair, RyeError, signCosignature, signNote } from "@rye/core";
 import { runRye } from "../../test/cli.ts";
 import { checkWitnessed, projectWitnessPolicyPath, userWitnessPolicyPath, witnessPolicyFor } from "./witness-policy.ts";
 
@@ -23,7 +23,8 @@ const rye = async (...args: string[]) => {
   assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
   return r;
 };
-const cosign = (who: "a" | "b" | "c", text = TEXT) => signCosignature(text, `${who}.witness.test`, keys[who], 1_800_000_000);
+const NOW_S = Math.floor(Date.now() / 1000);
+const cosign = (who: "a" | "b" | "c", text = TEXT, at = NOW_S - 60) => signCosignature(text, `${who}.witness.test`, keys[who], at);
 
 async function refusal(p: Promise<unknown>): Promise<RyeError> {
   const err = await p.then(() => null, (e: unknown) => e);
@@ -65,7 +66,7 @@ describe("witness policy", () => {
     assert.deepEqual(await checkWitnessed(REGISTRY, note + (await cosign("a")) + (await cosign("b")), policy), { cosignedBy: ["a.witness.test", "b.witness.test"] });
     const one = await refusal(checkWitnessed(REGISTRY, note + (await cosign("a")), policy));
     assert.equal(one.code, "LOG_WITNESS_MISSING");
-    assert.deepEqual(one.details, { required: 2, cosigned_by: ["a.witness.test"], registry: REGISTRY, witnesses: ["a.witness.test", "b.witness.test"] });
+    assert.deepEqual(one.details, { required: 2, cosigned_by: ["a.witness.test"], registry: REGISTRY, witnesses: ["a.witness.test", "b.witness.test"], future_dated: [] });
     // c cosigned, but c is not a witness of this registry; a forged line under b's name does not verify.
     const forgedB = (await cosign("c")).replace("c.witness.test", "b.witness.test");
     const e = await refusal(checkWitnessed(REGISTRY, note + (await cosign("a")) + (await cosign("c")) + forgedB, policy));
@@ -114,8 +115,28 @@ describe("witness policy", () => {
   test("one key under two names counts once (an Ed25519 cosignature does not commit to its name)", async () => {
     const twin = cosignerVerifierKey("twin.witness.test", keys.a.publicKey.raw);
     const real = { registry: REGISTRY, required: 2, witnesses: [vkeys.a, twin].map((key) => ({ name: key.split("+")[0]!, key, origin: "user" as const, verifier: parseCosignerVerifierKey(key)! })) };
-    const twinLine = await signCosignature(TEXT, "twin.witness.test", keys.a, 1_800_000_000);
+    const twinLine = await signCosignature(TEXT, "twin.witness.test", keys.a, NOW_S);
     const err = await refusal(checkWitnessed(REGISTRY, note + (await cosign("a")) + twinLine, real));
     assert.deepEqual((err.details as { cosigned_by: string[] }).cosigned_by, ["a.witness.test"]);
+  });
+
+  test("cosignature times: one dated beyond the clock-skew allowance does not count; within it, or old, it does", async () => {
+    const policy = { registry: REGISTRY, required: 1, witnesses: [{ name: "a.witness.test", key: vkeys.a, origin: "user" as const, verifier: parseCosignerVerifierKey(vkeys.a)! }] };
+    const now = Date.now();
+    const at = (deltaS: number) => cosign("a", TEXT, Math.floor(now / 1000) + deltaS);
+    // Within the allowance (a witness clock a little ahead), and a year old: both count.
+    assert.deepEqual(await checkWitnessed(REGISTRY, note + (await at(COSIGNATURE_MAX_FUTURE_SKEW_SECONDS)), policy, { now }), { cosignedBy: ["a.witness.test"] });
+    assert.deepEqual(await checkWitnessed(REGISTRY, note + (await at(-365 * 86_400)), policy, { now }), { cosignedBy: ["a.witness.test"] });
+    // One second beyond it: refused, naming the witness and its time, and pointing at the clocks.
+    const ahead = Math.floor(now / 1000) + COSIGNATURE_MAX_FUTURE_SKEW_SECONDS + 1;
+    const err = await refusal(checkWitnessed(REGISTRY, note + (await cosign("a", TEXT, ahead)), policy, { now }));
+    assert.equal(err.code, "LOG_WITNESS_MISSING");
+    assert.deepEqual(err.details, { required: 1, cosigned_by: [], registry: REGISTRY, witnesses: ["a.witness.test"], future_dated: [{ name: "a.witness.test", timestamp: ahead }] });
+    assert.match(err.message, /dated later than this computer's clock allows \(10 minutes of skew\): a\.witness\.test at .*Check this computer's clock/);
+    // The same line counts once this clock has caught up; and a future-dated line does not hide a valid one of the same witness.
+    assert.deepEqual(await checkWitnessed(REGISTRY, note + (await cosign("a", TEXT, ahead)), policy, { now: now + 2000 }), { cosignedBy: ["a.witness.test"] });
+    assert.deepEqual(await checkWitnessed(REGISTRY, note + (await cosign("a", TEXT, ahead)) + (await at(0)), policy, { now }), { cosignedBy: ["a.witness.test"] });
+    // Without `now`, this machine's clock: an hour ahead is refused.
+    assert.equal((await refusal(checkWitnessed(REGISTRY, note + (await at(3600)), policy))).code, "LOG_WITNESS_MISSING");
   });
 });

@@ -12,7 +12,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import type { CosignerVerifier } from "@rye/core";
-import { parseCosignerVerifierKey, RyeError, toHex, verifiedCosignatures } from "@rye/core";
+import { COSIGNATURE_MAX_FUTURE_SKEW_SECONDS, latestCosignatureTime, parseCosignerVerifierKey, RyeError, toHex, verifiedCosignatureLines } from "@rye/core";
 import { writeFileAtomic } from "../fs/atomic.ts";
 import { readJsonFileAs } from "../fs/json-file.ts";
 import { userAiDir } from "../spaces/paths.ts";
@@ -112,23 +112,33 @@ export async function witnessPolicyFor(registryUrl: string, options: { env: Node
 /**
  * Checks that at least `policy.required` of the policy's witnesses validly cosigned `note` (the checkpoint as the
  * registry served it, cosignature lines appended). A line by an unknown name or key, or whose signature does not
- * verify, does not count; nor do two names sharing one key (an Ed25519 cosignature does not commit to its name).
+ * verify, does not count; nor do two names sharing one key (an Ed25519 cosignature does not commit to its name); nor
+ * a cosignature dated more than COSIGNATURE_MAX_FUTURE_SKEW_SECONDS past this machine's clock (`now`, ms). An old
+ * cosignature counts: it still says what the witness saw (docs/transparency.md, "Cosignature times").
  * Throws LOG_WITNESS_MISSING otherwise; returns who cosigned.
  */
-export async function checkWitnessed(registryUrl: string, note: string, policy: WitnessPolicy | null): Promise<{ cosignedBy: string[] }> {
+export async function checkWitnessed(registryUrl: string, note: string, policy: WitnessPolicy | null, options: { now?: number } = {}): Promise<{ cosignedBy: string[] }> {
   if (!policy || policy.required === 0) return { cosignedBy: [] };
-  const found = await verifiedCosignatures(note, policy.witnesses.map((w) => w.verifier));
+  const notAfter = latestCosignatureTime(options.now ?? Date.now());
+  const lines = await verifiedCosignatureLines(note, policy.witnesses.map((w) => w.verifier));
   const keys = new Set<string>();
   const cosignedBy: string[] = [];
-  for (const f of found) {
+  for (const f of lines) {
     const key = toHex(f.verifier.publicKey);
-    if (keys.has(key)) continue;
+    if (f.timestamp > notAfter || keys.has(key)) continue;
     keys.add(key);
     cosignedBy.push(f.verifier.name);
   }
+  const futureDated: { name: string; timestamp: number }[] = [];
+  for (const f of lines) {
+    if (f.timestamp > notAfter && !cosignedBy.includes(f.verifier.name) && !futureDated.some((d) => d.name === f.verifier.name)) futureDated.push({ name: f.verifier.name, timestamp: f.timestamp });
+  }
   if (cosignedBy.length < policy.required) {
-    throw new RyeError("LOG_WITNESS_MISSING", `The checkpoint of ${registryUrl} is cosigned by ${cosignedBy.length} of the ${policy.required} witnesses your policy requires${cosignedBy.length ? ` (${cosignedBy.join(", ")})` : ""}`, {
-      details: { required: policy.required, cosigned_by: cosignedBy, registry: policy.registry, witnesses: policy.witnesses.map((w) => w.name) },
+    const future = futureDated.length
+      ? `; not counted, dated later than this computer's clock allows (${COSIGNATURE_MAX_FUTURE_SKEW_SECONDS / 60} minutes of skew): ${futureDated.map((d) => `${d.name} at ${new Date(d.timestamp * 1000).toISOString()}`).join(", ")}. Check this computer's clock; if it is right, the witness's is not`
+      : "";
+    throw new RyeError("LOG_WITNESS_MISSING", `The checkpoint of ${registryUrl} is cosigned by ${cosignedBy.length} of the ${policy.required} witnesses your policy requires${cosignedBy.length ? ` (${cosignedBy.join(", ")})` : ""}${future}`, {
+      details: { required: policy.required, cosigned_by: cosignedBy, registry: policy.registry, witnesses: policy.witnesses.map((w) => w.name), future_dated: futureDated },
     });
   }
   return { cosignedBy };

@@ -6,6 +6,8 @@
 import "@rye/core/node";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { itemDetailsSchema, mirroredSectionSchema, publicKeyFromPem, pullResponseSchema, searchResponseSchema, verifyMirroredSection, verifyRegistryCopy } from "@rye/core";
 import type { Database } from "@rye/db";
@@ -59,8 +61,8 @@ async function consumer(registryUrl: string) {
   delete env.RYE_TOKEN;
   return {
     ws,
-    async rye(args: string[]): Promise<{ code: number; body: Json; stderr: string }> {
-      const run = await runRye([...args, "--json"], { env, cwd: ws.projectDir });
+    async rye(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number; body: Json; stderr: string }> {
+      const run = await runRye([...args, "--json"], { env: { ...env, ...extraEnv }, cwd: ws.projectDir });
       return { code: run.code, body: JSON.parse(run.stdout) as Json, stderr: run.stderr };
     },
   };
@@ -155,6 +157,40 @@ test("rye pull through the mirror: the client verifies the upstream item with th
   assert.equal(item.status, 200);
   assert.equal(item.body.mirrored_from, pub.url);
   assert.deepEqual(item.body.versions.map((v: Json) => v.version), ["1.0.0"]);
+});
+
+test("rye verify rechecks a mirror's copy offline: the lock keeps the countersignature its log entry digests; an edited lock fails", async () => {
+  const c = await consumer(mirror.url);
+  const pulled = await c.rye(["pull", HELLO, "--type", "tool"]);
+  assert.equal(pulled.code, 0, JSON.stringify(pulled.body) + pulled.stderr);
+  const lockPath = join(c.ws.projectDir, ".ai", "rye.lock");
+  const original = await readFile(lockPath, "utf8");
+  const lock = JSON.parse(original) as { items: { id: string; log: { index: number; tree_size: number; mirror_of?: Json } }[] };
+  const entry = lock.items.find((e) => e.id === HELLO)!;
+  const logged = await mirror.db.prisma.publishLogEntry.findUniqueOrThrow({ where: { index: BigInt(entry.log.index) } });
+  assert.equal(logged.kind, "mirror", "the lock's proof is of the mirror's own entry");
+  assert.equal(entry.log.mirror_of?.registry, pub.url);
+  assert.equal(entry.log.mirror_of?.key_fingerprint, await pub.activeFingerprint());
+
+  const offline = { RYE_REGISTRY_URL: "http://127.0.0.1:9" }; // nothing listens: the check is offline
+  const verified = await c.rye(["verify", pulled.body.path as string], offline);
+  assert.equal(verified.code, 0, JSON.stringify(verified.body) + verified.stderr);
+  assert.deepEqual(verified.body.log, { status: "verified", index: entry.log.index, tree_size: entry.log.tree_size });
+
+  // The countersignature edited (another upstream log index), or dropped: the mirror's entry no longer matches.
+  for (const edit of [(m: Json) => void (m.log_index += 1), (_m: Json, e: typeof entry) => void delete e.log.mirror_of]) {
+    const copy = JSON.parse(original) as typeof lock;
+    const target = copy.items.find((e) => e.id === HELLO)!;
+    edit(target.log.mirror_of!, target);
+    await writeFile(lockPath, JSON.stringify(copy));
+    try {
+      const edited = await c.rye(["verify", pulled.body.path as string], offline);
+      assert.equal(edited.code, 1, JSON.stringify(edited.body));
+      assert.equal(edited.body.error.code, "LOG_ENTRY_MISMATCH");
+    } finally {
+      await writeFile(lockPath, original);
+    }
+  }
 });
 
 test("an org's namespace never goes upstream: private items, unknown names, item pages and searches naming it stay local", async () => {

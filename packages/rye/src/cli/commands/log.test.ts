@@ -192,9 +192,46 @@ test("bad arguments are usage errors (exit 2) before any request", async () => {
     const r = await monitor(args);
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
   }
-  const r = await monitor(["bob"], { home: await mkdtemp(join(tmpdir(), "rye-log-monitor-nokeys-")), token: alice.token });
-  assert.equal(r.code, 2);
-  assert.match(r.stderr, /cannot learn the author keys registered to bob[\s\S]*--key/);
+});
+
+test("anyone monitors someone else's namespace with no token: the registry's public key list is recorded; a key listed later is still reported", async () => {
+  const bobKey = await generateKeyPair();
+  await call("POST", "/v1/me/keys", bob.token, { public_key: bobKey.publicKey.pem });
+  await push(bob.token, "bob/notes/signed", "1.0.0", bobKey);
+  const stranger = await mkdtemp(join(tmpdir(), "rye-log-monitor-stranger-"));
+  const first = await monitor(["bob", "--json"], { home: stranger });
+  assert.equal(first.code, 1, first.stdout + first.stderr);
+  const out = JSON.parse(first.stdout);
+  assert.deepEqual(out.allowed_keys, [bobKey.publicKey.fingerprint], "learnt from GET /v1/namespaces/bob/keys, signed in as no one");
+  assert.deepEqual(out.findings.map((f: { item: string; reason: string }) => [f.item, f.reason]), [["knowledge bob/notes/other", "unsigned"]], "bob's signed push is quiet");
+  // bob's token (stolen) registers another key: the public list now shows it, the monitor keeps the one it recorded.
+  const laterKey = await generateKeyPair();
+  await call("POST", "/v1/me/keys", bob.token, { public_key: laterKey.publicKey.pem });
+  await push(bob.token, "bob/notes/signed", "1.0.1", laterKey);
+  await push(bob.token, "bob/notes/signed", "1.0.2", bobKey);
+  const second = await monitor(["bob", "--json"], { home: stranger });
+  assert.equal(second.code, 1, second.stdout + second.stderr);
+  const found = JSON.parse(second.stdout).findings;
+  assert.deepEqual(found.map((f: { version: string; author_key: string; reason: string }) => [f.version, f.author_key, f.reason]), [["1.0.1", laterKey.publicKey.fingerprint, "unregistered_key"]]);
+
+  // An organization's namespace: its members' keys (bob's, both listed now), again with no token.
+  const org = await registry.db.prisma.organization.create({ data: { name: "acme" } });
+  await registry.db.prisma.namespace.create({ data: { name: "acme", orgId: org.id } });
+  await registry.db.prisma.membership.create({ data: { orgId: org.id, userId: (await registry.db.prisma.user.findUniqueOrThrow({ where: { username: "bob" } })).id, role: "member" } });
+  const acme = await monitor(["acme", "--json"], { home: stranger });
+  assert.equal(acme.code, 0, acme.stdout + acme.stderr);
+  assert.deepEqual(JSON.parse(acme.stdout).allowed_keys.sort(), [bobKey.publicKey.fingerprint, laterKey.publicKey.fingerprint].sort());
+
+  // A namespace no one has: refused (NOT_FOUND, naming --key), nothing recorded; with --key it is followed.
+  const unknown = await monitor(["nobody", "--json"], { home: stranger });
+  assert.equal(unknown.code, 1, unknown.stdout + unknown.stderr);
+  const envelope = JSON.parse(unknown.stdout);
+  assert.equal(envelope.error.code, "NOT_FOUND");
+  assert.match(envelope.error.message, /cannot learn the author keys registered to nobody/);
+  assert.match(envelope.error.hint, /--key/);
+  const state = JSON.parse(await readFile(monitorStatePath({ USER_SPACE: join(stranger, "home") }), "utf8"));
+  assert.deepEqual(Object.keys(state.registries[registry.url].namespaces).sort(), ["acme", "bob"]);
+  assert.equal((await monitor(["nobody", "--key", bobKey.publicKey.fingerprint, "--json"], { home: stranger })).code, 0);
 });
 
 interface Hook {
@@ -225,6 +262,8 @@ async function webhookServer(failFirst: number): Promise<Hook> {
 
 /** `rye log monitor alice --watch …` as a child process; resolves when `until` holds, then stops it with SIGTERM. */
 async function watch(extra: string[], until: (stdout: string, stderr: string) => boolean) {
+  // Alice has revoked the key the stolen token registered: a fresh monitor records hers alone from the public list.
+  await call("DELETE", `/v1/me/keys/${attackerKey.publicKey.fingerprint}`, alice.token, undefined);
   const fresh = await mkdtemp(join(tmpdir(), "rye-log-monitor-watch-"));
   const child = spawn(process.execPath, [RYE_BIN, "log", "monitor", "alice", "--watch", "--interval", "1", "--key", aliceKey.publicKey.fingerprint, "--json", ...extra], {
     env: { ...process.env, USER_SPACE: join(fresh, "home"), RYE_REGISTRY_URL: registry.url, RYE_TOKEN: "" },

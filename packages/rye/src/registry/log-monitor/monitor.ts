@@ -5,7 +5,8 @@
  * telling the webhook): the monitor fails closed rather than keep reporting on a log it cannot trust.
  */
 import { RyeError } from "@rye/core";
-import { readJson, registryFetch } from "../http.ts";
+import { namespaceKeysAnswerSchema } from "../answers.ts";
+import { type RegistryAnswer, readJson, registryFetch } from "../http.ts";
 import { whoAmI } from "../login.ts";
 import { normalizeRegistryUrl } from "../registry-url.ts";
 import { accessTokenFor } from "../session.ts";
@@ -49,18 +50,40 @@ function checkFingerprints(keys: readonly string[]): string[] {
   return [...keys];
 }
 
-/** The namespace's registered (unrevoked) author keys, when signed in as the namespace's user; else none. */
+/**
+ * The namespace's registered, unrevoked author keys, from the registry's public list (GET /v1/namespaces/{name}/keys:
+ * no sign-in, any namespace). A registry older than that list answers 404: then, signed in as the namespace's user,
+ * its own list (GET /v1/me/keys); else the --key flags alone, or a refusal when there are none.
+ */
 async function registeredKeysOf(registryUrl: string, namespace: string, env: NodeJS.ProcessEnv, hasFlags: boolean): Promise<string[]> {
+  const answer = await registryFetch(registryUrl, `/v1/namespaces/${encodeURIComponent(namespace)}/keys`, { env });
+  if (answer.ok) {
+    const list = readJson(answer, namespaceKeysAnswerSchema);
+    if (list.truncated && !hasFlags) {
+      throw new RyeError("BAD_REQUEST", `${namespace} has more registered keys than the registry at ${registryUrl} lists in one answer`, { hint: "Name the allowed keys with --key <fingerprint> (repeatable)." });
+    }
+    return list.keys.filter((k) => k.revoked_at === null).map((k) => k.fingerprint);
+  }
+  if (answer.status !== 404) readJson(answer); // the registry's error, with its code
   const token = await accessTokenFor(registryUrl, env);
   const me = token ? await whoAmI(registryUrl, token) : undefined;
-  if (!token || !me || me.username.toLowerCase() !== namespace) {
-    if (hasFlags) return [];
-    throw new RyeError("BAD_REQUEST", `The monitor cannot learn the author keys registered to ${namespace}`, {
-      hint: `Sign in as ${namespace} (rye login --registry ${registryUrl}) so the monitor records its keys, or name the allowed keys with --key <fingerprint>.`,
-    });
+  if (token && me && me.username.toLowerCase() === namespace) {
+    const own = readJson<{ keys?: { fingerprint?: unknown; revoked?: unknown }[] }>(await registryFetch(registryUrl, "/v1/me/keys", { token, env }));
+    return (own.keys ?? []).filter((k) => k.revoked !== true && typeof k.fingerprint === "string").map((k) => k.fingerprint as string);
   }
-  const list = readJson<{ keys?: { fingerprint?: unknown; revoked?: unknown }[] }>(await registryFetch(registryUrl, "/v1/me/keys", { token, env }));
-  return (list.keys ?? []).filter((k) => k.revoked !== true && typeof k.fingerprint === "string").map((k) => k.fingerprint as string);
+  if (hasFlags) return [];
+  throw new RyeError("NOT_FOUND", `The monitor cannot learn the author keys registered to ${namespace}: the registry at ${registryUrl} lists none (${answerErrorMessage(answer)})`, {
+    hint: `Check the namespace's name. A registry without the public key list (GET /v1/namespaces/{name}/keys) needs you signed in as ${namespace} (rye login --registry ${registryUrl}), or the allowed keys named with --key <fingerprint>.`,
+  });
+}
+
+function answerErrorMessage(answer: RegistryAnswer): string {
+  try {
+    readJson(answer);
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+  return `HTTP ${answer.status}`;
 }
 
 /** One pass: verifies the log, reports the namespace's findings, keeps the state. */
