@@ -101,7 +101,8 @@ test("device login approved in the browser session, then whoami, an authenticate
   const browser = await signUp("alice");
   const login = startRye(["login"], home);
   const [, userCode] = await login.waitFor(/enter the code ([A-Z]{4}-[A-Z]{4})/);
-  assert.match(login.out().stderr, new RegExp(`${registryUrl}/device\\?user_code=${userCode}`), "the complete URL is printed too");
+  // The complete URL is printed on the next line, which may arrive in a later chunk.
+  await login.waitFor(new RegExp(`${registryUrl}/device\\?user_code=${userCode}`));
   assert.doesNotMatch(login.out().stderr, /[▀▄█]/, "no QR code when stdout is not a terminal");
 
   const info = await fetch(`${registryUrl}/v1/device?user_code=${userCode}`, { headers: { cookie: browser.cookie } });
