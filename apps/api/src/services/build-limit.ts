@@ -1,0 +1,52 @@
+/**
+ * A bound on expensive work a process runs at once, first come first served: `atOnce` run, at most `maxWaiting`
+ * wait, and a caller beyond that is refused at once (503 UNAVAILABLE, retry) rather than queued without end.
+ *
+ * Used for building transparency-log proofs (log-proofs.ts): a build reads tiles from PostgreSQL and hashes up to
+ * 255 nodes per tile it finds uncached, so an unbounded number of them fills the database pool and the event loop,
+ * and every other request (a cached pull's one small read) queues behind them.
+ */
+import { RyeError } from "@rye/core";
+
+export class BuildLimit {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    readonly atOnce: number,
+    readonly maxWaiting: number,
+    private readonly what = "builds",
+  ) {
+    if (!Number.isSafeInteger(atOnce) || atOnce < 1) throw new RangeError(`${what}: at least one at once, not ${atOnce}`);
+    if (!Number.isSafeInteger(maxWaiting) || maxWaiting < 0) throw new RangeError(`${what}: a whole number may wait, not ${maxWaiting}`);
+  }
+
+  /** Runs `work` when a slot is free; UNAVAILABLE when `maxWaiting` callers already wait. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running < this.atOnce) this.running++;
+    else {
+      if (this.waiting.length >= this.maxWaiting) {
+        throw new RyeError("UNAVAILABLE", `Too many ${this.what} at once: ${this.atOnce} running and ${this.waiting.length} waiting`, {
+          hint: "The registry is busy building proofs; retry in a moment.",
+        });
+      }
+      // The slot is handed over by the caller that frees it (running stays the same).
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+
+  get active(): number {
+    return this.running;
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+}
