@@ -73,3 +73,22 @@ test("a limit needs at least one slot and a whole number of waiters", () => {
   assert.throws(() => new BuildLimit(1, -1), RangeError);
   assert.throws(() => new BuildLimit(1.5, 1), RangeError);
 });
+
+test("urgent work waits ahead of the rest, in its own order, and is never refused", async () => {
+  const limit = new BuildLimit(1, 4);
+  const g = gate();
+  const started: string[] = [];
+  const job = (name: string) => async () => {
+    started.push(name);
+  };
+  const first = limit.run(() => g.opened);
+  const runs = [limit.run(job("a")), limit.run(job("B"), { urgent: true }), limit.run(job("c")), limit.run(job("D"), { urgent: true })];
+  // Four wait (a, B, c, D): the list is full, so one more normal caller is refused; an urgent one is not.
+  await assert.rejects(limit.run(job("x")), (err: { code?: string }) => err.code === "UNAVAILABLE");
+  runs.push(limit.run(job("E"), { urgent: true }));
+  g.open();
+  await first;
+  await Promise.all(runs);
+  assert.deepEqual(started, ["B", "D", "E", "a", "c"]);
+  assert.equal(limit.queued, 0);
+});

@@ -8,8 +8,9 @@
  * entry at the same checkpoint over and over. A transaction's client, or a process without a tile cache, keeps none.
  *
  * Building a proof the process does not keep reads PostgreSQL and hashes; at most PROOF_BUILDS_AT_ONCE run at once
- * per process (build-limit.ts), and concurrent requests for the same proof share one build, so a flood of proofs of
- * random entries waits its turn instead of holding the database pool and the event loop from every other request.
+ * per process (build-limit.ts), a pull's own first, and concurrent requests for the same proof share one build, so a
+ * flood of proofs of random entries waits its turn instead of holding the database pool and the event loop from every
+ * other request.
  */
 import { consistencyProofRanges, inclusionProofRanges, type Range, RyeError, subtreeHash, tilesForRanges, toBase64 } from "@rye/core";
 import type { Prisma } from "@rye/db";
@@ -23,11 +24,13 @@ type Tx = Prisma.TransactionClient;
 export const PROOF_CACHE_ENTRIES = 4096;
 export const PROOF_CACHE_BYTES = 8 * 1024 * 1024;
 /**
- * Proof builds a process runs at once, and how many more may wait (beyond: 503 UNAVAILABLE). Two keep one build's
- * database read in flight while the other hashes; more only lengthen the queue every other request waits in.
+ * Proof builds a process runs at once, and how many more may wait (beyond: 503 UNAVAILABLE). One: a build is mostly
+ * this process's CPU (up to 255 SHA-256 per uncached tile, the rows decoded), which every other request shares; a
+ * second one at once built proofs of random entries ~1.5× faster and left a cached pull beside them ~1.4× slower.
+ * A pull's own proof is urgent: it waits ahead of proofs asked on their own (monitors, auditors).
  */
-export const PROOF_BUILDS_AT_ONCE = 2;
-export const PROOF_BUILDS_WAITING = 1024;
+export const PROOF_BUILDS_AT_ONCE = 1;
+export const PROOF_BUILDS_WAITING = 256;
 
 interface Proof {
   leaf: string;
@@ -60,7 +63,7 @@ function proofStateOf(prisma: Tx): ProofState | undefined {
 }
 
 /** The proof kept under `key`, or the one being built, or a new build (limited, then kept). Shared: copy its array. */
-function keptOrBuilt(prisma: Tx, key: string, build: () => Promise<Proof>): Promise<Proof> {
+function keptOrBuilt(prisma: Tx, key: string, build: () => Promise<Proof>, urgent: boolean): Promise<Proof> {
   const state = proofStateOf(prisma);
   if (!state) return build();
   const hit = state.cache?.get(key);
@@ -68,7 +71,7 @@ function keptOrBuilt(prisma: Tx, key: string, build: () => Promise<Proof>): Prom
   let pending = state.building.get(key);
   if (!pending) {
     pending = state.limit
-      .run(build)
+      .run(build, { urgent })
       .then((answer) => {
         state.cache?.set(key, answer, proofBytes(answer));
         return answer;
@@ -114,8 +117,13 @@ async function proofHashes(prisma: Tx, ranges: Range[], treeSize: number, what: 
   throw await beyondLog(prisma, what, treeSize);
 }
 
+/** What a proof is for: `urgent` for a pull's own (built ahead of proofs asked on their own). */
+export interface ProofOptions {
+  urgent?: boolean;
+}
+
 /** Entry `index`'s leaf bytes and its audit path in the tree of `treeSize` leaves (base64). */
-export async function inclusionProofFor(prisma: Tx, index: number, treeSize: number): Promise<{ leaf: string; proof: string[] }> {
+export async function inclusionProofFor(prisma: Tx, index: number, treeSize: number, options: ProofOptions = {}): Promise<{ leaf: string; proof: string[] }> {
   checkSize(index, "index");
   checkSize(treeSize, "tree_size");
   if (index >= treeSize) throw new RyeError("BAD_REQUEST", `index ${index} is not in a tree of size ${treeSize}`, { hint: "index must be smaller than tree_size." });
@@ -126,15 +134,15 @@ export async function inclusionProofFor(prisma: Tx, index: number, treeSize: num
     ]);
     if (!row) throw await beyondLog(prisma, "tree_size", treeSize);
     return { leaf: toBase64(entryLeaf({ index, kind: row.kind, payload: row.payload })), proof };
-  });
+  }, options.urgent ?? false);
   return { leaf: answer.leaf, proof: [...answer.proof] };
 }
 
 /** The proof that the tree of `from` leaves is a prefix of the tree of `to` leaves (base64). */
-export async function consistencyProofFor(prisma: Tx, from: number, to: number): Promise<string[]> {
+export async function consistencyProofFor(prisma: Tx, from: number, to: number, options: ProofOptions = {}): Promise<string[]> {
   checkSize(from, "from");
   checkSize(to, "to");
   if (from > to) throw new RyeError("BAD_REQUEST", `from ${from} is larger than to ${to}`, { hint: "from is the older (smaller) tree size." });
-  const answer = await keptOrBuilt(prisma, `c/${from}/${to}`, async () => ({ leaf: "", proof: await proofHashes(prisma, consistencyProofRanges(from, to), to, "to") }));
+  const answer = await keptOrBuilt(prisma, `c/${from}/${to}`, async () => ({ leaf: "", proof: await proofHashes(prisma, consistencyProofRanges(from, to), to, "to") }), options.urgent ?? false);
   return [...answer.proof];
 }
