@@ -79,11 +79,15 @@ test("proof builds run a bounded number at once: one request too many is refused
     for (let to = 1; to <= size; to++) for (let i = 0; i < to; i++) asks.push(() => inclusionProofFor(db.prisma, i, to), () => consistencyProofFor(db.prisma, i + 1, to));
     const capacity = PROOF_BUILDS_AT_ONCE + PROOF_BUILDS_WAITING;
     assert.ok(asks.length > capacity + 10);
-    const results = await Promise.allSettled(asks.slice(0, capacity + 10).map((ask) => ask()));
+    const flood = asks.slice(0, capacity + 10).map((ask) => ask());
+    // A pull's own proof (urgent) is not refused, even with the waiting list full.
+    const urgent = inclusionProofFor(db.prisma, 7, size, { urgent: true });
+    const results = await Promise.allSettled(flood);
     const refused = results.filter((r) => r.status === "rejected");
     assert.equal(refused.length, 10);
     for (const r of refused) assert.equal((r as PromiseRejectedResult).reason.code, "UNAVAILABLE");
     assert.ok(results.slice(0, capacity).every((r) => r.status === "fulfilled"));
+    assert.equal((await urgent).proof.length > 0, true);
 
     // One proof asked by many at once (the pull path at a new checkpoint) takes one slot, so all are answered.
     const same = await Promise.all(Array.from({ length: capacity + 10 }, () => inclusionProofFor(db.prisma, size - 1, size)));
