@@ -14,12 +14,22 @@ export interface Figures {
  * `seconds` of load on `url` with `connections`, after a 2 s warm-up (JIT, pools, caches). `path`, when given, picks
  * each request's path (and query) on the same origin, so a load can spread over many resources.
  */
-export async function loadFigures(url: string, options: { connections: number; seconds: number; headers?: Record<string, string>; path?: () => string }): Promise<Figures> {
-  const { connections, seconds, headers = {}, path } = options;
+export async function loadFigures(url: string, options: { connections: number; seconds: number; headers?: Record<string, string>; path?: () => string; discardBodies?: boolean }): Promise<Figures> {
+  const { connections, seconds, headers = {}, path, discardBodies = false } = options;
   const requests = path ? [{ method: "GET" as const, setupRequest: (req: autocannon.Request) => ({ ...req, path: path() }) }] : undefined;
-  await autocannon({ url, connections, duration: 2, headers, ...(requests ? { requests } : {}) });
-  const r = await autocannon({ url, connections, duration: seconds, headers, ...(requests ? { requests } : {}) });
+  const common = { url, connections, headers, ...(requests ? { requests } : {}), ...(discardBodies ? { setupClient: discardBodiesOf } : {}) };
+  await autocannon({ ...common, duration: 2 });
+  const r = await autocannon({ ...common, duration: seconds });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+/**
+ * autocannon appends every response body to a string (`req.body += chunk`): for binary bodies (tiles) that UTF-8
+ * decoding costs the load generator several times what the server spends on the request, so the generator, not the
+ * server, sets the rate. A client that discards bodies measures the server (bytes are still counted).
+ */
+function discardBodiesOf(client: autocannon.Client): void {
+  (client as unknown as { pipelinedRequests: { addBody(data: unknown): void } }).pipelinedRequests.addBody = () => {};
 }
 
 export const formatFigures = (f: Figures) =>

@@ -8,11 +8,14 @@
  * - inclusion proofs (random index; and one entry's, as the pull path asks) and consistency proofs (random older
  *   size) against the signed checkpoint: throughput, p50/p99;
  * - a pinned pull with its proof (`&tlog_from=`, as the rye client asks) vs the same pull without (target ≥ 0.9×);
- * - a pinned pull's p99 while proofs are built next to it (half the connections each; target ≤ 30 ms at 1 000 000);
+ * - a pinned pull's p99 while proofs are built next to it (half the connections each; target ≤ 30 ms at 1 000 000),
+ *   against the same pull alone at those connections run just before (what the shared machine allows);
  * - in this process, building one inclusion proof (`inclusionProofFor`) without a cache, with the full tiles cached,
  *   and once built (the proof cache), and a
  *   client's verification of a pull's proof (signed checkpoint opened + audit path checked; target ≤ 1 ms).
  *
+ * The load generator discards response bodies (load.ts: autocannon would decode each binary tile as UTF-8, which
+ * cost it more than the server spent serving it), for every load alike.
  * PostgreSQL: DATABASE_URL, else a throwaway cluster; none → skipped with the reason. BENCH_SECONDS (default 4),
  * BENCH_CONNECTIONS (50), BENCH_RUNTIME=tsx (default: the compiled server).
  * Run: node --import tsx apps/api/bench/tlog.bench.ts
@@ -57,7 +60,7 @@ interface LaneResult {
   inclusion_one_entry: Figures & { vs_pinned: number };
   pinned_with_proof: Figures & { vs_pinned: number };
   consistency: Figures;
-  mixed: { pinned: Figures; inclusion: Figures };
+  mixed: { pinned: Figures; inclusion: Figures; pinned_alone: Figures };
   build_ms: { uncached: ReturnType<typeof percentiles>; tiles_cached: ReturnType<typeof percentiles>; proof_cached: ReturnType<typeof percentiles> };
   client_verify_ms: number;
 }
@@ -82,7 +85,7 @@ async function lane(serverUrl: string, size: number): Promise<LaneResult> {
     const T = cp.size;
     if (T <= size) throw new Error(`checkpoint of ${T} entries, expected more than the ${size} generated`); // the start logs the system items, the publish its version
 
-    const load = (url: string, path?: () => string, connections = CONNECTIONS) => loadFigures(url, { connections, seconds: SECONDS, ...(path ? { path } : {}) });
+    const load = (url: string, path?: () => string, connections = CONNECTIONS) => loadFigures(url, { connections, seconds: SECONDS, discardBodies: true, ...(path ? { path } : {}) });
     const pinned = await load(item.pinned);
     const tiles: LaneResult["tiles"] = {};
     // "recent": the last 64 full tiles (what clients following the log fetch); "any": all of them, mostly not cached.
@@ -115,6 +118,7 @@ async function lane(serverUrl: string, size: number): Promise<LaneResult> {
     const provenBaseline = await load(item.pinned);
     const proven = await load(`${item.pinned}&tlog_from=${T}`);
     const half = Math.max(1, Math.floor(CONNECTIONS / 2));
+    const mixedAlone = await load(item.pinned, undefined, half);
     const [mixedPinned, mixedInclusion] = await Promise.all([load(item.pinned, undefined, half), load(api.url, inclusionPath, half)]);
 
     // Proof building in this process, on its own database client: without any cache (every tile from PostgreSQL and
@@ -152,7 +156,8 @@ async function lane(serverUrl: string, size: number): Promise<LaneResult> {
     for (const [name, f] of Object.entries(tiles)) console.log(`  tile ${name.padEnd(26)}${formatFigures(f)}   ${f.vs_pinned}× pinned (target ≥ 1)`);
     console.log(`  inclusion proof (random)    ${formatFigures(inclusion)}`);
     console.log(`  consistency proof (random)  ${formatFigures(consistency)}`);
-    console.log(`  pinned pull, proofs beside  ${formatFigures(mixedPinned)}   (target p99 ≤ 30 ms; c=${half} each)`);
+    console.log(`  pinned pull alone, c=${half}    ${formatFigures(mixedAlone)}`);
+    console.log(`  pinned pull, proofs beside  ${formatFigures(mixedPinned)}   (target p99 ≤ 30 ms; c=${half} each; ${(mixedPinned.p99 / mixedAlone.p99).toFixed(2)}× the p99 alone)`);
     console.log(`  inclusion, pulls beside     ${formatFigures(mixedInclusion)}`);
     console.log(`  inclusionProofFor in-process (mean / p99 ms): no cache ${uncached.mean} / ${uncached.p99}; tiles cached ${tilesCached.mean} / ${tilesCached.p99}; proof cached ${proofCached.mean} / ${proofCached.p99}`);
     console.log(`  inclusion proof (one entry)  ${formatFigures(inclusionOne)}   ${(inclusionOne.rps / oneBaseline.rps).toFixed(2)}× pinned (what a pull's proof costs)`);
@@ -167,7 +172,7 @@ async function lane(serverUrl: string, size: number): Promise<LaneResult> {
       inclusion_one_entry: { ...inclusionOne, vs_pinned: Number((inclusionOne.rps / oneBaseline.rps).toFixed(2)) },
       pinned_with_proof: { ...proven, vs_pinned: Number((proven.rps / provenBaseline.rps).toFixed(2)) },
       consistency,
-      mixed: { pinned: mixedPinned, inclusion: mixedInclusion },
+      mixed: { pinned: mixedPinned, inclusion: mixedInclusion, pinned_alone: mixedAlone },
       build_ms: { uncached, tiles_cached: tilesCached, proof_cached: proofCached },
       client_verify_ms: clientVerifyMs,
     };

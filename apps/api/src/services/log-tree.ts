@@ -190,6 +190,27 @@ export class FullTileCache {
     return this.lru?.size ?? 0;
   }
 
+  /**
+   * The widest partial tile read so far per level (a tile only grows: its first hashes never change, so what a read
+   * returned is a valid prefix for good). Only the log's right edge has partial tiles: one per level at most.
+   */
+  private readonly partials = new Map<number | "entries", { index: number; hashes: Uint8Array }>();
+
+  /** The widest partial tile read so far, when it is still `tile`'s (null while the cache is off). */
+  partial(tile: TileId): Uint8Array | undefined {
+    if (!this.lru) return undefined;
+    const kept = this.partials.get(tile.level);
+    return kept?.index === tile.index ? kept.hashes : undefined;
+  }
+
+  /** Keeps a partial tile just read, unless a wider one of it (or a later tile of its level) is kept. */
+  keepPartial(tile: TileId, hashes: Uint8Array): void {
+    if (!this.lru || hashes.length === 0 || hashes.length >= FULL_TILE_BYTES) return;
+    const kept = this.partials.get(tile.level);
+    if (kept && (kept.index > tile.index || (kept.index === tile.index && kept.hashes.length >= hashes.length))) return;
+    this.partials.set(tile.level, { index: tile.index, hashes });
+  }
+
   /** Hashes of perfect subtrees computed from stored hashes (they never change: a tile only grows). */
   private readonly nodes: Lru<Uint8Array> | null;
 
@@ -230,14 +251,16 @@ export function tileCacheOf(prisma: Tx): FullTileCache | undefined {
 
 /**
  * The stored tiles among `tiles`, keyed for tileNodeReader: full ones from the cache when it has them (possibly
- * expanded: EXPANDED_TILE_BYTES long, the tile's hashes first). Shared with the cache: do not change them.
+ * expanded: EXPANDED_TILE_BYTES long, the tile's hashes first). With `partials`, a partial tile read before is used
+ * as it was then (a prefix of the tile now: enough for a proof of a tree size it covered; a caller that finds it too
+ * short reads again without). Shared with the cache: do not change them.
  */
-export async function readTiles(prisma: Tx, tiles: readonly TileId[]): Promise<Map<string, Uint8Array>> {
+export async function readTiles(prisma: Tx, tiles: readonly TileId[], options: { partials?: boolean } = {}): Promise<Map<string, Uint8Array>> {
   const cache = tileCacheOf(prisma);
   const found = new Map<string, Uint8Array>();
   const missing: TileId[] = [];
   for (const t of tiles) {
-    const hit = cache?.get(t);
+    const hit = cache?.get(t) ?? (options.partials ? cache?.partial(t) : undefined);
     if (hit) found.set(key(t), hit);
     else missing.push(t);
   }
@@ -247,6 +270,7 @@ export async function readTiles(prisma: Tx, tiles: readonly TileId[]): Promise<M
     const tile = { level: row.level, index: Number(row.index) };
     const hashes = new Uint8Array(row.hashes);
     cache?.offer(tile, hashes);
+    cache?.keepPartial(tile, hashes);
     found.set(key(tile), hashes);
   }
   return found;
@@ -261,11 +285,12 @@ export async function readTile(prisma: Tx, tile: TileId): Promise<Uint8Array | n
 
 /**
  * A NodeReader over the stored tiles `tiles` (tilesForRanges of what is to be hashed). With a cache, each full tile
- * is read with its inner nodes, hashed once per process instead of once per proof; a partial tile is hashed as read.
+ * is read with its inner nodes, hashed once per process instead of once per proof; a partial tile is hashed as read
+ * (`partials`: as readTiles; the reader then throws a RangeError for a hash the kept partial lacks).
  */
-export async function storedNodeReader(prisma: Tx, tiles: readonly TileId[]): Promise<NodeReader> {
+export async function storedNodeReader(prisma: Tx, tiles: readonly TileId[], options: { partials?: boolean } = {}): Promise<NodeReader> {
   const cache = tileCacheOf(prisma);
-  const found = await readTiles(prisma, tiles);
+  const found = await readTiles(prisma, tiles, options);
   const read = tileNodeReader((t) => {
     const hashes = found.get(key(t));
     if (!cache || hashes?.length !== FULL_TILE_BYTES) return hashes;

@@ -75,8 +75,8 @@ export class PullTransparencyProver {
     const prisma = this.db.prisma;
     const [leaf, proof, consistency] = await Promise.all([
       this.leaf(index, generation),
-      unprovable(inclusionProofFor(prisma, index, checkpoint.size)),
-      from > 0 && from <= checkpoint.size ? unprovable(consistencyProofFor(prisma, from, checkpoint.size)) : Promise.resolve(null),
+      unprovable(inclusionProofFor(prisma, index, checkpoint.size, { urgent: true })),
+      from > 0 && from <= checkpoint.size ? unprovable(consistencyProofFor(prisma, from, checkpoint.size, { urgent: true })) : Promise.resolve(null),
     ]);
     const wire: PullTransparency = { index, leaf, proof: proof.proof, checkpoint: checkpoint.note, ...(consistency ? { consistency: { from, proof: consistency } } : {}) };
     const section = { tail: Buffer.from(`,"transparency":${JSON.stringify(wire)}}`), treeSize: checkpoint.size };

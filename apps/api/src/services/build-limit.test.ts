@@ -1,0 +1,94 @@
+/** The bound on proof builds: how many run at once, who waits, who is refused, and that a failure frees its slot. */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { BuildLimit } from "./build-limit.ts";
+
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+test("at most `atOnce` run; the others wait their turn, first come first served", async () => {
+  const limit = new BuildLimit(2, 10);
+  const gates = [gate(), gate(), gate(), gate()];
+  const started: number[] = [];
+  let running = 0;
+  let most = 0;
+  const runs = gates.map((g, i) =>
+    limit.run(async () => {
+      started.push(i);
+      most = Math.max(most, ++running);
+      await g.opened;
+      running--;
+      return i;
+    }),
+  );
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(started, [0, 1]);
+  assert.equal(limit.active, 2);
+  assert.equal(limit.queued, 2);
+  gates[1]!.open();
+  await runs[1];
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(started, [0, 1, 2]);
+  for (const g of gates) g.open();
+  assert.deepEqual(await Promise.all(runs), [0, 1, 2, 3]);
+  assert.equal(most, 2);
+  assert.equal(limit.active, 0);
+  assert.equal(limit.queued, 0);
+});
+
+test("beyond `maxWaiting` waiting a caller is refused at once with UNAVAILABLE and a hint, and nothing of it runs", async () => {
+  const limit = new BuildLimit(1, 1, "proof builds");
+  const g = gate();
+  const first = limit.run(() => g.opened);
+  const second = limit.run(async () => "second");
+  let ran = false;
+  await assert.rejects(
+    limit.run(async () => {
+      ran = true;
+    }),
+    (err: { code?: string; hint?: string; message?: string }) => err.code === "UNAVAILABLE" && Boolean(err.hint) && /proof builds/.test(err.message ?? ""),
+  );
+  assert.equal(ran, false);
+  g.open();
+  await first;
+  assert.equal(await second, "second");
+});
+
+test("a build that fails frees its slot for the next one", async () => {
+  const limit = new BuildLimit(1, 5);
+  const failing = limit.run(async () => {
+    throw new Error("no tile");
+  });
+  const next = limit.run(async () => "ran");
+  await assert.rejects(failing, /no tile/);
+  assert.equal(await next, "ran");
+  assert.equal(limit.active, 0);
+});
+
+test("a limit needs at least one slot and a whole number of waiters", () => {
+  assert.throws(() => new BuildLimit(0, 1), RangeError);
+  assert.throws(() => new BuildLimit(1, -1), RangeError);
+  assert.throws(() => new BuildLimit(1.5, 1), RangeError);
+});
+
+test("urgent work waits ahead of the rest, in its own order, and is never refused", async () => {
+  const limit = new BuildLimit(1, 4);
+  const g = gate();
+  const started: string[] = [];
+  const job = (name: string) => async () => {
+    started.push(name);
+  };
+  const first = limit.run(() => g.opened);
+  const runs = [limit.run(job("a")), limit.run(job("B"), { urgent: true }), limit.run(job("c")), limit.run(job("D"), { urgent: true })];
+  // Four wait (a, B, c, D): the list is full, so one more normal caller is refused; an urgent one is not.
+  await assert.rejects(limit.run(job("x")), (err: { code?: string }) => err.code === "UNAVAILABLE");
+  runs.push(limit.run(job("E"), { urgent: true }));
+  g.open();
+  await first;
+  await Promise.all(runs);
+  assert.deepEqual(started, ["B", "D", "E", "a", "c"]);
+  assert.equal(limit.queued, 0);
+});

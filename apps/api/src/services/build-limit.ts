@@ -1,0 +1,60 @@
+/**
+ * A bound on expensive work a process runs at once, first come first served: `atOnce` run, at most `maxWaiting`
+ * wait, and a caller beyond that is refused at once (503 UNAVAILABLE, retry) rather than queued without end. Urgent
+ * work (a pull's own proof) waits ahead of the rest (proofs of random entries asked by monitors), in its own order,
+ * and is never refused: it is bounded by the requests that wait for it (one build per distinct proof, log-proofs.ts).
+ *
+ * Used for building transparency-log proofs (log-proofs.ts): a build reads tiles from PostgreSQL and hashes up to
+ * 255 nodes per tile it finds uncached, so an unbounded number of them fills the database pool and the event loop,
+ * and every other request (a cached pull's one small read) queues behind them.
+ */
+import { RyeError } from "@rye/core";
+
+export class BuildLimit {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  /** How many of `waiting`, at its front, are urgent. */
+  private urgentWaiting = 0;
+
+  constructor(
+    readonly atOnce: number,
+    readonly maxWaiting: number,
+    private readonly what = "builds",
+  ) {
+    if (!Number.isSafeInteger(atOnce) || atOnce < 1) throw new RangeError(`${what}: at least one at once, not ${atOnce}`);
+    if (!Number.isSafeInteger(maxWaiting) || maxWaiting < 0) throw new RangeError(`${what}: a whole number may wait, not ${maxWaiting}`);
+  }
+
+  /** Runs `work` when a slot is free; UNAVAILABLE when it is not urgent and `maxWaiting` callers already wait. */
+  async run<T>(work: () => Promise<T>, options: { urgent?: boolean } = {}): Promise<T> {
+    if (this.running < this.atOnce) this.running++;
+    else {
+      if (!options.urgent && this.waiting.length >= this.maxWaiting) {
+        throw new RyeError("UNAVAILABLE", `Too many ${this.what} at once: ${this.atOnce} running and ${this.waiting.length} waiting`, {
+          hint: "The registry is busy building proofs; retry in a moment.",
+        });
+      }
+      // The slot is handed over by the caller that frees it (running stays the same).
+      await new Promise<void>((resolve) => {
+        if (options.urgent) this.waiting.splice(this.urgentWaiting++, 0, resolve);
+        else this.waiting.push(resolve);
+      });
+    }
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (this.urgentWaiting > 0) this.urgentWaiting--;
+      if (next) next();
+      else this.running--;
+    }
+  }
+
+  get active(): number {
+    return this.running;
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+}
