@@ -4,13 +4,17 @@
 //                                           third-party module it uses bundled in (the package has no dependencies)
 //   dist/runners/                           the runtime runners: node-runner.mjs and python_function.py as they are,
 //                                           mcp-call.mjs bundled with the MCP SDK client
+//   dist/system-yaml.json                   the system bundle's YAML files parsed (sdk/parsed-yaml.ts)
 //   system/.ai/                             the system bundle: a byte-for-byte copy of the repository's signed .ai/
 //   THIRD_PARTY_LICENSES.md                 the licence text of every bundled third-party package
 // Usage: node scripts/build.mjs   (npm run build -w ryeos; `npm pack` and `npm publish` run it: `prepack`)
+import { createHash } from "node:crypto";
 import { copyFile, cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
 import { build } from "tsdown";
+import { parse as parseYaml } from "yaml";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const repoRoot = join(root, "..", "..");
@@ -107,6 +111,21 @@ for (const file of ["node-runner.mjs", "state-graph.mjs", "python_function.py"])
 for (const folder of ["directives", "tools", "knowledge"]) {
   await cp(join(repoRoot, ".ai", folder), join(root, "system", ".ai", folder), { recursive: true });
 }
+
+// The system bundle's YAML files shipped parsed (src/sdk/parsed-yaml.ts): SHA-256 of each file's exact text → the
+// JSON of what `yaml`'s parse gives for it. A file whose parse does not survive JSON unchanged fails the build.
+const parsedYaml = {};
+for (const rel of (await readdir(join(root, "system", ".ai"), { recursive: true })).filter((f) => f.endsWith(".yaml")).sort()) {
+  const text = await readFile(join(root, "system", ".ai", rel), "utf8");
+  const value = parseYaml(text);
+  const json = JSON.stringify(value);
+  if (!isDeepStrictEqual(JSON.parse(json), value)) {
+    console.error(`ryeos: system/.ai/${rel} does not parse to plain JSON data; it cannot be shipped parsed`);
+    process.exit(1);
+  }
+  parsedYaml[createHash("sha256").update(text, "utf8").digest("hex")] = json;
+}
+await writeFile(join(root, "dist", "system-yaml.json"), JSON.stringify(parsedYaml));
 
 // Licence texts of the bundled packages (our own workspace packages are not under node_modules).
 const notices = ["# Third-party licences", "", "The files in `dist/` include code from these packages, under their own licences.", ""];
