@@ -57,6 +57,10 @@ const lazyCommanderChildProcess = {
 /** @rye/core's modules free of zod, yaml and the XML parser (they may import only each other and @noble). */
 const CORE_BASE = /[\\/]packages[\\/]core[\\/]src[\\/](?:(?:errors|text|hash|semver|item-types|registry-types|canonical-json|client-package|skills[\\/]skill-name)\.ts|(?:crypto|signature|node)[\\/])/;
 
+/** @rye/core's registry side and its index (see codeSplitting below), and the rest of core but node-gc.ts. */
+const CORE_REGISTRY = /[\\/]packages[\\/]core[\\/]src[\\/](?:index\.ts$|(?:contracts|review|skills|quality|bundle|registry)[\\/])/;
+const CORE_ENGINE = /[\\/]packages[\\/]core[\\/]src[\\/](?!node-gc\.ts|index\.ts$|(?:contracts|review|skills|quality|bundle|registry)[\\/])/;
+
 const common = {
   cwd: root,
   config: false,
@@ -71,17 +75,24 @@ const common = {
   deps: { onlyBundle: false },
   logLevel: "warn",
   plugins: [collectBundled, lazyCommanderChildProcess],
-  // @rye/core in two chunks of its own: left to the automatic split, a core module could land in a chunk that itself
-  // imports core, and such a cycle between chunks fails at start-up (a binding read before its chunk ran).
+  // @rye/core in chunks of its own: left to the automatic split, a core module could land in a chunk that itself
+  // imports core, and such a cycle between chunks fails at start-up (a binding read before its chunk ran). A group
+  // also takes in the modules its own import (not already taken by a group of higher priority), hence the order.
   // `core-base` holds the modules that import neither zod, yaml nor the XML parser (errors, item types, text, hashes,
-  // keys, signatures): what a cold `rye search` needs. Evaluating the rest (its ~200 schemas and the parsers) takes
-  // ~30 ms, paid only by the commands that use it. core-base imports nothing from core (checked below).
+  // keys, signatures): what a cold `rye search` needs. `core` is what the engine uses (parsers, item validation,
+  // capabilities, the security gate, graphs); `core-registry` the registry's side (API contracts, review, skills,
+  // quality, bundle manifests, the log's formats: most of the ~200 zod schemas) and the package's index (its
+  // namespace object, which the CLI's few `await import("@rye/core")` need, refers to every export). core-registry
+  // imports core, never the reverse, so a thread process, which talks to no registry, does not evaluate it.
   outputOptions: {
     codeSplitting: {
       groups: [
-        { name: "core-base", test: CORE_BASE, priority: 2 },
+        { name: "core-base", test: CORE_BASE, priority: 4 },
+        // The libraries every part of core uses, in a chunk of their own (else a group would take them in).
+        { name: "core-libs", test: /[\\/]node_modules[\\/](?:zod|yaml|fast-xml-parser|strnum|@nodable[\\/]entities|path-expression-matcher)[\\/]/, priority: 3 },
         // node-gc.ts (node:v8, node:vm) goes with its one importer, the MCP server, not into every command's start-up.
-        { name: "core", test: /[\\/]packages[\\/]core[\\/]src[\\/](?!node-gc\.ts)/, priority: 1 },
+        { name: "core", test: CORE_ENGINE, priority: 2 },
+        { name: "core-registry", test: CORE_REGISTRY, priority: 1 },
       ],
     },
   },
@@ -195,7 +206,8 @@ const addSdkChunk = (file) => {
   for (const next of chunkImports.get(file) ?? []) addSdkChunk(next);
 };
 addSdkChunk("sdk/v1.js");
-const SDK_LAZY = /\/node_modules\/(?:@modelcontextprotocol\/sdk|pg-boss|pg|openid-client)\/|\/src\/registry\/(?:publish|bundle-transfer|login|pull-command|remote-search)\.ts$/;
+// Nor @rye/core's registry side (core-registry: the API contracts' schemas, review, skills; ~2 MB of a thread's RSS).
+const SDK_LAZY = /\/node_modules\/(?:@modelcontextprotocol\/sdk|pg-boss|pg|openid-client)\/|\/src\/registry\/(?:publish|bundle-transfer|login|pull-command|remote-search)\.ts$|\/packages\/core\/src\/(?:index\.ts$|(?:contracts|review|quality)\/|skills\/(?!skill-name\.ts))/;
 const sdkHeavy = [...sdkPath].flatMap((file) => chunks.get(file).moduleIds.filter((id) => SDK_LAZY.test(id)).map((id) => `${file}: ${id}`));
 if (sdkPath.size < 2 || sdkHeavy.length > 0) {
   console.error(`ryeos: importing sdk/v1 would load what a thread process never needs at start:\n  ${sdkHeavy.slice(0, 5).join("\n  ") || "(no sdk/v1.js chunk)"}`);
