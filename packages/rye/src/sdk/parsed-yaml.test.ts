@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { parse } from "yaml";
 import { LAYOUT } from "../package-layout.ts";
-import { PARSED_YAML_FILE, parserWith, readParsedYamlTable, yamlTextHash } from "./parsed-yaml.ts";
+import { PARSED_YAML_FILE, parserWith, parseYaml as shippedParser, readParsedYamlTable, yamlTextHash } from "./parsed-yaml.ts";
+import * as sdk from "./v1.ts";
 
 const text = "retry:\n  max_retries: 3\nids: [a, b]\n";
 
@@ -17,6 +18,10 @@ test("a text whose hash is in the table gets the table's value, a fresh object o
   assert.deepEqual(first, { from: "table" });
   first.from = "changed";
   assert.deepEqual(parseYaml(text), { from: "table" });
+});
+
+test("sdk/v1's parseYaml is the one that consults the shipped table", () => {
+  assert.equal(sdk.parseYaml, shippedParser);
 });
 
 test("any other text is parsed: one byte changed, options given, no table", () => {
@@ -36,8 +41,9 @@ test("the table file: a missing or malformed one is no table; non-string entries
   assert.deepEqual([...readParsedYamlTable(join(dir, "t.json"))!.keys()], ["a"]);
 });
 
-test("the built package's table holds every YAML file of the system bundle, each exactly as yaml parses it", { skip: !existsSync(PARSED_YAML_FILE) && "the package is not built" }, async () => {
-  const table = readParsedYamlTable(PARSED_YAML_FILE)!;
+test("the built package's table holds every YAML file of the system bundle, each exactly as yaml parses it", { skip: !existsSync(join(LAYOUT.root, "dist", "sdk", "v1.js")) && "the package is not built" }, async () => {
+  const table = readParsedYamlTable(PARSED_YAML_FILE);
+  assert.ok(table, `the build wrote no ${PARSED_YAML_FILE}`);
   const systemDir = LAYOUT.packagedSystemAiDir;
   const files = (await readdir(systemDir, { recursive: true })).filter((f) => f.endsWith(".yaml"));
   assert.ok(files.some((f) => f.endsWith("anthropic.yaml")) && files.some((f) => f.endsWith("resilience.yaml")));
