@@ -113,6 +113,8 @@ await build({
   entry: { "runners/mcp-call": "runners/mcp-call.mjs" },
   dts: false,
   outExtensions: () => ({ js: ".mjs" }),
+  // One self-contained file: it uses no @rye/core, and the libraries' group would split zod out of it.
+  outputOptions: { codeSplitting: { groups: common.outputOptions.codeSplitting.groups.filter((group) => group.name !== "core-libs") } },
 });
 
 await mkdir(join(root, "dist", "runners"), { recursive: true });
@@ -218,6 +220,13 @@ if (sdkPath.size < 2 || sdkHeavy.length > 0) {
 const eager = [...searchPath].flatMap((file) => [...chunks.get(file).code.matchAll(/^import\b[^;]*?["'](node:(?:crypto|child_process|readline(?:\/promises)?))["'];?$/gm)].map((m) => `${file}: ${m[1]}`));
 if (eager.length > 0) {
   console.error(`ryeos: a cold \`rye search\` would load a built-in it does not need:\n  ${eager.join("\n  ")}`);
+  process.exit(1);
+}
+
+// The MCP runner is one file that imports only built-ins (it runs from dist/runners/ as it is).
+const mcpCallImports = chunks.get("runners/mcp-call.mjs")?.imports.filter((next) => chunks.has(next)) ?? ["(no runners/mcp-call.mjs)"];
+if (mcpCallImports.length > 0) {
+  console.error(`ryeos: runners/mcp-call.mjs is not self-contained: it imports ${mcpCallImports.join(", ")}`);
   process.exit(1);
 }
 
