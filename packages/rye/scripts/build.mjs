@@ -216,6 +216,22 @@ if (sdkPath.size < 2 || sdkHeavy.length > 0) {
   process.exit(1);
 }
 
+// Nor may executing an item (what `rye thread run` and every thread process do before the first model request) load
+// the registry client or core's registry side statically: registry/resolve-remote.ts imports the pull path on use.
+const closureOf = (file, out = new Set()) => {
+  if (!file || out.has(file)) return out;
+  out.add(file);
+  for (const next of chunkImports.get(file) ?? []) closureOf(next, out);
+  return out;
+};
+const REGISTRY_SIDE = /\/packages\/core\/src\/(?:index\.ts$|(?:contracts|review|quality)\/|skills\/(?!skill-name\.ts))|\/src\/registry\/(?:install|cache|pull|key-pinning|session|publish)\.ts$/;
+const executeFile = chunkWith("/src/engine/execute.ts");
+const executeHeavy = executeFile ? [...closureOf(executeFile)].flatMap((file) => chunks.get(file).moduleIds.filter((id) => REGISTRY_SIDE.test(id)).map((id) => `${file}: ${id}`)) : ["(no chunk holds src/engine/execute.ts)"];
+if (executeHeavy.length > 0) {
+  console.error(`ryeos: executing an item would load the registry client at start:\n  ${executeHeavy.slice(0, 5).join("\n  ")}`);
+  process.exit(1);
+}
+
 // Nor may the cold search path import these built-ins statically (each costs a cold start several ms; they load when first used).
 const eager = [...searchPath].flatMap((file) => [...chunks.get(file).code.matchAll(/^import\b[^;]*?["'](node:(?:crypto|child_process|readline(?:\/promises)?))["'];?$/gm)].map((m) => `${file}: ${m[1]}`));
 if (eager.length > 0) {
