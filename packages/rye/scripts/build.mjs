@@ -4,13 +4,17 @@
 //                                           third-party module it uses bundled in (the package has no dependencies)
 //   dist/runners/                           the runtime runners: node-runner.mjs and python_function.py as they are,
 //                                           mcp-call.mjs bundled with the MCP SDK client
+//   dist/system-yaml.json                   the system bundle's YAML files parsed (sdk/parsed-yaml.ts)
 //   system/.ai/                             the system bundle: a byte-for-byte copy of the repository's signed .ai/
 //   THIRD_PARTY_LICENSES.md                 the licence text of every bundled third-party package
 // Usage: node scripts/build.mjs   (npm run build -w ryeos; `npm pack` and `npm publish` run it: `prepack`)
+import { createHash } from "node:crypto";
 import { copyFile, cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isDeepStrictEqual } from "node:util";
 import { build } from "tsdown";
+import { parse as parseYaml } from "yaml";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const repoRoot = join(root, "..", "..");
@@ -53,6 +57,10 @@ const lazyCommanderChildProcess = {
 /** @rye/core's modules free of zod, yaml and the XML parser (they may import only each other and @noble). */
 const CORE_BASE = /[\\/]packages[\\/]core[\\/]src[\\/](?:(?:errors|text|hash|semver|item-types|registry-types|canonical-json|client-package|skills[\\/]skill-name)\.ts|(?:crypto|signature|node)[\\/])/;
 
+/** @rye/core's registry side and its index (see codeSplitting below), and the rest of core but node-gc.ts. */
+const CORE_REGISTRY = /[\\/]packages[\\/]core[\\/]src[\\/](?:index\.ts$|(?:contracts|review|skills|quality|bundle|registry)[\\/])/;
+const CORE_ENGINE = /[\\/]packages[\\/]core[\\/]src[\\/](?!node-gc\.ts|index\.ts$|(?:contracts|review|skills|quality|bundle|registry)[\\/])/;
+
 const common = {
   cwd: root,
   config: false,
@@ -67,17 +75,24 @@ const common = {
   deps: { onlyBundle: false },
   logLevel: "warn",
   plugins: [collectBundled, lazyCommanderChildProcess],
-  // @rye/core in two chunks of its own: left to the automatic split, a core module could land in a chunk that itself
-  // imports core, and such a cycle between chunks fails at start-up (a binding read before its chunk ran).
+  // @rye/core in chunks of its own: left to the automatic split, a core module could land in a chunk that itself
+  // imports core, and such a cycle between chunks fails at start-up (a binding read before its chunk ran). A group
+  // also takes in the modules its own import (not already taken by a group of higher priority), hence the order.
   // `core-base` holds the modules that import neither zod, yaml nor the XML parser (errors, item types, text, hashes,
-  // keys, signatures): what a cold `rye search` needs. Evaluating the rest (its ~200 schemas and the parsers) takes
-  // ~30 ms, paid only by the commands that use it. core-base imports nothing from core (checked below).
+  // keys, signatures): what a cold `rye search` needs. `core` is what the engine uses (parsers, item validation,
+  // capabilities, the security gate, graphs); `core-registry` the registry's side (API contracts, review, skills,
+  // quality, bundle manifests, the log's formats: most of the ~200 zod schemas) and the package's index (its
+  // namespace object, which the CLI's few `await import("@rye/core")` need, refers to every export). core-registry
+  // imports core, never the reverse, so a thread process, which talks to no registry, does not evaluate it.
   outputOptions: {
     codeSplitting: {
       groups: [
-        { name: "core-base", test: CORE_BASE, priority: 2 },
+        { name: "core-base", test: CORE_BASE, priority: 4 },
+        // The libraries every part of core uses, in a chunk of their own (else a group would take them in).
+        { name: "core-libs", test: /[\\/]node_modules[\\/](?:zod|yaml|fast-xml-parser|strnum|@nodable[\\/]entities|path-expression-matcher)[\\/]/, priority: 3 },
         // node-gc.ts (node:v8, node:vm) goes with its one importer, the MCP server, not into every command's start-up.
-        { name: "core", test: /[\\/]packages[\\/]core[\\/]src[\\/](?!node-gc\.ts)/, priority: 1 },
+        { name: "core", test: CORE_ENGINE, priority: 2 },
+        { name: "core-registry", test: CORE_REGISTRY, priority: 1 },
       ],
     },
   },
@@ -98,6 +113,8 @@ await build({
   entry: { "runners/mcp-call": "runners/mcp-call.mjs" },
   dts: false,
   outExtensions: () => ({ js: ".mjs" }),
+  // One self-contained file: it uses no @rye/core, and the libraries' group would split zod out of it.
+  outputOptions: { codeSplitting: { groups: common.outputOptions.codeSplitting.groups.filter((group) => group.name !== "core-libs") } },
 });
 
 await mkdir(join(root, "dist", "runners"), { recursive: true });
@@ -107,6 +124,21 @@ for (const file of ["node-runner.mjs", "state-graph.mjs", "python_function.py"])
 for (const folder of ["directives", "tools", "knowledge"]) {
   await cp(join(repoRoot, ".ai", folder), join(root, "system", ".ai", folder), { recursive: true });
 }
+
+// The system bundle's YAML files shipped parsed (src/sdk/parsed-yaml.ts): SHA-256 of each file's exact text → the
+// JSON of what `yaml`'s parse gives for it. A file whose parse does not survive JSON unchanged fails the build.
+const parsedYaml = {};
+for (const rel of (await readdir(join(root, "system", ".ai"), { recursive: true })).filter((f) => f.endsWith(".yaml")).sort()) {
+  const text = await readFile(join(root, "system", ".ai", rel), "utf8");
+  const value = parseYaml(text);
+  const json = JSON.stringify(value);
+  if (!isDeepStrictEqual(JSON.parse(json), value)) {
+    console.error(`ryeos: system/.ai/${rel} does not parse to plain JSON data; it cannot be shipped parsed`);
+    process.exit(1);
+  }
+  parsedYaml[createHash("sha256").update(text, "utf8").digest("hex")] = json;
+}
+await writeFile(join(root, "dist", "system-yaml.json"), JSON.stringify(parsedYaml));
 
 // Licence texts of the bundled packages (our own workspace packages are not under node_modules).
 const notices = ["# Third-party licences", "", "The files in `dist/` include code from these packages, under their own licences.", ""];
@@ -176,10 +208,27 @@ const addSdkChunk = (file) => {
   for (const next of chunkImports.get(file) ?? []) addSdkChunk(next);
 };
 addSdkChunk("sdk/v1.js");
-const SDK_LAZY = /\/node_modules\/(?:@modelcontextprotocol\/sdk|pg-boss|pg|openid-client)\/|\/src\/registry\/(?:publish|bundle-transfer|login|pull-command|remote-search)\.ts$/;
+// Nor @rye/core's registry side (core-registry: the API contracts' schemas, review, skills; ~2 MB of a thread's RSS).
+const SDK_LAZY = /\/node_modules\/(?:@modelcontextprotocol\/sdk|pg-boss|pg|openid-client)\/|\/src\/registry\/(?:publish|bundle-transfer|login|pull-command|remote-search)\.ts$|\/packages\/core\/src\/(?:index\.ts$|(?:contracts|review|quality)\/|skills\/(?!skill-name\.ts))/;
 const sdkHeavy = [...sdkPath].flatMap((file) => chunks.get(file).moduleIds.filter((id) => SDK_LAZY.test(id)).map((id) => `${file}: ${id}`));
 if (sdkPath.size < 2 || sdkHeavy.length > 0) {
   console.error(`ryeos: importing sdk/v1 would load what a thread process never needs at start:\n  ${sdkHeavy.slice(0, 5).join("\n  ") || "(no sdk/v1.js chunk)"}`);
+  process.exit(1);
+}
+
+// Nor may executing an item (what `rye thread run` and every thread process do before the first model request) load
+// the registry client or core's registry side statically: registry/resolve-remote.ts imports the pull path on use.
+const closureOf = (file, out = new Set()) => {
+  if (!file || out.has(file)) return out;
+  out.add(file);
+  for (const next of chunkImports.get(file) ?? []) closureOf(next, out);
+  return out;
+};
+const REGISTRY_SIDE = /\/packages\/core\/src\/(?:index\.ts$|(?:contracts|review|quality)\/|skills\/(?!skill-name\.ts))|\/src\/registry\/(?:install|cache|pull|key-pinning|session|publish)\.ts$/;
+const executeFile = chunkWith("/src/engine/execute.ts");
+const executeHeavy = executeFile ? [...closureOf(executeFile)].flatMap((file) => chunks.get(file).moduleIds.filter((id) => REGISTRY_SIDE.test(id)).map((id) => `${file}: ${id}`)) : ["(no chunk holds src/engine/execute.ts)"];
+if (executeHeavy.length > 0) {
+  console.error(`ryeos: executing an item would load the registry client at start:\n  ${executeHeavy.slice(0, 5).join("\n  ")}`);
   process.exit(1);
 }
 
@@ -187,6 +236,13 @@ if (sdkPath.size < 2 || sdkHeavy.length > 0) {
 const eager = [...searchPath].flatMap((file) => [...chunks.get(file).code.matchAll(/^import\b[^;]*?["'](node:(?:crypto|child_process|readline(?:\/promises)?))["'];?$/gm)].map((m) => `${file}: ${m[1]}`));
 if (eager.length > 0) {
   console.error(`ryeos: a cold \`rye search\` would load a built-in it does not need:\n  ${eager.join("\n  ")}`);
+  process.exit(1);
+}
+
+// The MCP runner is one file that imports only built-ins (it runs from dist/runners/ as it is).
+const mcpCallImports = chunks.get("runners/mcp-call.mjs")?.imports.filter((next) => chunks.has(next)) ?? ["(no runners/mcp-call.mjs)"];
+if (mcpCallImports.length > 0) {
+  console.error(`ryeos: runners/mcp-call.mjs is not self-contained: it imports ${mcpCallImports.join(", ")}`);
   process.exit(1);
 }
 

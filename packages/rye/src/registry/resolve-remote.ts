@@ -16,11 +16,15 @@ import type { ItemFile, SpaceName } from "../spaces/spaces.ts";
 import { resolveItem, SPACE_NAMES } from "../spaces/spaces.ts";
 import { userAiDir } from "../spaces/paths.ts";
 import { noteSwallowedRegistryFailure } from "./budget.ts";
-import { readStoredPull } from "./cache.ts";
 import type { InstallRequest } from "./install.ts";
-import { installRegistryItem, registryProvenance } from "./install.ts";
 import type { LockEntry } from "./project-lock.ts";
 import { getLockEntry, projectLockPath } from "./project-lock.ts";
+
+// The pull path (install.ts, cache.ts: the registry client, key pinning, the API contracts' schemas) loads when an
+// item is pulled or a cached one checked, not with every executor chain: a thread process resolves only local items
+// before its first model request, and evaluating that path was ~50–130 ms of its start (profiled).
+const installModule = () => import("./install.ts");
+const cacheModule = () => import("./cache.ts");
 
 export const REGISTRY_PREFIX = "registry:";
 
@@ -80,6 +84,7 @@ async function pinnedCopy(ctx: Pick<EngineContext, "projectPath" | "env">, local
   const actual = sha256Hex(await readFile(local.path));
   if (actual === pin.file_sha256) return local;
   const extension = pin.file_extension ?? local.extension;
+  const { readStoredPull } = await cacheModule();
   const stored = await readStoredPull(pin.file_sha256, pin.id, extension, ctx.env);
   if (stored && (await readStoredPull(actual, pin.id, local.extension, ctx.env))) return { ...local, path: stored, extension };
   throw new RyeError("INTEGRITY_MISMATCH", `${local.path} no longer matches the version pinned in ${projectLockPath(ctx.projectPath)} (${pin.type} ${pin.id}@${pin.version}: expected sha256 ${pin.file_sha256.slice(0, 16)}…, found ${actual.slice(0, 16)}…)`, {
@@ -90,7 +95,7 @@ async function pinnedCopy(ctx: Pick<EngineContext, "projectPath" | "env">, local
 
 /** Installs (see install.ts) and reports the key notice to the running engine call. */
 async function install(ctx: EngineContext, request: InstallRequest): Promise<ItemFile> {
-  const result = await installRegistryItem(ctx, request);
+  const result = await (await installModule()).installRegistryItem(ctx, request);
   emitNotice(result.notice);
   return result.file;
 }
@@ -123,7 +128,7 @@ export async function locateItem(ctx: EngineContext, type: ItemType, rawId: stri
   if (ctx.env.RYE_OFFLINE === "1") return local;
   // A pinned cached file with another version asked for explicitly: pull it (a rollback is refused by the pin check).
   if (local && !(pin && isCached)) {
-    const provenance = !pin && isCached ? await registryProvenance(local) : undefined;
+    const provenance = !pin && isCached ? await (await installModule()).registryProvenance(local) : undefined;
     if (provenance) {
       // Pulled for another project: pin it here too (that version, or the one asked for, verified
       // again); offline, the file stays unattributed and its registry signature is not trusted here.

@@ -58,7 +58,7 @@ export { importVerifiedModule, listVerifiedItems, openEngine, readConfigOverride
 export type { VerifiedItem } from "./runtime.ts";
 export { threads } from "./threads.ts";
 export type { ParentContext } from "./threads.ts";
-export { parse as parseYaml } from "yaml";
+export { parseYaml } from "./parsed-yaml.ts";
 // The state_graph runtime (docs/state-graphs.md): runners/state-graph.mjs hands a graph tool to the walker.
 export { graphs } from "../graphs/index.ts";
 // MCP server management (docs/mcp-servers.md): what the system tool rye/mcp/manager reads (signing stays with the CLI).
