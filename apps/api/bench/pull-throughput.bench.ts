@@ -46,7 +46,9 @@ async function waitFor(url: string, child: ChildProcess, what: string): Promise<
   throw new Error(`${what} did not answer ${url}`);
 }
 
-const load = (url: string, headers: Record<string, string> = {}) => loadFigures(url, { connections: CONNECTIONS, seconds: SECONDS, headers });
+// Bodies are discarded unread: autocannon otherwise decodes each one into a string, work of the load generator that
+// takes a share of the two cores from the server it measures.
+const load = (url: string, serverPid?: number) => loadFigures(url, { connections: CONNECTIONS, seconds: SECONDS, discardBodies: true, ...(serverPid === undefined ? {} : { serverPid }) });
 
 const load1 = () => loadavg()[0]!.toFixed(2);
 
@@ -76,7 +78,7 @@ async function startRye(env: NodeJS.ProcessEnv, server: Server = "api"): Promise
 }
 
 /** A bare Hono app on @hono/node-server serving `body` (bare-hono-server.mjs): the framework's ceiling. */
-async function startBareHono(body: Buffer): Promise<{ url: string; stop(): Promise<void> }> {
+async function startBareHono(body: Buffer): Promise<{ url: string; pid: number | undefined; stop(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "rye-bench-bare-"));
   await writeFile(join(dir, "body.json"), body);
   const port = await freePort();
@@ -85,6 +87,7 @@ async function startBareHono(body: Buffer): Promise<{ url: string; stop(): Promi
   await waitFor(url, child, "the bare Hono server");
   return {
     url,
+    pid: child.pid,
     stop: async () => {
       child.kill("SIGTERM");
       if (child.exitCode === null) await once(child, "exit");
@@ -93,9 +96,11 @@ async function startBareHono(body: Buffer): Promise<{ url: string; stop(): Promi
   };
 }
 
+/** Throughput ÷ the baseline's (the target), and the baseline's CPU per request ÷ this one's (the same, free of the machine's other load). */
 const ratio = (figures: Figures, baseline: Figures, target: number) => {
   const r = figures.rps / baseline.rps;
-  return `${r.toFixed(2)}× bare Hono (target ≥ ${target}: ${r >= target ? "met" : "missed"})`;
+  const cpu = baseline.cpuUs !== undefined && figures.cpuUs !== undefined ? `; by server CPU per request ${(baseline.cpuUs / figures.cpuUs).toFixed(2)}×` : "";
+  return `${r.toFixed(2)}× bare Hono (target ≥ ${target}: ${r >= target ? "met" : "missed"}${cpu})`;
 };
 
 async function ryeLane(name: string, env: NodeJS.ProcessEnv, rssTargetMb: number, server: Server = "api"): Promise<{ pinned: Figures; latest: Figures; bytes: number }> {
@@ -110,13 +115,13 @@ async function ryeLane(name: string, env: NodeJS.ProcessEnv, rssTargetMb: number
     const bare = await startBareHono(Buffer.from(await (await fetch(item.pinned)).arrayBuffer()));
     let ceiling: Figures;
     try {
-      ceiling = await load(bare.url);
+      ceiling = await load(bare.url, bare.pid);
     } finally {
       await bare.stop();
     }
-    const health = await load(`${rye.url}/health`);
-    const pinned = await load(item.pinned);
-    const latest = await load(item.latest);
+    const health = await load(`${rye.url}/health`, rye.pid);
+    const pinned = await load(item.pinned, rye.pid);
+    const latest = await load(item.latest, rye.pid);
     console.log(`\n${name} (${RUNTIME}, c=${CONNECTIONS}, ${SECONDS} s each after ${WARM_SECONDS} s of warm-up, pull answer ${item.bytes} B, load average ${load1()})`);
     console.log(`  bare Hono      ${formatFigures(ceiling)}   (the same bytes from a one-route Hono app: the baseline)`);
     console.log(`  /health        ${formatFigures(health)}   ${ratio(health, ceiling, 0.8)}`);

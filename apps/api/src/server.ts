@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import type { Hono } from "hono";
 import { createApp } from "./app.ts";
+import { FrontAnswers } from "./front/answers.ts";
 import type { RegistryConfig } from "./config.ts";
 import { loadConfig } from "./config.ts";
 import type { AppEnv } from "./env.ts";
@@ -64,7 +65,8 @@ export async function prepareRegistry(options: PrepareRegistryOptions = {}): Pro
   // Quality factors missing and safety reports made under older rules (docs/quality.md) are made there too.
   await prepareData(deps, await systemSafetyRules());
   const app = createApp(deps);
-  return { config, logger, deps, app, listener: getRequestListener(app.fetch) };
+  // /health and anonymous cached pulls are answered before the app (front/answers.ts).
+  return { config, logger, deps, app, listener: new FrontAnswers(deps).listener(getRequestListener(app.fetch)) };
 }
 
 /**

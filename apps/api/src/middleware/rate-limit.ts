@@ -19,27 +19,51 @@ export interface RateLimitOptions {
   now?: () => number;
 }
 
-export function rateLimit(options: RateLimitOptions): MiddlewareHandler<AppEnv> {
+/** One request's count against its caller's window, and the RateLimit-* headers that tell it (draft-ietf-httpapi-ratelimit-headers). */
+export interface RateLimitVerdict {
+  headers: { "RateLimit-Limit": string; "RateLimit-Remaining": string; "RateLimit-Reset": string };
+  /** Over the limit: the request is refused (429, RATE_LIMITED). */
+  refusal: RyeError | null;
+}
+
+/** The limiter of rateLimit() as a function of (method, caller), for the middleware and the front path (front/pulls.ts). */
+export function rateLimiter(options: RateLimitOptions): (method: string, caller: string) => RateLimitVerdict | Promise<RateLimitVerdict> {
   const now = options.now ?? Date.now;
   const counters = options.counters ?? new MemoryWindowCounters(now);
   const windowMs = options.windowSeconds * 1000;
   const scope = options.scope ?? "api";
-  return async (c, next) => {
-    const write = !["GET", "HEAD", "OPTIONS"].includes(c.req.method);
+  const verdict = (write: boolean, limit: number, entry: WindowCount): RateLimitVerdict => {
+    const reset = Math.max(1, Math.ceil((entry.resetAt - now()) / 1000));
+    return {
+      headers: { "RateLimit-Limit": String(limit), "RateLimit-Remaining": String(Math.max(0, limit - entry.count)), "RateLimit-Reset": String(reset) },
+      refusal:
+        entry.count > limit
+          ? new RyeError("RATE_LIMITED", `Too many ${write ? "write" : "read"} requests: ${limit} per ${options.windowSeconds} s`, { details: { retry_after: reset, limit } })
+          : null,
+    };
+  };
+  return (method, caller) => {
+    const write = method !== "GET" && method !== "HEAD" && method !== "OPTIONS";
     const limit = write ? options.writes : options.reads;
-    const caller = c.get("principal")?.tokenId ?? `ip:${c.get("clientIp")}`;
     const key = `rl:${scope}:${write ? "w" : "r"}:${caller}`;
     // In memory the count needs no promise: the PGlite hot path stays as cheap as before.
-    const entry: WindowCount = counters instanceof MemoryWindowCounters ? counters.hitNow(key, windowMs) : await counters.hit(key, windowMs);
-    const reset = Math.max(1, Math.ceil((entry.resetAt - now()) / 1000));
-    c.header("RateLimit-Limit", String(limit));
-    c.header("RateLimit-Remaining", String(Math.max(0, limit - entry.count)));
-    c.header("RateLimit-Reset", String(reset));
-    if (entry.count > limit) {
-      throw new RyeError("RATE_LIMITED", `Too many ${write ? "write" : "read"} requests: ${limit} per ${options.windowSeconds} s`, {
-        details: { retry_after: reset, limit },
-      });
-    }
+    if (counters instanceof MemoryWindowCounters) return verdict(write, limit, counters.hitNow(key, windowMs));
+    return counters.hit(key, windowMs).then((entry) => verdict(write, limit, entry));
+  };
+}
+
+/** The caller a rate limit counts: the token, else the client IP. */
+export const rateLimitCaller = (tokenId: string | undefined, clientIp: string): string => tokenId ?? `ip:${clientIp}`;
+
+export function rateLimit(options: RateLimitOptions): MiddlewareHandler<AppEnv> {
+  const limiter = rateLimiter(options);
+  return async (c, next) => {
+    const counted = limiter(c.req.method, rateLimitCaller(c.get("principal")?.tokenId, c.get("clientIp")));
+    const { headers, refusal } = counted instanceof Promise ? await counted : counted;
+    c.header("RateLimit-Limit", headers["RateLimit-Limit"]);
+    c.header("RateLimit-Remaining", headers["RateLimit-Remaining"]);
+    c.header("RateLimit-Reset", headers["RateLimit-Reset"]);
+    if (refusal) throw refusal;
     await next();
   };
 }

@@ -14,16 +14,31 @@ function isInternal(presented: string | undefined, secret: string | undefined): 
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function clientIp(c: Parameters<MiddlewareHandler<AppEnv>>[0], trustProxy: boolean, internalSecret: string | undefined): string {
-  if (trustProxy || isInternal(c.req.header("x-rye-internal"), internalSecret)) {
-    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+/**
+ * The client's address: the first X-Forwarded-For hop when the proxy is trusted (or the request carries the website
+ * process's internal secret), else the socket's peer.
+ */
+export function clientAddress(header: (name: string) => string | undefined, socketAddress: () => string | undefined, trustProxy: boolean, internalSecret: string | undefined): string {
+  if (trustProxy || isInternal(header("x-rye-internal"), internalSecret)) {
+    const forwarded = header("x-forwarded-for")?.split(",")[0]?.trim();
     if (forwarded) return forwarded;
   }
-  try {
-    return getConnInfo(c).remote.address ?? "unknown";
-  } catch {
-    return "local"; // in-process requests (tests) have no socket
-  }
+  return socketAddress() ?? "unknown";
+}
+
+function clientIp(c: Parameters<MiddlewareHandler<AppEnv>>[0], trustProxy: boolean, internalSecret: string | undefined): string {
+  return clientAddress(
+    (name) => c.req.header(name),
+    () => {
+      try {
+        return getConnInfo(c).remote.address;
+      } catch {
+        return "local"; // in-process requests (tests) have no socket
+      }
+    },
+    trustProxy,
+    internalSecret,
+  );
 }
 
 /**
@@ -58,6 +73,11 @@ function audienceRefusal(audience: string | undefined, path: string, rule: Audie
   });
 }
 
+/** The access log's line for one request (also written by the front path, front/pulls.ts). */
+export function logRequest(logger: Logger, r: { requestId: string; method: string; path: string; status: number; started: number; user: string | undefined }): void {
+  logger.log("info", "request", { requestId: r.requestId, method: r.method, path: r.path, status: r.status, ms: Math.round((performance.now() - r.started) * 10) / 10, user: r.user });
+}
+
 /**
  * Request id, client IP, the request line's check (request-target.ts: before authentication and every route, so no
  * malformed path or query reaches a database), bearer authentication and one structured log line per request.
@@ -85,15 +105,7 @@ export function requestContext(options: { authenticator: Authenticator; logger: 
     try {
       await next();
     } finally {
-      const principal = c.get("principal");
-      options.logger.log("info", "request", {
-        requestId,
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-        user: principal?.username,
-      });
+      logRequest(options.logger, { requestId, method: c.req.method, path: c.req.path, status: c.res.status, started, user: c.get("principal")?.username });
     }
   };
 }

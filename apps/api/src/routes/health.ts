@@ -11,7 +11,7 @@ import { z } from "zod";
 import { access, json } from "../contract/route.ts";
 import { contractRouter } from "../contract/router.ts";
 import type { AppDeps } from "../services/deps.ts";
-import { DatabaseProbe } from "../services/database-probe.ts";
+import { databaseProbeOf, type DatabaseState } from "../services/database-probe.ts";
 import { ReadinessCheck } from "../services/readiness.ts";
 
 const HealthResponse = z
@@ -52,14 +52,19 @@ export const readyRoute = createRoute({
   },
 });
 
+/** GET /health's answer for what the database probe saw (also written by the front path, front/answers.ts). */
+export function healthAnswer(deps: Pick<AppDeps, "version" | "db">, database: DatabaseState): z.output<typeof HealthResponse> {
+  return { status: database === "connected" ? "healthy" : "degraded", version: deps.version, database, database_kind: deps.db.kind };
+}
+
 export function healthRoutes(deps: AppDeps) {
   const readiness = new ReadinessCheck(deps.db, deps.lifecycle);
-  const probe = new DatabaseProbe(deps.db);
+  const probe = databaseProbeOf(deps.db);
   return contractRouter()
     .openapi(healthRoute, async (c) => {
       const database = await probe.state();
       c.header("Cache-Control", "no-store");
-      return c.json({ status: database === "connected" ? ("healthy" as const) : ("degraded" as const), version: deps.version, database, database_kind: deps.db.kind }, 200);
+      return c.json(healthAnswer(deps, database), 200);
     })
     .openapi(readyRoute, async (c) => {
       const result = await readiness.check();

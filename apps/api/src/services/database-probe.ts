@@ -35,3 +35,12 @@ export class DatabaseProbe {
     return state;
   }
 }
+
+const PROBES = new WeakMap<object, DatabaseProbe>();
+
+/** The one probe of a database in this process (GET /health and its front path, front/answers.ts, share it). */
+export function databaseProbeOf(db: Pick<Database, "raw">): DatabaseProbe {
+  let probe = PROBES.get(db);
+  if (!probe) PROBES.set(db, (probe = new DatabaseProbe(db)));
+  return probe;
+}
