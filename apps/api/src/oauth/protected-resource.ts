@@ -111,20 +111,29 @@ export function mcpAuthChallenge(publicUrl: string): MiddlewareHandler<AppEnv> {
  * A registry that serves /mcp to signed-in callers only (RYE_MCP_ANONYMOUS=false: a private registry) answers a
  * request without a token 401 with the challenge that starts an MCP client's sign-in (RFC 9728 §5.1), or null.
  */
-export function mcpSignInRequired(principal: Principal | null, anonymousAllowed: boolean, publicUrl: string): { status: 401; body: unknown; challenge: string } | null {
+export function mcpSignInRequired(principal: Principal | null, anonymousAllowed: boolean, publicUrl: string): McpRefusal<401> | null {
   if (principal || anonymousAllowed) return null;
-  const metadata = resourceMetadataUrl(publicUrl, "/mcp");
-  const error = new RyeError("UNAUTHORIZED", "This registry's MCP server answers signed-in callers only", { hint: "Sign in with the registry's OAuth (your MCP client starts it from this answer), or send a token with the " + MCP_SCOPE + " scope.", details: { scope: MCP_SCOPE, resource_metadata: metadata } });
-  return { status: 401, body: error.toEnvelope(), challenge: bearerChallenge({ scope: MCP_SCOPE, resource_metadata: metadata }) };
+  return mcpRefusal(401, publicUrl, "UNAUTHORIZED", "This registry's MCP server answers signed-in callers only", `Sign in with the registry's OAuth (your MCP client starts it from this answer), or send a token with the ${MCP_SCOPE} scope.`);
 }
 
 /**
  * A bearer token sent to /mcp must hold MCP_SCOPE (a write-only CI token is refused, not silently read as anonymous):
  * the 403 answer with its challenge, or null when the caller may go on.
  */
-export function mcpScopeRefusal(principal: Principal | null, publicUrl: string): { status: 403; body: unknown; challenge: string } | null {
+export function mcpScopeRefusal(principal: Principal | null, publicUrl: string): McpRefusal<403> | null {
   if (!principal || principal.scopes.includes(MCP_SCOPE)) return null;
+  return mcpRefusal(403, publicUrl, "FORBIDDEN", `The token lacks the ${MCP_SCOPE} scope`, `Sign in again asking for the ${MCP_SCOPE} scope, or use a token that has it.`, "insufficient_scope");
+}
+
+export interface McpRefusal<S extends 401 | 403> {
+  status: S;
+  body: unknown;
+  challenge: string;
+}
+
+/** /mcp's refusal: the error envelope naming the scope and the resource metadata, and its RFC 6750 challenge. */
+function mcpRefusal<S extends 401 | 403>(status: S, publicUrl: string, code: "UNAUTHORIZED" | "FORBIDDEN", message: string, hint: string, error?: string): McpRefusal<S> {
   const metadata = resourceMetadataUrl(publicUrl, "/mcp");
-  const error = new RyeError("FORBIDDEN", `The token lacks the ${MCP_SCOPE} scope`, { hint: `Sign in again asking for the ${MCP_SCOPE} scope, or use a token that has it.`, details: { scope: MCP_SCOPE, resource_metadata: metadata } });
-  return { status: 403, body: error.toEnvelope(), challenge: bearerChallenge({ error: "insufficient_scope", scope: MCP_SCOPE, resource_metadata: metadata }) };
+  const envelope = new RyeError(code, message, { hint, details: { scope: MCP_SCOPE, resource_metadata: metadata } }).toEnvelope();
+  return { status, body: envelope, challenge: bearerChallenge({ ...(error ? { error } : {}), scope: MCP_SCOPE, resource_metadata: metadata }) };
 }

@@ -5,7 +5,7 @@
  * that old; /ready (readiness.ts) still asks the database each time.
  */
 import type { Database } from "@rye/db";
-import { READY_DB_TIMEOUT_MS, withTimeout } from "./readiness.ts";
+import { databaseAnswers, READY_DB_TIMEOUT_MS } from "./readiness.ts";
 
 export const HEALTH_DB_PROBE_TTL_MS = 1_000;
 
@@ -22,10 +22,7 @@ export class DatabaseProbe {
 
   state(): DatabaseState | Promise<DatabaseState> {
     if (this.last && this.options.now() - this.last.at < this.options.ttlMs) return this.last.state;
-    this.running ??= withTimeout(this.db.raw.query("SELECT 1"), this.options.timeoutMs).then(
-      () => this.settle("connected"),
-      () => this.settle("error"),
-    );
+    this.running ??= databaseAnswers(this.db, this.options.timeoutMs).then((answers) => this.settle(answers ? "connected" : "error"));
     return this.running;
   }
 

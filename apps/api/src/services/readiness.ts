@@ -27,11 +27,7 @@ export class ReadinessCheck {
 
   async check(): Promise<Readiness> {
     if (this.lifecycle.draining) return { ready: false, reason: "shutting down" };
-    try {
-      await withTimeout(this.db.raw.query("SELECT 1"), READY_DB_TIMEOUT_MS);
-    } catch {
-      return { ready: false, reason: "database unreachable" };
-    }
+    if (!(await databaseAnswers(this.db, READY_DB_TIMEOUT_MS))) return { ready: false, reason: "database unreachable" };
     if (!this.migrationsApplied) {
       const missing = await unappliedMigrations(this.db.raw, this.migrationsDir ? { migrationsDir: this.migrationsDir } : {}).catch(() => null);
       if (missing === null) return { ready: false, reason: "migration history unreadable" };
@@ -40,6 +36,14 @@ export class ReadinessCheck {
     }
     return { ready: true };
   }
+}
+
+/** Whether the database answers `SELECT 1` within `timeoutMs` (/ready each time; /health through database-probe.ts). */
+export function databaseAnswers(db: Pick<Database, "raw">, timeoutMs: number): Promise<boolean> {
+  return withTimeout(db.raw.query("SELECT 1"), timeoutMs).then(
+    () => true,
+    () => false,
+  );
 }
 
 export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
