@@ -120,6 +120,23 @@ describe("/health in front", () => {
   });
 });
 
+describe("/health in front, database down", () => {
+  test("degraded, as the route says it", async () => {
+    const down = { ...reg.deps, db: { ...reg.deps.db, raw: { ...reg.deps.db.raw, query: () => Promise.reject(new Error("connection refused")) } } } as typeof reg.deps;
+    const srv = createServer(new FrontAnswers(down).listener(getRequestListener(createApp(down).fetch)));
+    srv.listen(0, "127.0.0.1");
+    await once(srv, "listening");
+    try {
+      const res = await fetch(`http://127.0.0.1:${(srv.address() as AddressInfo).port}/health`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(await res.json(), { status: "degraded", version: reg.deps.version, database: "error", database_kind: reg.deps.db.kind });
+    } finally {
+      srv.closeAllConnections();
+      await new Promise((resolve) => srv.close(resolve));
+    }
+  });
+});
+
 describe("pulls in front", () => {
   const pinned = "/v1/pull/knowledge/alice/notes/open?version=1.0.0";
 

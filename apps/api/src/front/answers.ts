@@ -24,7 +24,7 @@ import { rateLimitCaller, rateLimiter, type RateLimitVerdict } from "../middlewa
 import { clientAddress, logRequest, requestIdFrom } from "../middleware/request-context.ts";
 import { checkRequestTarget } from "../middleware/request-target.ts";
 import { healthAnswer } from "../routes/health.ts";
-import { databaseProbeOf, type DatabaseProbe } from "../services/database-probe.ts";
+import { databaseProbeOf, type DatabaseProbe, type DatabaseState } from "../services/database-probe.ts";
 import type { AppDeps } from "../services/deps.ts";
 import { pullCacheKey, type PullAnswer } from "../services/pull-cache.ts";
 
@@ -70,6 +70,7 @@ export class FrontAnswers {
   served = 0;
   private readonly limit: (method: string, caller: string) => RateLimitVerdict | Promise<RateLimitVerdict>;
   private readonly probe: DatabaseProbe;
+  private healthBody: { state: DatabaseState; body: Buffer } | null = null;
 
   constructor(private readonly deps: AppDeps) {
     this.limit = rateLimiter({ ...deps.config.rateLimit, counters: deps.counters });
@@ -95,10 +96,13 @@ export class FrontAnswers {
 
   private async health(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
-    const state = this.probe.state();
-    const body = JSON.stringify(healthAnswer(this.deps, state instanceof Promise ? await state : state));
+    const probed = this.probe.state();
+    const state = probed instanceof Promise ? await probed : probed;
+    // The answer changes only with the probe's state: its bytes are kept for it.
+    if (this.healthBody?.state !== state) this.healthBody = { state, body: Buffer.from(JSON.stringify(healthAnswer(this.deps, state))) };
+    const { body } = this.healthBody;
     const requestId = requestIdFrom(headerOf(req, "x-request-id"));
-    res.writeHead(200, { "x-request-id": requestId, "cache-control": "no-store", "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.writeHead(200, { "x-request-id": requestId, "cache-control": "no-store", "content-type": "application/json", "content-length": body.byteLength });
     res.end(body);
     this.served++;
     logRequest(this.deps.logger, { requestId, method: "GET", path: "/health", status: 200, started, user: undefined });
