@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { parse } from "yaml";
-import { LAYOUT } from "../package-layout.ts";
-import { PARSED_YAML_FILE, parserWith, parseYaml as shippedParser, readParsedYamlTable, yamlTextHash } from "./parsed-yaml.ts";
+import { parserWith, parseYaml as shippedParser, readParsedYamlTable, yamlTextHash } from "./parsed-yaml.ts";
 import * as sdk from "./v1.ts";
 
 const text = "retry:\n  max_retries: 3\nids: [a, b]\n";
@@ -41,17 +39,4 @@ test("the table file: a missing or malformed one is no table; non-string entries
   assert.deepEqual([...readParsedYamlTable(join(dir, "t.json"))!.keys()], ["a"]);
 });
 
-test("the built package's table holds every YAML file of the system bundle, each exactly as yaml parses it", { skip: !existsSync(join(LAYOUT.root, "dist", "sdk", "v1.js")) && "the package is not built" }, async () => {
-  const table = readParsedYamlTable(PARSED_YAML_FILE);
-  assert.ok(table, `the build wrote no ${PARSED_YAML_FILE}`);
-  const systemDir = LAYOUT.packagedSystemAiDir;
-  const files = (await readdir(systemDir, { recursive: true })).filter((f) => f.endsWith(".yaml"));
-  assert.ok(files.some((f) => f.endsWith("anthropic.yaml")) && files.some((f) => f.endsWith("resilience.yaml")));
-  for (const file of files) {
-    const content = await readFile(join(systemDir, file), "utf8");
-    const json = table.get(yamlTextHash(content));
-    assert.ok(json !== undefined, `${file} is not in ${PARSED_YAML_FILE}`);
-    assert.deepEqual(JSON.parse(json), parse(content), file);
-  }
-  assert.equal(table.size, new Set(await Promise.all(files.map(async (f) => yamlTextHash(await readFile(join(systemDir, f), "utf8"))))).size);
-});
+// What a built package ships in its table is checked on the package as npm installs it (test/e2e/published-package.test.ts).

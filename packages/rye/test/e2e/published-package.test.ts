@@ -36,6 +36,8 @@ import type { Verdaccio } from "../verdaccio.ts";
 import { startVerdaccio } from "../verdaccio.ts";
 import { startFakeLlm } from "../fake-llm.ts";
 import { directive, requestInfo } from "../threads.ts";
+import { parse as parseYamlText } from "yaml";
+import { readParsedYamlTable, yamlTextHash } from "../../src/sdk/parsed-yaml.ts";
 
 const exec = promisify(execFile);
 const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
@@ -146,6 +148,26 @@ test("npx -y ryeos --version prints the published version, installed from the np
   const files = await readdir(join(npxDir, install!, "node_modules", PACKAGE.name), { recursive: true });
   assert.ok(files.includes(join("dist", "cli.js")) && files.includes(join("system", ".ai", "tools", "rye", "registry", "registry.mjs")), files.join("\n"));
   assert.ok(!files.some((f) => f.startsWith(`src`) || f.endsWith(".ts") && !f.endsWith(".d.ts")), "no TypeScript sources ship");
+});
+
+test("the installed package ships its system bundle's YAML parsed: every file is in dist/system-yaml.json, exactly as yaml parses it", async () => {
+  const npxDir = join(env.npm_config_cache!, "_npx");
+  const [install] = await readdir(npxDir);
+  const installedRoot = join(npxDir, install!, "node_modules", PACKAGE.name);
+  const table = readParsedYamlTable(join(installedRoot, "dist", "system-yaml.json"));
+  assert.ok(table, "the package ships dist/system-yaml.json");
+  const systemDir = join(installedRoot, "system", ".ai");
+  const files = (await readdir(systemDir, { recursive: true })).filter((f) => f.endsWith(".yaml"));
+  assert.ok(files.some((f) => f.endsWith("anthropic.yaml")) && files.some((f) => f.endsWith("resilience.yaml")), files.join("\n"));
+  const hashes = new Set<string>();
+  for (const file of files) {
+    const content = await readFile(join(systemDir, file), "utf8");
+    hashes.add(yamlTextHash(content));
+    const json = table.get(yamlTextHash(content));
+    assert.ok(json !== undefined, `${file} is not in dist/system-yaml.json`);
+    assert.deepEqual(JSON.parse(json), parseYamlText(content), file);
+  }
+  assert.equal(table.size, hashes.size, "nothing else is in the table");
 });
 
 test("npx -y ryeos login: device flow approved over HTTP, credentials stored in the new HOME", async () => {
