@@ -1,34 +1,18 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useId, useState, useTransition } from "react";
-import { ProblemBox } from "@/components/auth/form-bits";
-import { ClientApiError, clientApi } from "@/lib/client-api";
+import { useId } from "react";
+import { clientApi } from "@/lib/client-api";
+import { SettingStatus, useSettingEditor } from "./setting-editor";
 import type { OrgRole } from "./types";
 import { buttonSecondary, select } from "./ui";
 
 /** A member's role, changeable by owners (and by admins for non-owners); the API's refusal is shown. */
 export function MemberRole({ org, username, role, choices }: { org: string; username: string; role: OrgRole; choices: OrgRole[] }) {
-  const router = useRouter();
   const id = useId();
-  const [value, setValue] = useState<OrgRole>(role);
-  const [problem, setProblem] = useState<ClientApiError | null>(null);
-  const [saved, setSaved] = useState(false);
-  const [pending, startTransition] = useTransition();
-
-  const save = () =>
-    startTransition(async () => {
-      setProblem(null);
-      setSaved(false);
-      try {
-        await clientApi(`/v1/orgs/${encodeURIComponent(org)}/members/${encodeURIComponent(username)}`, { method: "PATCH", body: { role: value } });
-        setSaved(true);
-        router.refresh();
-      } catch (err) {
-        setProblem(ClientApiError.from(err));
-        setValue(role);
-      }
-    });
+  const { value, setValue, pending, save, problem, saved } = useSettingEditor<OrgRole>(role, async (next) => {
+    await clientApi(`/v1/orgs/${encodeURIComponent(org)}/members/${encodeURIComponent(username)}`, { method: "PATCH", body: { role: next } });
+    return "Role saved.";
+  });
 
   return (
     <div className="space-y-2">
@@ -47,9 +31,7 @@ export function MemberRole({ org, username, role, choices }: { org: string; user
           {pending ? "Saving…" : "Save"}
         </button>
       </div>
-      <div aria-live="polite">
-        {problem ? <ProblemBox problem={problem} title="The role was not changed" /> : saved ? <p className="text-sm">Role saved.</p> : null}
-      </div>
+      <SettingStatus problem={problem} saved={saved} title="The role was not changed" />
     </div>
   );
 }

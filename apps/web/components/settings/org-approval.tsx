@@ -1,9 +1,8 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useId, useState, useTransition } from "react";
-import { ProblemBox } from "@/components/auth/form-bits";
-import { ClientApiError, clientApi } from "@/lib/client-api";
+import { useId } from "react";
+import { clientApi } from "@/lib/client-api";
+import { SettingStatus, useSettingEditor } from "./setting-editor";
 import { buttonSecondary, select } from "./ui";
 
 type Mode = "off" | "flagged" | "all";
@@ -19,26 +18,11 @@ const LABELS: Record<Mode, string> = {
  * registry's stricter; the API answers with the setting that applies.
  */
 export function OrgApproval({ org, mode }: { org: string; mode: Mode }) {
-  const router = useRouter();
   const id = useId();
-  const [value, setValue] = useState<Mode>(mode);
-  const [problem, setProblem] = useState<ClientApiError | null>(null);
-  const [saved, setSaved] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
-
-  const save = () =>
-    startTransition(async () => {
-      setProblem(null);
-      setSaved(null);
-      try {
-        const answer = (await clientApi(`/v1/orgs/${encodeURIComponent(org)}/approval`, { method: "PATCH", body: { mode: value } })) as { effective_mode?: string } | undefined;
-        setSaved(`Saved: ${answer?.effective_mode ?? value} applies to ${org}.`);
-        router.refresh();
-      } catch (err) {
-        setProblem(ClientApiError.from(err));
-        setValue(mode);
-      }
-    });
+  const { value, setValue, pending, save, problem, saved } = useSettingEditor<Mode>(mode, async (next) => {
+    const answer = (await clientApi(`/v1/orgs/${encodeURIComponent(org)}/approval`, { method: "PATCH", body: { mode: next } })) as { effective_mode?: string } | undefined;
+    return `Saved: ${answer?.effective_mode ?? next} applies to ${org}.`;
+  });
 
   return (
     <div className="space-y-2">
@@ -57,7 +41,7 @@ export function OrgApproval({ org, mode }: { org: string; mode: Mode }) {
           {pending ? "Saving…" : "Save"}
         </button>
       </div>
-      <div aria-live="polite">{problem ? <ProblemBox problem={problem} title="The setting was not changed" /> : saved ? <p className="text-sm">{saved}</p> : null}</div>
+      <SettingStatus problem={problem} saved={saved} title="The setting was not changed" />
     </div>
   );
 }

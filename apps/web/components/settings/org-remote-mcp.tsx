@@ -1,9 +1,8 @@
 "use client";
 
-import { useRouter } from "next/navigation";
-import { useId, useState, useTransition } from "react";
-import { ProblemBox } from "@/components/auth/form-bits";
-import { ClientApiError, clientApi } from "@/lib/client-api";
+import { useId } from "react";
+import { clientApi } from "@/lib/client-api";
+import { SettingStatus, useSettingEditor } from "./setting-editor";
 import { buttonSecondary } from "./ui";
 
 /**
@@ -11,26 +10,11 @@ import { buttonSecondary } from "./ui";
  * items (PATCH /v1/orgs/{name}/remote-mcp), for its owners and admins.
  */
 export function OrgRemoteMcp({ org, allowed }: { org: string; allowed: boolean }) {
-  const router = useRouter();
   const id = useId();
-  const [value, setValue] = useState(allowed);
-  const [problem, setProblem] = useState<ClientApiError | null>(null);
-  const [saved, setSaved] = useState<string | null>(null);
-  const [pending, startTransition] = useTransition();
-
-  const save = () =>
-    startTransition(async () => {
-      setProblem(null);
-      setSaved(null);
-      try {
-        const answer = (await clientApi(`/v1/orgs/${encodeURIComponent(org)}/remote-mcp`, { method: "PATCH", body: { allowed: value } })) as { allowed?: boolean } | undefined;
-        setSaved(answer?.allowed === false ? `Saved: remote MCP clients no longer see ${org}'s private items.` : `Saved: remote MCP clients of ${org}'s members see its private items.`);
-        router.refresh();
-      } catch (err) {
-        setProblem(ClientApiError.from(err));
-        setValue(allowed);
-      }
-    });
+  const { value, setValue, pending, save, problem, saved } = useSettingEditor(allowed, async (next) => {
+    const answer = (await clientApi(`/v1/orgs/${encodeURIComponent(org)}/remote-mcp`, { method: "PATCH", body: { allowed: next } })) as { allowed?: boolean } | undefined;
+    return answer?.allowed === false ? `Saved: remote MCP clients no longer see ${org}'s private items.` : `Saved: remote MCP clients of ${org}'s members see its private items.`;
+  });
 
   return (
     <div className="space-y-2">
@@ -43,7 +27,7 @@ export function OrgRemoteMcp({ org, allowed }: { org: string; allowed: boolean }
           {pending ? "Saving…" : "Save"}
         </button>
       </div>
-      <div aria-live="polite">{problem ? <ProblemBox problem={problem} title="The setting was not changed" /> : saved ? <p className="text-sm">{saved}</p> : null}</div>
+      <SettingStatus problem={problem} saved={saved} title="The setting was not changed" />
     </div>
   );
 }
