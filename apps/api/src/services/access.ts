@@ -62,11 +62,19 @@ export async function requireManageAccess(db: Database, principal: Principal, na
 /** Private items are visible to namespace members and registry admins only; others get a 404, not a 403. */
 export async function canRead(db: Database, principal: Principal | null, item: { visibility: string; namespaceId: string }, namespaceName: string): Promise<boolean> {
   if (item.visibility !== "private") return true;
-  // A token without items:read (e.g. a write-only CI token) reads like an anonymous caller.
-  if (!principal || !principal.scopes.includes("items:read")) return false;
-  if (principal.isAdmin && !principal.remoteMcp) return true;
-  const access = await namespaceAccess(db, principal, namespaceName);
-  if (!access || access.remoteMcpForbidden) return false;
-  return principal.isAdmin || access.role != null;
+  return (await readerStanding(db, principal, namespaceName)) !== null;
 }
 
+/**
+ * Who the caller is to a namespace when reading what only insiders read (private items, held versions): a registry
+ * admin, its role there, or null — no token with items:read, an outsider, or a remote MCP client of an organization
+ * that forbids those (namespaceAccess), registry admin or not.
+ */
+export async function readerStanding(db: Database, principal: Principal | null, namespaceName: string): Promise<NamespaceRole | "registry-admin" | null> {
+  // A token without items:read (e.g. a write-only CI token) reads like an anonymous caller.
+  if (!principal || !principal.scopes.includes("items:read")) return null;
+  if (principal.isAdmin && !principal.remoteMcp) return "registry-admin";
+  const access = await namespaceAccess(db, principal, namespaceName);
+  if (!access || access.remoteMcpForbidden) return null;
+  return principal.isAdmin ? "registry-admin" : access.role;
+}

@@ -22,7 +22,7 @@ import type { Principal } from "../auth/principal.ts";
 import type { ApprovalMode, RegistryConfig } from "../config.ts";
 import { lookupName } from "../auth/usernames.ts";
 import type { Actor } from "./accounts.ts";
-import { namespaceAccess } from "./access.ts";
+import { namespaceAccess, readerStanding } from "./access.ts";
 import { recordAudit } from "./audit.ts";
 import { assertType } from "./item-type.ts";
 import type { ManageContext } from "./manage.ts";
@@ -126,11 +126,8 @@ export function approvalAnswer<R extends { risk: Risk; findings: unknown[] }>(he
  * personal namespace too: seeing is not approving) and registry admins, with a token that may read.
  */
 export async function canSeeHeld(db: Database, principal: Principal | null, namespaceName: string): Promise<boolean> {
-  if (!principal || !principal.scopes.includes("items:read")) return false;
-  if (principal.isAdmin && !principal.remoteMcp) return true;
-  const access = await namespaceAccess(db, principal, namespaceName);
-  if (!access || access.remoteMcpForbidden) return false;
-  return principal.isAdmin || access.role === "owner" || access.role === "admin";
+  const standing = await readerStanding(db, principal, namespaceName);
+  return standing === "registry-admin" || standing === "owner" || standing === "admin";
 }
 
 /** A lazily computed, memoized canSeeHeld for one request. */
