@@ -26,6 +26,7 @@ import { checkRequestTarget } from "../middleware/request-target.ts";
 import { healthAnswer } from "../routes/health.ts";
 import { databaseProbeOf, type DatabaseProbe, type DatabaseState } from "../services/database-probe.ts";
 import type { AppDeps } from "../services/deps.ts";
+import { isDownload } from "../services/download-policy.ts";
 import { pullCacheKey, type PullAnswer } from "../services/pull-cache.ts";
 
 const PREFIX = "/v1/pull/";
@@ -80,11 +81,9 @@ export class FrontAnswers {
   /** `next` with the front path before it. */
   listener(next: NodeListener): NodeListener {
     return (req, res) => {
-      if (req.method !== "GET") return next(req, res);
-      if (req.url === "/health") return void this.health(req, res);
-      const target = this.eligible(req);
-      if (!target) return next(req, res);
-      this.answer(req, res, target).then(
+      const answering = this.begin(req, res);
+      if (!answering) return next(req, res);
+      answering.then(
         (answered) => {
           if (!answered) next(req, res);
         },
@@ -94,7 +93,15 @@ export class FrontAnswers {
     };
   }
 
-  private async health(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** The answer under way (true: answered; false: nothing written, the app's), or null for a request not answered here. */
+  private begin(req: IncomingMessage, res: ServerResponse): Promise<boolean> | null {
+    if (req.method !== "GET") return null;
+    if (req.url === "/health") return this.health(req, res);
+    const target = this.eligible(req);
+    return target ? this.answer(req, res, target) : null;
+  }
+
+  private async health(req: IncomingMessage, res: ServerResponse): Promise<true> {
     const started = performance.now();
     const probed = this.probe.state();
     const state = probed instanceof Promise ? await probed : probed;
@@ -106,6 +113,7 @@ export class FrontAnswers {
     res.end(body);
     this.served++;
     logRequest(this.deps.logger, { requestId, method: "GET", path: "/health", status: 200, started, user: undefined });
+    return true;
   }
 
   private eligible(req: IncomingMessage): PullTarget | null {
@@ -129,8 +137,8 @@ export class FrontAnswers {
     // Over the budget: the app answers the 429 (counting this request once more changes nothing past the limit).
     if (refusal) return false;
     const requestId = requestIdFrom(header("x-request-id"));
-    // A skill's pull is its manifest alone: no download (services/download-policy.ts).
-    if (target.type !== "skill") deps.reads.downloads.add(answer.itemId, answer.version);
+    // The route's rule (a skill's pull is its manifest alone: no download); eligible() let no X-Rye-Purpose through.
+    if (isDownload("GET", undefined, { status: answer.status, whole: target.type !== "skill", mirrored: answer.mirrored })) deps.reads.downloads.add(answer.itemId, answer.version);
     res.writeHead(200, {
       "x-request-id": requestId,
       "ratelimit-limit": limits["RateLimit-Limit"],

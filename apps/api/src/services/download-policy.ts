@@ -27,12 +27,22 @@ export interface VersionRead {
 
 /** Whether the caller said it only shows what it reads (the website). */
 export function isViewRead(c: Context): boolean {
-  return c.req.header(PURPOSE_HEADER)?.trim().toLowerCase() === "view";
+  return isViewPurpose(c.req.header(PURPOSE_HEADER));
 }
 
-/** Whether this read of a version is a download. Callers answer 304 before asking (a revalidation is no download). */
+const isViewPurpose = (purpose: string | undefined) => purpose?.trim().toLowerCase() === "view";
+
+/**
+ * Whether a request (its method and X-Rye-Purpose header) reading a version is a download. Callers answer 304 before
+ * asking (a revalidation is no download).
+ */
+export function isDownload(method: string, purpose: string | undefined, read: VersionRead): boolean {
+  return method === "GET" && read.status === "published" && read.whole && read.mirrored !== true && !isViewPurpose(purpose);
+}
+
+/** isDownload for the request of `c`. */
 export function countsAsDownload(c: Context, read: VersionRead): boolean {
-  return c.req.method === "GET" && read.status === "published" && read.whole && read.mirrored !== true && !isViewRead(c);
+  return isDownload(c.req.method, c.req.header(PURPOSE_HEADER), read);
 }
 
 /** Adds one download of `version` of item `itemId` when countsAsDownload says this read is one. */
