@@ -10,7 +10,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Database, Prisma } from "@rye/db";
-import { recordAudit } from "../services/audit.ts";
+import { recordAudit, recordAudits } from "../services/audit.ts";
 import type { WindowCounters } from "../services/window-counters.ts";
 import { AttemptLimiter } from "./attempt-limiter.ts";
 import { checkClientMetadata, ClientMetadataError } from "./client-metadata.ts";
@@ -105,8 +105,9 @@ export class DynamicClients {
         )
       RETURNING c.client_id`;
     // One audit event per purged client, as each registration has one.
-    await tx.auditEvent.createMany({
-      data: purged.map((r) => ({
+    await recordAudits(
+      tx,
+      purged.map((r) => ({
         actorId: null,
         action: "oauth.client.purge",
         targetType: "oauth_client",
@@ -115,7 +116,7 @@ export class DynamicClients {
         ip: context.ip,
         requestId: context.requestId,
       })),
-    });
+    );
     if ((await tx.oAuthClientRegistration.count()) >= this.limits.maxClients) {
       throw new OAuthError("temporarily_unavailable", `This registry keeps at most ${this.limits.maxClients} dynamically registered clients and none is unused: try again later`, 503, {}, { "Retry-After": "3600" });
     }
