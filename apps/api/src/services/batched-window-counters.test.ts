@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Database } from "@rye/db";
 import { openTestDatabase, skipWithoutPostgres } from "@rye/db/testing";
+import { rateLimiter } from "../middleware/rate-limit.ts";
 import { BatchedWindowCounters, type BatchedCountsOptions } from "./batched-window-counters.ts";
 import { type BatchHits, PostgresWindowCounters, type WindowCount } from "./window-counters.ts";
 
@@ -145,6 +146,26 @@ describe("batched rate-limit counts on PostgreSQL", { skip: skipWithoutPostgres(
     await counters.flush();
     now += 1_000; // k1's window ends: its slot is free again
     assert.ok(!(counters.hitNow("k4", 60_000) instanceof Promise));
+    await counters.close();
+  });
+
+  test("the rate limiter over it: exactly the limit in one process, answered without a promise while within the cap", async () => {
+    const counters = new BatchedWindowCounters(new PostgresWindowCounters(db), options({ maxUnconfirmed: 4 }));
+    const limit = rateLimiter({ windowSeconds: 60, reads: 6, writes: 1, counters, scope: "batched-test" });
+    const verdicts = [];
+    for (let i = 0; i < 10; i++) {
+      const v = limit("GET", "ip:192.0.2.7");
+      if (i < 4) assert.ok(!(v instanceof Promise), `hit ${i + 1} is judged at once`);
+      verdicts.push(await v);
+    }
+    assert.deepEqual(
+      verdicts.map((v) => v.refusal?.code ?? "ok"),
+      [...Array(6).fill("ok"), ...Array(4).fill("RATE_LIMITED")],
+    );
+    assert.deepEqual(
+      verdicts.map((v) => v.headers["RateLimit-Remaining"]),
+      ["5", "4", "3", "2", "1", "0", "0", "0", "0", "0"],
+    );
     await counters.close();
   });
 
