@@ -18,8 +18,10 @@ const options = (o: Partial<BatchedCountsOptions> = {}): BatchedCountsOptions =>
 class CountingStore extends PostgresWindowCounters {
   statements = 0;
   failNext = 0;
+  delayMs = 0;
   override async hitMany(batch: readonly BatchHits[]): Promise<Map<string, WindowCount>> {
     this.statements++;
+    if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
     if (this.failNext > 0) {
       this.failNext--;
       throw new Error("connection refused (injected)");
@@ -87,6 +89,18 @@ describe("batched rate-limit counts on PostgreSQL", { skip: skipWithoutPostgres(
     assert.equal(counters.unsentHits, 0);
     assert.equal((await store.peek("closing")).count, 7);
     assert.equal((await store.peek("closing-too")).count, 1);
+  });
+
+  test("close waits for a batch already being written", async () => {
+    const store = new CountingStore(db);
+    const counters = new BatchedWindowCounters(store, options({ maxUnconfirmed: 100 }));
+    counters.hitNow("in-flight", 60_000);
+    store.delayMs = 200;
+    void counters.flush();
+    while (store.statements === 0) await new Promise((r) => setImmediate(r));
+    assert.equal(counters.unsentHits, 0, "the hit is in the batch under way");
+    await counters.close();
+    assert.equal((await store.peek("in-flight")).count, 1, "written before close returned");
   });
 
   test("a failed write keeps its hits for the next batch and fails the hits that waited on it", async () => {
