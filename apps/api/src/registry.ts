@@ -15,7 +15,8 @@ import { openBlobStore } from "./services/open-blob-store.ts";
 import { openReadPath } from "./services/pull.ts";
 import { Mirror } from "./services/upstream/mirror.ts";
 import { SecretBox } from "./keys/secret-box.ts";
-import { requestCountersFor, windowCountersFor } from "./services/window-counters.ts";
+import { requestCountersFor } from "./services/batched-window-counters.ts";
+import { windowCountersFor } from "./services/window-counters.ts";
 
 export const REGISTRY_VERSION = "0.1.0";
 

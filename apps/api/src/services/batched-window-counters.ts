@@ -5,9 +5,10 @@
  *
  * Each key keeps the count the store last answered for it (every process's hits written by then) and the hits this
  * process counted since, not yet answered for ("unconfirmed": unsent, or in the batch being written). A hit is
- * judged on their sum. The batch is written every `flushMs`, and at once when a key reaches `maxUnconfirmed`: then
- * that key's further hits wait for the store's answer, so a process never judges more than `maxUnconfirmed` hits of
- * a key on a stale count.
+ * judged on their sum. The batch is written every `flushMs`, and at once when a key has half of `maxUnconfirmed`
+ * unsent (so under a steady load the answer is back before the cap is reached); at `maxUnconfirmed` that key's
+ * further hits wait for the store's answer, so a process never judges more than `maxUnconfirmed` hits of a key on a
+ * stale count.
  *
  * The bound, for R processes sharing one store: within one window a caller gets at most
  * `limit + (R − 1) × maxUnconfirmed` requests through. (Take the process whose last store answer before its last
@@ -21,7 +22,7 @@
  * keys with nothing unconfirmed whose window ended are dropped, and if none is, a hit goes to the store directly.
  * Only request rate limits are batched: attempt limits (wrong codes, failed sign-ins) stay one exact write each.
  */
-import type { BatchHits, PostgresWindowCounters, WindowCount, WindowCounters } from "./window-counters.ts";
+import { type BatchHits, PostgresWindowCounters, type WindowCount, type WindowCounters } from "./window-counters.ts";
 
 export interface BatchedCountsOptions {
   /** How often unsent hits are written (ms). */
@@ -95,6 +96,8 @@ export class BatchedWindowCounters implements WindowCounters {
       return answered;
     }
     state.unsent++;
+    // Half the cap unsent: written now, so the store's answer is usually back before the cap makes hits wait.
+    if (state.sending === 0 && state.unsent * 2 >= this.options.maxUnconfirmed) void this.flush();
     return { count: state.count + state.sending + state.unsent, resetAt: state.resetAt };
   }
 
@@ -186,4 +189,12 @@ export class BatchedWindowCounters implements WindowCounters {
     for (let attempt = 0; attempt < 3 && (attempt === 0 || this.unsentHits > 0); attempt++) await this.flush();
     if (this.unsentHits > 0) this.onFlushError(new Error(`${this.unsentHits} rate-limit hits lost at shutdown: the database refused them`));
   }
+}
+
+/**
+ * The store request rate limits count in: on PostgreSQL, `counters` batched in this process
+ * (within the bound stated above, across processes); in memory, `counters` itself.
+ */
+export function requestCountersFor(counters: WindowCounters, options: { batch?: BatchedCountsOptions; onFlushError?: (error: Error) => void } = {}): WindowCounters {
+  return counters instanceof PostgresWindowCounters ? new BatchedWindowCounters(counters, options.batch ?? DEFAULT_BATCHED_COUNTS, Date.now, options.onFlushError) : counters;
 }

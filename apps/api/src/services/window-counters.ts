@@ -17,7 +17,6 @@
  */
 import { createHash } from "node:crypto";
 import type { Database } from "@rye/db";
-import { type BatchedCountsOptions, BatchedWindowCounters, DEFAULT_BATCHED_COUNTS } from "./batched-window-counters.ts";
 
 export interface WindowCount {
   /** Hits in the current window (0 when none is open). */
@@ -177,10 +176,3 @@ export function windowCountersFor(db: Database, options: { store?: "database" | 
   return store === "database" ? new PostgresWindowCounters(db, Date.now, options.onSweepError) : new MemoryWindowCounters();
 }
 
-/**
- * The store request rate limits count in: on PostgreSQL, `counters` batched in this process
- * (batched-window-counters.ts, within a stated bound across processes); in memory, `counters` itself.
- */
-export function requestCountersFor(counters: WindowCounters, options: { batch?: BatchedCountsOptions; onFlushError?: (error: Error) => void } = {}): WindowCounters {
-  return counters instanceof PostgresWindowCounters ? new BatchedWindowCounters(counters, options.batch ?? DEFAULT_BATCHED_COUNTS, Date.now, options.onFlushError) : counters;
-}
