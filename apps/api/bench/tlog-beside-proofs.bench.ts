@@ -7,6 +7,8 @@
  * RYE_RATE_LIMIT_STORE) and each server of BENCH_SERVERS (`name=path/to/main.js[+VAR=value…],…`, default the
  * current build only; the variables are that server's environment): the server is started on that database, a pinned pull runs alone at BENCH_CONNECTIONS (25), then the same
  * pull beside random inclusion proofs at BENCH_CONNECTIONS each, BENCH_SECONDS (4) each after autocannon's warm-up.
+ * BENCH_WARM_TILES=1 reads every full level-0 tile once after the server starts (a tile cache large enough to hold
+ * them, RYE_TLOG_TILE_CACHE, then starts full).
  * Prints one line per run (with the load average) and a JSON line of every run at the end.
  * PostgreSQL: DATABASE_URL, else a throwaway cluster.
  * Run: node --import tsx apps/api/bench/tlog-beside-proofs.bench.ts
@@ -14,6 +16,7 @@
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { tilePath, TILE_WIDTH } from "@rye/core";
 import { openDatabase } from "@rye/db";
 import { createScratchPostgresDatabase } from "@rye/db/testing";
 import { ensureServerBuild } from "../../../scripts/build-server.mjs";
@@ -28,6 +31,7 @@ const SIZE = Number(process.env.BENCH_TLOG_SIZE ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 25);
+const WARM_TILES = process.env.BENCH_WARM_TILES === "1";
 const STORES = (process.env.BENCH_STORES ?? "database,memory").split(",");
 // `name=path[+VAR=value…]`: a built server and settings of its own (e.g. +RYE_TLOG_TILE_CACHE=4096).
 const SERVERS = (process.env.BENCH_SERVERS ?? "current=apps/api/dist/main.js").split(",").map((s) => {
@@ -91,6 +95,13 @@ try {
           const size = ((await (await fetch(`${api.url}/v1/tlog/checkpoint`)).text()).split("\n")[1] ?? "").trim();
           const proofPath = () => `/v1/tlog/proof/inclusion?index=${Math.floor(Math.random() * Number(size))}&tree_size=${size}`;
           const load = (path?: () => string) => loadFigures(path ? api.url : `${api.url}${pinnedPath}`, { connections: CONNECTIONS, seconds: SECONDS, discardBodies: true, ...(path ? { path } : {}) });
+          if (WARM_TILES) {
+            // Every full level-0 tile read once, so a cache that can hold them all starts full, as after a while in production.
+            const tiles = Math.floor(Number(size) / TILE_WIDTH);
+            for (let from = 0; from < tiles; from += 64) {
+              await Promise.all(Array.from({ length: Math.min(64, tiles - from) }, (_, i) => fetch(`${api.url}/v1/tlog/${tilePath(0, from + i)}`).then((r) => r.arrayBuffer())));
+            }
+          }
           const alone = await load();
           const [beside, proofs] = await Promise.all([load(), load(proofPath)]);
           const run = { server: server.name, store, round, load_average: Number(loadavg()[0]!.toFixed(1)), alone, beside, proofs };
