@@ -17,6 +17,8 @@ export interface ApiProcess {
 export interface ApiProcessOptions {
   /** The built server (apps/api/dist/main.js) or the sources through tsx; default the sources. */
   runtime?: "dist" | "tsx";
+  /** Another built server to run instead (a bundle next to apps/api/dist/main.js, e.g. an earlier build kept to compare against). */
+  entry?: string;
   /** A fresh data directory (embedded PGlite) made with this prefix and removed on stop; else `env` says where. */
   dataDirPrefix?: string;
   logLevel?: string;
@@ -32,7 +34,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 export async function startApiProcess(env: NodeJS.ProcessEnv, options: ApiProcessOptions = {}): Promise<ApiProcess> {
   const port = await freePort();
   const dataDir = options.dataDirPrefix ? await mkdtemp(join(tmpdir(), options.dataDirPrefix)) : undefined;
-  const entry = options.runtime === "dist" ? [join(root, "apps/api/dist/main.js")] : ["--import", "tsx", join(root, "apps/api/src/main.ts")];
+  const entry = options.entry ? [options.entry] : options.runtime === "dist" ? [join(root, "apps/api/dist/main.js")] : ["--import", "tsx", join(root, "apps/api/src/main.ts")];
   const child = spawn(process.execPath, entry, {
     cwd: root,
     env: {

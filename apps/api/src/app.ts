@@ -50,13 +50,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Before the request context: its refusal of a bad bearer token (401) leaves /mcp with the RFC 9728 challenge.
   app.use(MCP_PATH, mcpAuthChallenge(deps.config.publicUrl));
   app.use("*", requestContext({ authenticator: deps.authenticator, logger: deps.logger, trustProxy: deps.config.trustProxy, internalSecret: deps.internalSecret, audiences: audienceRule(deps.config) }));
-  const apiLimit = rateLimit({ ...deps.config.rateLimit, counters: deps.counters });
+  const apiLimit = rateLimit({ ...deps.config.rateLimit, counters: deps.requestCounters });
   app.use("/v1/*", apiLimit);
   // Agent Skills discovery builds indexes from the database: the same per-caller budget as the API.
   for (const path of ["/.well-known/agent-skills/*", "/:namespace/.well-known/agent-skills/*", "/:namespace/:skill/.well-known/agent-skills/*"]) app.use(path, apiLimit);
   // Every /mcp request is a POST but only reads: it spends a read budget of its own, not the write budget.
-  app.use(MCP_PATH, rateLimit({ ...deps.config.rateLimit, writes: deps.config.rateLimit.reads, counters: deps.counters, scope: "mcp" }));
-  app.use("/oauth/*", rateLimit({ ...deps.config.rateLimit, counters: deps.counters, scope: "oauth" }));
+  app.use(MCP_PATH, rateLimit({ ...deps.config.rateLimit, writes: deps.config.rateLimit.reads, counters: deps.requestCounters, scope: "mcp" }));
+  app.use("/oauth/*", rateLimit({ ...deps.config.rateLimit, counters: deps.requestCounters, scope: "oauth" }));
   app.route("/", healthRoutes(deps));
   app.route("/", keyRoutes(deps));
   const oauthServices = createOAuthServices(deps);

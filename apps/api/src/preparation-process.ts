@@ -64,6 +64,7 @@ export async function runPreparationChild(): Promise<never> {
       await prepareData(deps, await systemSafetyRules());
     } finally {
       await deps.reads.close();
+      await deps.requestCounters.close?.();
       await deps.db.close();
     }
     outcome = { kind: "done" };

@@ -15,6 +15,7 @@ import { openBlobStore } from "./services/open-blob-store.ts";
 import { openReadPath } from "./services/pull.ts";
 import { Mirror } from "./services/upstream/mirror.ts";
 import { SecretBox } from "./keys/secret-box.ts";
+import { requestCountersFor } from "./services/batched-window-counters.ts";
 import { windowCountersFor } from "./services/window-counters.ts";
 
 export const REGISTRY_VERSION = "0.1.0";
@@ -49,7 +50,8 @@ export async function openRegistry(config: RegistryConfig, logger: Logger, optio
   const accessTokens = await AccessTokens.load({ issuer: config.publicUrl, keyDir, envPrivateKey: env.RYE_TOKEN_PRIVATE_KEY, registryKeyFingerprint: keyring.current().publicKey.fingerprint });
   const authenticator = new CompositeAuthenticator({ db, apiTokens: new ApiTokenAuthenticator(db), accessTokens, revocations: new AccessTokenRevocations(db) });
   const counters = windowCountersFor(db, { store: config.rateLimit.store, onSweepError: (error) => logger.log("warn", "could not delete ended rate-limit windows", { error: error.message }) });
+  const requestCounters = requestCountersFor(counters, { onFlushError: (error) => logger.log("warn", "could not write rate-limit counts; kept for the next batch", { error: error.message }) });
   const blobs = openBlobStore(config.blobs, db);
   const mirror = config.mirror ? new Mirror(db, config.mirror, keyring, config.publicUrl, logger, blobs) : undefined;
-  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, blobs, secrets, ...(mirror ? { mirror } : {}), counters, lifecycle: { draining: false } };
+  return { db, config, keyring, accessTokens, authenticator, logger, version: REGISTRY_VERSION, reads, blobs, secrets, ...(mirror ? { mirror } : {}), counters, requestCounters, lifecycle: { draining: false } };
 }

@@ -97,6 +97,8 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
       .then(() => removeAdminFile(config.dataDir, deps.adminSecret))
       // Pending download counts are written before the database closes.
       .then(() => deps.reads.close())
+      // Rate-limit hits counted in this process and not yet written, likewise.
+      .then(() => deps.requestCounters.close?.())
       .then(() => deps.db.close()));
   const shutdown = (signal: string) => {
     logger.log("info", "signal received", { signal });

@@ -86,6 +86,7 @@ export async function createTestRegistry(options: { kind?: DatabaseKind; config?
     },
     async close() {
       await deps.reads.close();
+      await deps.requestCounters.close?.();
       await db.close();
     },
   };

@@ -74,7 +74,7 @@ export class FrontAnswers {
   private healthBody: { state: DatabaseState; body: Buffer } | null = null;
 
   constructor(private readonly deps: AppDeps) {
-    this.limit = rateLimiter({ ...deps.config.rateLimit, counters: deps.counters });
+    this.limit = rateLimiter({ ...deps.config.rateLimit, counters: deps.requestCounters });
     this.probe = databaseProbeOf(deps.db);
   }
 

@@ -6,6 +6,7 @@
 import type { MiddlewareHandler } from "hono";
 import { RyeError } from "@rye/core";
 import type { AppEnv } from "../env.ts";
+import { BatchedWindowCounters } from "../services/batched-window-counters.ts";
 import { MemoryWindowCounters, type WindowCount, type WindowCounters } from "../services/window-counters.ts";
 
 export interface RateLimitOptions {
@@ -48,6 +49,11 @@ export function rateLimiter(options: RateLimitOptions): (method: string, caller:
     const key = `rl:${scope}:${write ? "w" : "r"}:${caller}`;
     // In memory the count needs no promise: the PGlite hot path stays as cheap as before.
     if (counters instanceof MemoryWindowCounters) return verdict(write, limit, counters.hitNow(key, windowMs));
+    // Batched (PostgreSQL): no promise either while the hit is within what may be judged before the store answers.
+    if (counters instanceof BatchedWindowCounters) {
+      const counted = counters.hitNow(key, windowMs);
+      return counted instanceof Promise ? counted.then((entry) => verdict(write, limit, entry)) : verdict(write, limit, counted);
+    }
     return counters.hit(key, windowMs).then((entry) => verdict(write, limit, entry));
   };
 }

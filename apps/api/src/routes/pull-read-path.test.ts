@@ -106,13 +106,14 @@ for (const kind of postgresAvailable() ? (["postgres", "pglite"] as const) : (["
       assert.deepEqual(spy.prisma, []);
       if (kind === "pglite") assert.deepEqual(spy.raw, [], "PGlite: the generation is in memory");
       else {
-        // Besides the generation, each request counts one hit in the rate-limit window shared by the processes.
+        // Besides the generation, each request counts one hit in the rate-limit window shared by the processes, written
+        // in batches on a timer (services/batched-window-counters.ts), not one statement per request.
         const limits = spy.raw.filter((sql) => sql.includes("INSERT INTO rate_counters"));
         // The download counter writes its batch on its own timer (services/download-counter.ts), not in a pull: a
         // flush that falls inside this loop is not the pull path's.
         const flushes = spy.raw.filter((sql) => sql.includes("INSERT INTO download_days"));
         const reads = spy.raw.filter((sql) => !limits.includes(sql) && !flushes.includes(sql));
-        assert.equal(limits.length, 7, "one rate-limit UPSERT per request");
+        assert.ok(limits.length <= 2, `rate-limit hits written in batches, not per request: ${limits.length} statements for 7 requests`);
         assert.ok(reads.length >= 1 && reads.length <= 7, `one generation read per pull at most: ${reads.length}: ${JSON.stringify(reads)}`);
         assert.ok(reads.every((sql) => sql === GENERATION_READ), reads.join("\n"));
       }

@@ -28,6 +28,8 @@ export interface AppDeps {
   mirror?: Mirror;
   /** Fixed-window counters for rate limits and attempt limits: PostgreSQL rows shared by all processes, or memory on PGlite. */
   counters: WindowCounters;
+  /** Where request rate limits count: `counters`, batched in this process on PostgreSQL (services/batched-window-counters.ts); close it before `db`. */
+  requestCounters: WindowCounters;
   /** Seals the secrets the registry must read back (webhook signing secrets) at rest (keys/secret-box.ts). */
   secrets: SecretBox;
   /** Shutdown state shared by the server (sets `draining` on SIGTERM) and the readiness probe. */

@@ -14,6 +14,7 @@ import { hashToken, TOKEN_PREFIX } from "../../src/auth/api-tokens.ts";
 import { pushBundle, signUpPublisher } from "../bundle-publisher.ts";
 import { startS3Server } from "../s3-server.ts";
 import { skipUnless } from "../../../../scripts/test-requirements.ts";
+import { DEFAULT_BATCHED_COUNTS } from "../../src/services/batched-window-counters.ts";
 import { adminEndpointOf, startTopology, type Topology, topologyUnavailable } from "./topology.ts";
 
 const RATE_LIMIT_READS = 40;
@@ -119,17 +120,20 @@ describe("two API processes behind haproxy on one PostgreSQL", { skip: skipUnles
     }
   });
 
-  test("rate limits hold across both: over-limit requests split across the processes are refused as for one", async () => {
+  test("rate limits hold across both: over-limit requests split across the processes are refused within the stated bound", async () => {
     const reader = await createPublisher("reader");
+    // Each process counts hits in memory and writes them in batches: across 2 processes a caller gets at most
+    // limit + (2 − 1) × maxUnconfirmed through (services/batched-window-counters.ts).
+    const bound = RATE_LIMIT_READS + DEFAULT_BATCHED_COUNTS.maxUnconfirmed;
     const extra = 20;
     const statuses: number[] = [];
-    for (let i = 0; i < RATE_LIMIT_READS + extra; i++) {
+    for (let i = 0; i < bound + extra; i++) {
       const res = await call("GET", "/v1/keys", { token: reader, through: i % 2 === 0 ? "a" : "b" });
       statuses.push(res.status);
     }
-    assert.equal(statuses.filter((s) => s === 200).length, RATE_LIMIT_READS, "exactly the limit is served, across both processes");
-    assert.equal(statuses.filter((s) => s === 429).length, extra);
-    assert.deepEqual(statuses.slice(RATE_LIMIT_READS), Array(extra).fill(429), "every request over the limit is refused, whichever process gets it");
+    const served = statuses.filter((s) => s === 200).length;
+    assert.ok(served >= RATE_LIMIT_READS && served <= bound, `${served} served: at least the limit, at most ${bound}`);
+    assert.deepEqual(statuses.slice(bound), Array(extra).fill(429), "every request past the bound is refused, whichever process gets it");
   });
 
   test("a key rotation made through A is served by both", async () => {
