@@ -51,7 +51,7 @@ export function rateLimiter(options: RateLimitOptions): (method: string, caller:
     if (counters instanceof MemoryWindowCounters) return verdict(write, limit, counters.hitNow(key, windowMs));
     // Batched (PostgreSQL): no promise either while the hit is within what may be judged before the store answers.
     if (counters instanceof BatchedWindowCounters) {
-      const counted = counters.hitNow(key, windowMs);
+      const counted = counters.hitNow(key, windowMs, limit);
       return counted instanceof Promise ? counted.then((entry) => verdict(write, limit, entry)) : verdict(write, limit, counted);
     }
     return counters.hit(key, windowMs).then((entry) => verdict(write, limit, entry));

@@ -8,7 +8,7 @@ import { after, before, describe, test } from "node:test";
 import type { Database } from "@rye/db";
 import { openTestDatabase, skipWithoutPostgres } from "@rye/db/testing";
 import { rateLimiter } from "../middleware/rate-limit.ts";
-import { BatchedWindowCounters, type BatchedCountsOptions } from "./batched-window-counters.ts";
+import { BatchedWindowCounters, type BatchedCountsOptions, unconfirmedCap } from "./batched-window-counters.ts";
 import { type BatchHits, PostgresWindowCounters, type WindowCount } from "./window-counters.ts";
 
 const NO_TIMER = 3_600_000;
@@ -167,21 +167,34 @@ describe("batched rate-limit counts on PostgreSQL", { skip: skipWithoutPostgres(
 
   test("the rate limiter over it: exactly the limit in one process, answered without a promise while within the cap", async () => {
     const counters = new BatchedWindowCounters(new PostgresWindowCounters(db), options({ maxUnconfirmed: 4 }));
-    const limit = rateLimiter({ windowSeconds: 60, reads: 6, writes: 1, counters, scope: "batched-test" });
+    const limit = rateLimiter({ windowSeconds: 60, reads: 32, writes: 1, counters, scope: "batched-test" });
     const verdicts = [];
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 36; i++) {
       const v = limit("GET", "ip:192.0.2.7");
       if (i < 4) assert.ok(!(v instanceof Promise), `hit ${i + 1} is judged at once`);
       verdicts.push(await v);
     }
     assert.deepEqual(
       verdicts.map((v) => v.refusal?.code ?? "ok"),
-      [...Array(6).fill("ok"), ...Array(4).fill("RATE_LIMITED")],
+      [...Array(32).fill("ok"), ...Array(4).fill("RATE_LIMITED")],
     );
     assert.deepEqual(
-      verdicts.map((v) => v.headers["RateLimit-Remaining"]),
-      ["5", "4", "3", "2", "1", "0", "0", "0", "0", "0"],
+      verdicts.map((v) => Number(v.headers["RateLimit-Remaining"])),
+      Array.from({ length: 36 }, (_, i) => Math.max(0, 31 - i)),
     );
+    await counters.close();
+  });
+
+  test("a small limit gets a small cap: an eighth of it, at least 1", async () => {
+    assert.equal(unconfirmedCap(32), 32);
+    assert.equal(unconfirmedCap(32, 600), 32);
+    assert.equal(unconfirmedCap(32, 120), 15);
+    assert.equal(unconfirmedCap(32, 7), 1);
+    const counters = new BatchedWindowCounters(new PostgresWindowCounters(db), options({ maxUnconfirmed: 32 }));
+    const limit = rateLimiter({ windowSeconds: 60, reads: 1000, writes: 16, counters, scope: "batched-cap-test" });
+    const judgedAtOnce = [];
+    for (let i = 0; i < 4; i++) judgedAtOnce.push(!(limit("POST", "ip:192.0.2.8") instanceof Promise));
+    assert.deepEqual(judgedAtOnce, [true, true, false, false], "writes limited to 16 judge 2 hits before the store answers");
     await counters.close();
   });
 
@@ -204,6 +217,20 @@ describe("batched rate-limit counts on PostgreSQL", { skip: skipWithoutPostgres(
     assert.equal(admitted, limit + M, "A judged exactly maxUnconfirmed hits on its stale count");
     await Promise.all([a!.close(), b!.close()]);
     assert.equal((await stores[0]!.peek("worst")).count, 1 + (limit - 1) + 20);
+
+    // The same worst case with the limit named: the cap is an eighth of it, and so is the excess.
+    const [c, d] = [0, 1].map(() => new BatchedWindowCounters(new PostgresWindowCounters(db), options({ maxUnconfirmed: 32 })));
+    let named = 0;
+    const admitNamed = async (x: BatchedWindowCounters) => {
+      if ((await x.hitNow("worst-named", 60_000, limit)).count <= limit) named++;
+    };
+    await admitNamed(c!);
+    await c!.flush();
+    for (let i = 0; i < limit - 1; i++) await admitNamed(d!);
+    await d!.flush();
+    for (let i = 0; i < 20; i++) await admitNamed(c!);
+    assert.equal(named, limit + limit / 8, "C judged an eighth of the limit on its stale count, not maxUnconfirmed");
+    await Promise.all([c!.close(), d!.close()]);
 
     // Three at random, interleaved and concurrent: never more than the bound.
     for (let round = 0; round < 5; round++) {

@@ -5,15 +5,16 @@
  *
  * Each key keeps the count the store last answered for it (every process's hits written by then) and the hits this
  * process counted since, not yet answered for ("unconfirmed": unsent, or in the batch being written). A hit is
- * judged on their sum. The batch is written every `flushMs`, and at once when a key has half of `maxUnconfirmed`
- * unsent (so under a steady load the answer is back before the cap is reached); at `maxUnconfirmed` that key's
- * further hits wait for the store's answer, so a process never judges more than `maxUnconfirmed` hits of a key on a
+ * judged on their sum. The batch is written every `flushMs`, and at once when a key has half of its cap
+ * (`maxUnconfirmed`) unsent (so under a steady load the answer is back before the cap is reached); at the cap that
+ * key's further hits wait for the store's answer, so a process never judges more than the cap's hits of a key on a
  * stale count.
  *
- * The bound, for R processes sharing one store: within one window a caller gets at most
- * `limit + (R − 1) × maxUnconfirmed` requests through. (Take the process whose last store answer before its last
+ * A hit that names its limit has a cap of its own: at most an eighth of the limit (at least 1), so a small limit (writes)
+ * is not loosened by a cap sized for reads. With `cap = min(maxUnconfirmed, max(1, ⌊limit / 8⌋))`, the bound, for R
+ * processes sharing one store: within one window a caller gets at most `limit + (R − 1) × cap` requests through. (Take the process whose last store answer before its last
  * admitted hit came latest. That answer held every other process's hits up to its own last answer, and each of
- * those has at most `maxUnconfirmed` hits after it; the chosen process's own hits are all in its sum, which was
+ * those has at most `cap` hits after it; the chosen process's own hits are all in its sum, which was
  * ≤ limit.) One process (R = 1) is exact. The window itself is the store's: the first answer after a local window
  * ends sets the next one.
  *
@@ -36,8 +37,18 @@ export interface BatchedCountsOptions {
 /** 100 ms and 32 hits: a load from one address writes its row at most every 32 requests (or 100 ms) instead of every one. */
 export const DEFAULT_BATCHED_COUNTS: BatchedCountsOptions = { flushMs: 100, maxUnconfirmed: 32, maxKeys: 100_000 };
 
+/** A key's cap may be at most this share of its limit (1/8): across R processes, at most (R − 1)/8 over it. */
+const LIMIT_SHARE = 8;
+
+/** The hits of a key with `limit` judged before the store answers: `maxUnconfirmed`, or less for a small limit. */
+export function unconfirmedCap(maxUnconfirmed: number, limit?: number): number {
+  return limit === undefined ? maxUnconfirmed : Math.max(1, Math.min(maxUnconfirmed, Math.floor(limit / LIMIT_SHARE)));
+}
+
 interface KeyState {
   windowMs: number;
+  /** unconfirmedCap() of the key's limit. */
+  cap: number;
   /** The store's last answer (or a window opened here, count 0, until it answers). */
   count: number;
   resetAt: number;
@@ -71,13 +82,13 @@ export class BatchedWindowCounters implements WindowCounters {
     this.timer.unref();
   }
 
-  /** Counts one hit; its count at once when it is within `maxUnconfirmed`, else once the store has answered. */
-  hitNow(key: string, windowMs: number): WindowCount | Promise<WindowCount> {
+  /** Counts one hit; its count at once when it is within the key's cap, else once the store has answered. */
+  hitNow(key: string, windowMs: number, limit?: number): WindowCount | Promise<WindowCount> {
     const t = this.now();
     let state = this.keys.get(key);
     if (!state) {
       if (this.keys.size >= this.options.maxKeys && !this.makeRoom(t)) return this.store.hit(key, windowMs);
-      state = { windowMs, count: 0, resetAt: t + windowMs, unsent: 0, sending: 0 };
+      state = { windowMs, cap: unconfirmedCap(this.options.maxUnconfirmed, limit), count: 0, resetAt: t + windowMs, unsent: 0, sending: 0 };
       this.keys.set(key, state);
     } else if (t >= state.resetAt) {
       // The window ended here: a new one until the store says otherwise (its hits so far went to the old one).
@@ -85,7 +96,7 @@ export class BatchedWindowCounters implements WindowCounters {
       state.resetAt = t + windowMs;
     }
     // Once hits of a key wait, the later ones wait behind them (so the waiting ones are the last of their batch).
-    if (state.unsent + state.sending >= this.options.maxUnconfirmed || this.waiters.has(key)) {
+    if (state.unsent + state.sending >= state.cap || this.waiters.has(key)) {
       state.unsent++;
       const answered = new Promise<WindowCount>((resolve, reject) => {
         const list = this.waiters.get(key) ?? [];
@@ -97,7 +108,7 @@ export class BatchedWindowCounters implements WindowCounters {
     }
     state.unsent++;
     // Half the cap unsent: written now, so the store's answer is usually back before the cap makes hits wait.
-    if (state.sending === 0 && state.unsent * 2 >= this.options.maxUnconfirmed) void this.flush();
+    if (state.sending === 0 && state.unsent * 2 >= state.cap) void this.flush();
     return { count: state.count + state.sending + state.unsent, resetAt: state.resetAt };
   }
 

@@ -14,7 +14,7 @@ import { hashToken, TOKEN_PREFIX } from "../../src/auth/api-tokens.ts";
 import { pushBundle, signUpPublisher } from "../bundle-publisher.ts";
 import { startS3Server } from "../s3-server.ts";
 import { skipUnless } from "../../../../scripts/test-requirements.ts";
-import { DEFAULT_BATCHED_COUNTS } from "../../src/services/batched-window-counters.ts";
+import { DEFAULT_BATCHED_COUNTS, unconfirmedCap } from "../../src/services/batched-window-counters.ts";
 import { adminEndpointOf, startTopology, type Topology, topologyUnavailable } from "./topology.ts";
 
 const RATE_LIMIT_READS = 40;
@@ -123,8 +123,8 @@ describe("two API processes behind haproxy on one PostgreSQL", { skip: skipUnles
   test("rate limits hold across both: over-limit requests split across the processes are refused within the stated bound", async () => {
     const reader = await createPublisher("reader");
     // Each process counts hits in memory and writes them in batches: across 2 processes a caller gets at most
-    // limit + (2 − 1) × maxUnconfirmed through (services/batched-window-counters.ts).
-    const bound = RATE_LIMIT_READS + DEFAULT_BATCHED_COUNTS.maxUnconfirmed;
+    // limit + (2 − 1) × the limit's cap through (services/batched-window-counters.ts): 40 + 5.
+    const bound = RATE_LIMIT_READS + unconfirmedCap(DEFAULT_BATCHED_COUNTS.maxUnconfirmed, RATE_LIMIT_READS);
     const extra = 20;
     const statuses: number[] = [];
     for (let i = 0; i < bound + extra; i++) {
