@@ -51,7 +51,7 @@ export const CONFIG_SCHEMA = {
 };
 
 /** Runtime modules, loaded in this order through the verified loader. */
-const MODULES = ["conditions", "config", "prompt", "harness", "dispatcher", "sse", "provider", "continuation", "runner"];
+const MODULES = ["conditions", "config", "prompt", "harness", "dispatcher", "sse", "http", "provider", "continuation", "runner"];
 
 /**
  * @param {any} sdk
@@ -71,8 +71,9 @@ async function loadRuntime(sdk, engine, env) {
       parseYaml: sdk.parseYaml,
     });
   }
+  // The provider's requests go through http.mjs (node:http), not the global fetch: undici is not loaded at all.
   const providers = (await sdk.listVerifiedItems(engine, "tool", "rye/agent/providers")).map((/** @type {any} */ item) =>
-    modules.provider.createProvider(sdk.parseYaml(item.content), { env, sse: modules.sse }),
+    modules.provider.createProvider(sdk.parseYaml(item.content), { env, sse: modules.sse, fetch: modules.http.fetch }),
   );
   return { modules, configs, providers };
 }
