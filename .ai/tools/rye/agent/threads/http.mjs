@@ -1,3 +1,4 @@
+// rye:signed:2026-11-29T13:41:57Z:999a34182802df50d829de585a70a3fb404a18fdb6f27da088f349e417a7d3ee:9wOwns07yOAirZMW9I8-OFPAfR5yjRVpdQFeFGmbJ68L-mWlhgjHing9WadhWZIvK9OKtER0YtMzsSSVNSMWBQ==:334f126a02990a0c
 // @ts-check
 /**
  * The provider's transport: the part of `fetch` the provider adapter uses (provider.mjs `Deps.fetch`), on
