@@ -1,4 +1,4 @@
-// rye:signed:2026-11-29T13:41:57Z:999a34182802df50d829de585a70a3fb404a18fdb6f27da088f349e417a7d3ee:9wOwns07yOAirZMW9I8-OFPAfR5yjRVpdQFeFGmbJ68L-mWlhgjHing9WadhWZIvK9OKtER0YtMzsSSVNSMWBQ==:334f126a02990a0c
+// rye:signed:2026-11-29T14:07:24Z:cdcaa15a6e6261c35b34047bf9b414f2a670d247187bf4b38390c36ab903fad8:mpm-8RK-JEz_MwCAXYIHZZTgfc_-JaTo4hbUfkCTtwneVv-5unQuvfhMRw3eKi-OFkrceWKpwDVF1eoKUt-eCg==:334f126a02990a0c
 // @ts-check
 /**
  * The provider's transport: the part of `fetch` the provider adapter uses (provider.mjs `Deps.fetch`), on
@@ -25,8 +25,8 @@ import { createRequire } from "node:module";
 const builtin = process.getBuiltinModule ?? createRequire("/");
 /** @type {typeof import("node:http")} */
 const http = builtin("node:http");
-/** @type {typeof import("node:https")} */
-const https = builtin("node:https");
+/** node:https (and TLS) loads with the first https URL: a local provider is plain http. @returns {typeof import("node:https")} */
+const https = () => builtin("node:https");
 
 export const __version__ = "1.0.0";
 export const __tool_type__ = "library";
@@ -116,7 +116,7 @@ export function fetch(input, init = {}) {
     const url = typeof input === "string" ? new URL(input) : input;
     const signal = init.signal;
     if (signal?.aborted) return reject(abortReason(signal));
-    const transport = url.protocol === "https:" ? https : url.protocol === "http:" ? http : null;
+    const transport = url.protocol === "https:" ? https() : url.protocol === "http:" ? http : null;
     if (!transport) return reject(new TypeError(`only http and https URLs are supported, not ${url.protocol}`));
     const body = init.body === undefined ? undefined : Buffer.from(init.body, "utf8");
     /** @type {Record<string, string>} */
