@@ -185,6 +185,26 @@ describe("the provider's node:http transport", () => {
     await assert.rejects(fetch(new URL("http://127.0.0.1:1/")), (err: NodeJS.ErrnoException) => err.code === "ECONNREFUSED");
   });
 
+  it("goes through the proxy Node is told to use (NODE_USE_ENV_PROXY with HTTP_PROXY), as fetch does", async () => {
+    const seen: string[] = [];
+    const proxy = await serve((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.end("via the proxy");
+    });
+    try {
+      const module = pathToFileURL(join(THREADS_DIR, "http.mjs")).href;
+      const script = `const { fetch } = await import(${JSON.stringify(module)});
+const r = await fetch(new URL("http://upstream.invalid/v1/messages"), { method: "POST", body: "{}" });
+const reader = r.body.getReader(); let text = ""; for (;;) { const n = await reader.read(); if (n.done) break; text += Buffer.from(n.value); }
+console.log(JSON.stringify({ status: r.status, text }));`;
+      const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxy.url, NO_PROXY: "" } });
+      assert.deepEqual(JSON.parse(stdout), { status: 200, text: "via the proxy" });
+      assert.deepEqual(seen, ["POST http://upstream.invalid/v1/messages"]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   describe("https", { skip: skipWithoutProgram("openssl") }, () => {
     let work: string;
     let cert: string;
