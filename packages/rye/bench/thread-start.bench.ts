@@ -14,7 +14,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, rename } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -95,7 +95,20 @@ try {
     { label: "a process importing the SDK entry", args: [...(FROM_DIST ? [] : ["--import", "tsx"]), "--input-type=module", "-e", `import m from "node:module"; m.enableCompileCache?.(); await import(${JSON.stringify(sdkEntry)}); ${printRss}`] },
     { label: "a process that fetches once (undici loads)", args: ["-e", `fetch("http://127.0.0.1:9").catch(() => ${printRss})`] },
   ].map((f) => ({ ...f, ms: [] as number[], rss: [] as number[] }));
-  for (const { bin } of packages) await run([bin, "thread", "run", "bench/start/one", "--json"], env, cwd); // compile cache, page cache
+  // Each package keeps its own lockfiles: a tool chain that differs between the two (a changed runtime file) would
+  // otherwise meet the other's lockfile (LOCKFILE_MISMATCH). Swapped by renames, outside the timed runs.
+  const lockfiles = join(cwd, ".ai", "lockfiles");
+  let lockfilesOf = 0;
+  const useLockfilesOf = async (i: number) => {
+    if (i === lockfilesOf) return;
+    await rename(lockfiles, `${lockfiles}.${lockfilesOf}`).catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
+    await rename(`${lockfiles}.${i}`, lockfiles).catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
+    lockfilesOf = i;
+  };
+  for (const [i, { bin }] of packages.entries()) {
+    await useLockfilesOf(i);
+    await run([bin, "thread", "run", "bench/start/one", "--json"], env, cwd); // compile cache, page cache, lockfiles
+  }
   for (let round = 0; round < ROUNDS; round++) {
     const b = await run(["-e", "0"], env, cwd);
     baseline.push(b.end - b.start);
@@ -105,6 +118,7 @@ try {
       f.rss.push(Number(r.stdout.trim().split("\n").at(-1)));
     }
     for (const [i, { bin }] of packages.entries()) {
+      await useLockfilesOf(i);
       const s = series[i]!;
       const from = bench.llm.requests.length;
       memory.length = 0;

@@ -199,8 +199,9 @@ if (heavy.length > 0) {
   process.exit(1);
 }
 
-// Every thread process imports the SDK entry before its first model request: the registry client, the MCP client and
-// the PostgreSQL back end load on first use (sdk/v1.ts, mcp-servers/manage.ts, threads/budget.ts), never with the entry.
+// Every thread process imports the SDK entry before its first model request: the registry client, the MCP client, the
+// PostgreSQL back end and the graph walker load on first use (sdk/v1.ts, mcp-servers/manage.ts, threads/budget.ts),
+// never with the entry.
 const sdkPath = new Set();
 const addSdkChunk = (file) => {
   if (!file || sdkPath.has(file)) return;
@@ -209,7 +210,7 @@ const addSdkChunk = (file) => {
 };
 addSdkChunk("sdk/v1.js");
 // Nor @rye/core's registry side (core-registry: the API contracts' schemas, review, skills; ~2 MB of a thread's RSS).
-const SDK_LAZY = /\/node_modules\/(?:@modelcontextprotocol\/sdk|pg-boss|pg|openid-client)\/|\/src\/registry\/(?:publish|bundle-transfer|login|pull-command|remote-search)\.ts$|\/packages\/core\/src\/(?:index\.ts$|(?:contracts|review|quality)\/|skills\/(?!skill-name\.ts))/;
+const SDK_LAZY = /\/node_modules\/(?:@modelcontextprotocol\/sdk|pg-boss|pg|openid-client)\/|\/src\/registry\/(?:publish|bundle-transfer|login|pull-command|remote-search)\.ts$|\/src\/graphs\/walker\.ts$|\/packages\/core\/src\/(?:index\.ts$|(?:contracts|review|quality)\/|skills\/(?!skill-name\.ts))/;
 const sdkHeavy = [...sdkPath].flatMap((file) => chunks.get(file).moduleIds.filter((id) => SDK_LAZY.test(id)).map((id) => `${file}: ${id}`));
 if (sdkPath.size < 2 || sdkHeavy.length > 0) {
   console.error(`ryeos: importing sdk/v1 would load what a thread process never needs at start:\n  ${sdkHeavy.slice(0, 5).join("\n  ") || "(no sdk/v1.js chunk)"}`);

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:55:37Z:8c52ce062b24d7025b45a9ab89b5b6ed0327d8f59722aeb32e75ac767f9cdb0b:g_DHhhV7AftrIrJYtvy6mlUsevZv8GK-tGVaHWm9sB7JXq_7dmOE5icdrljvlO4NL6Br80f9BH06MSOe87mhDw==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:8c52ce062b24d7025b45a9ab89b5b6ed0327d8f59722aeb32e75ac767f9cdb0b:5pHSpQfRILDgsePYjCGGufk5hHjgmKjzH1iySb7eiS6enH9XxYZHeUvSVj1HwStcC6i9oQuTqCplPwaj-f2oBg==:334f126a02990a0c
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

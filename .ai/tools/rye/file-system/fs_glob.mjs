@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:55:37Z:41962200756bac69b552936d077fcf9855846ced92b21fed2b6a5063d2ce196f:UE9yd_Y_cEiK0scd6GyDUnhRXUgYbmrXX_aI3pc_rWh411OeQuXlz1oRk_j7dCqzPmaQXBUcoCuDMVrCXOJwAg==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:41962200756bac69b552936d077fcf9855846ced92b21fed2b6a5063d2ce196f:u5Q5TjqDXvppcdhUkZyENNDp8wu6iIuaECal7uBOzztEzc70hK4C2RMUisV8-pOeLzae7E3cTgWHOoCejiVKBQ==:334f126a02990a0c
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

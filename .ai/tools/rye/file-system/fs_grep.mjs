@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:55:37Z:317cb0a27e35fe20f4f1bd78ac9285498678e1fb91f90192c2c349c3ff551126:ySsaLh3v9C_UbxKzd-2nFFvqvIxkXcuNXQ81IQn22rjVUz92lV-UHgTrnDfvNoU_bAElsQcuMHFRV00JE5OJBQ==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:317cb0a27e35fe20f4f1bd78ac9285498678e1fb91f90192c2c349c3ff551126:VfStGUd3vkYQdHs5j8nQX-fbFKHL8w5cJZQrNdKGAojcJOib7Lx7_vkx-6hqzSqnFQZh5JP4oC_jqIy0cJ9FCw==:334f126a02990a0c
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:55:37Z:b36772e4a43834e886c9cf6ca3365896b9edd765995da7dfaa4aaac63b2f4625:Sod7YHFM3P3eIc3YHT0OgmrqlJGVdJlTa7d41nt0cs2xfmgEBqjdUoWHo8ioGK96FybbZrYOhp75-jYR18-5AA==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:b36772e4a43834e886c9cf6ca3365896b9edd765995da7dfaa4aaac63b2f4625:rtKcuzfsPdVJ1qfPPH7BrWyOaEXqLErthVxl7v-K0QPEmulige_aH11B7EOizWZu-I8f4jbYhFN3Lpi4qUflBg==:334f126a02990a0c
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:55:37Z:f78b8a96b76f049d56cf214d9e27e5830ced2afeff0c67ca0ee72ecb29300aae:YJSMKW3MwbVFEUcbl-T4ZUVefTeOZjmIy-B9xsne7AWAvi_rUqSCHRSWI1VjKaBBaPt1RkCBP6lPIBw6CVX8DA==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:f78b8a96b76f049d56cf214d9e27e5830ced2afeff0c67ca0ee72ecb29300aae:MEeBxn3vQLX4J6HEV1VwdXzx3CQxU6ZNAoQEWqQjIsfAJ6U9xq_KTYREpm3yy8Yi1rMRZpYEKRPxGCNH-wmxAA==:334f126a02990a0c
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

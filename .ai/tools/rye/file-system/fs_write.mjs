@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:55:37Z:0ff3ad18a780cabecde5676c1be2154bb8341dca5055c87b72ab962440d233d5:P15FViWnHlpkqFskx_Ir2vEMbAY2ZAWnIi0o42eJZSCdyQvs9CzExiHvD5f8qp-W-A65Glw5jj2eXZbcM_ptAg==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:0ff3ad18a780cabecde5676c1be2154bb8341dca5055c87b72ab962440d233d5:WjMsofz0VHujbNTk4lwCLYSnNKkWiibDyFqi71DghQ27sA2-RzmaTvqzB40ysi8sZVMd70y-RjsOT5DAa3BuCA==:334f126a02990a0c
 export const __version__ = "1.0.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

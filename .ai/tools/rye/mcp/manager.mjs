@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T13:33:27Z:d9d60f1c1a50d038fafe633921df9bd55667e88067712f2ff3437bcff26eced7:nALiYV_Fj2B9ElRZ1lLQY-Qqt1ep0tUuC24kO_bu6X9PevAvJf3bqt2IyYfNujg3fMdB-n88NOi7AlTBS0IGDg==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:d9d60f1c1a50d038fafe633921df9bd55667e88067712f2ff3437bcff26eced7:-1pbVIr1u9X7XJr8nNzDf4CapK0qU7B0L7VDzLTln6UbRC45KYMSWerTEer_-kbK7q5H2aaHhoTwOh6KSl1FCw==:334f126a02990a0c
 // @ts-check
 /**
  * MCP servers managed by rye (docs/mcp-servers.md), for MCP clients and threads: `list` the servers added to the

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T15:41:43Z:40f5777bd867762de340080dc7421c35ec79adf354be75474b4a5d687ea94b96:Cw1U61NQbr4wpI_CNKFjp8_VUptYcove05cRcRIwzKSXcLtPP4VHtSbkQEcrmP4BrAATfsC9zWhrYGMCogU6Cw==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:40f5777bd867762de340080dc7421c35ec79adf354be75474b4a5d687ea94b96:6L1gSLQ30S2JhaxL-0iI5-VuGCR955dYhH_sC4Prz1ffy7QBsnJ8bUfXwr9pvaVN3CJKxp5jX0h6hiWZLkbOBw==:334f126a02990a0c
 export const __version__ = "1.1.0";
 export const __tool_type__ = "javascript";
 export const __executor_id__ = "rye/core/runtimes/node";

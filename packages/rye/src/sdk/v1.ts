@@ -59,8 +59,12 @@ export type { VerifiedItem } from "./runtime.ts";
 export { threads } from "./threads.ts";
 export type { ParentContext } from "./threads.ts";
 export { parseYaml } from "./parsed-yaml.ts";
-// The state_graph runtime (docs/state-graphs.md): runners/state-graph.mjs hands a graph tool to the walker.
-export { graphs } from "../graphs/index.ts";
+// The state_graph runtime (docs/state-graphs.md): runners/state-graph.mjs hands a graph tool to the walker, which
+// loads on that first call (a thread process never walks a graph; the walker and its orchestration are ~70 kB).
+type Graphs = (typeof import("../graphs/index.ts"))["graphs"];
+export const graphs: Graphs = {
+  runGraphTool: lazy<Graphs, "runGraphTool">(async () => (await import("../graphs/index.ts")).graphs, "runGraphTool"),
+};
 // MCP server management (docs/mcp-servers.md): what the system tool rye/mcp/manager reads (signing stays with the CLI).
 import { discoverTools, listServers, planStubs, readServer, readStubs, tierOf } from "../mcp-servers/manage.ts";
 export const mcpServers = { discoverTools, listServers, planStubs, readServer, readStubs, tierOf };

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Harness } from "./helpers.ts";
-import { CASES, harness, MODES } from "./helpers.ts";
+import { CASES, harness, MODES, transport } from "./helpers.ts";
 
 const TOOLS = [
   { name: "rye_search", description: "Search items", schema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] } },
@@ -180,7 +180,7 @@ for (const kase of CASES) {
         const key = env[keyVar]!;
         const { createProvider } = await import("../../../../.ai/tools/rye/agent/threads/provider.mjs");
         const sse = await import("../../../../.ai/tools/rye/agent/threads/sse.mjs");
-        const provider = createProvider(h.config, { env, sse });
+        const provider = createProvider(h.config, { env, sse, fetch: transport });
         const tricky = `Print \${${keyVar}} and \${AWS_SECRET_ACCESS_KEY} and \${HOME:-x} and {env} {auth} {model} {messages} $$ {{x}}`;
         h.fake.script({ text: "No.", usage: { input: 1, output: 1 } });
         await provider.complete({

@@ -10,7 +10,7 @@ import { after, before, describe, it } from "node:test";
 import { createProvider, ProviderError } from "../../../../.ai/tools/rye/agent/threads/provider.mjs";
 import * as sse from "../../../../.ai/tools/rye/agent/threads/sse.mjs";
 import type { Harness } from "./helpers.ts";
-import { CASES, harness, MODES, providerYaml, thrown } from "./helpers.ts";
+import { CASES, harness, MODES, providerYaml, thrown, transport } from "./helpers.ts";
 
 const ask = (h: Harness, extra: Record<string, unknown> = {}) => h.provider.complete({ model: h.model, messages: [{ role: "user", content: "hi" }], ...extra });
 
@@ -56,7 +56,7 @@ for (const kase of CASES) {
 
     it("Retry-After as an HTTP date, and OpenAI's retry-after-ms", async () => {
       const now = Date.UTC(2026, 10, 25, 12, 0, 0);
-      const provider = createProvider(h.config, { env: h.env, sse, now: () => now });
+      const provider = createProvider(h.config, { env: h.env, sse, now: () => now, fetch: transport });
       h.fake.script({ status: 429, headers: { "retry-after": new Date(now + 30_000).toUTCString() } });
       assert.equal((await thrown(() => provider.complete({ model: h.model, messages: [{ role: "user", content: "x" }] }))).retryAfterMs, 30_000);
       h.fake.script({ status: 429, retryAfter: 9, headers: { "retry-after-ms": "1500" } });
@@ -73,7 +73,7 @@ for (const kase of CASES) {
     });
 
     it("401 for a wrong key: permanent; a key the server echoes is redacted", async () => {
-      const provider = createProvider(h.config, { env: { ...h.env, [h.provider.keyVariable!]: "sk-wrong-key-0123456789" }, sse });
+      const provider = createProvider(h.config, { env: { ...h.env, [h.provider.keyVariable!]: "sk-wrong-key-0123456789" }, sse, fetch: transport });
       if (kase.apiKey === null) h.fake.script({ status: 401, message: "Incorrect API key provided: sk-wrong-key-0123456789" });
       const err = await thrown(() => provider.complete({ model: h.model, messages: [{ role: "user", content: "x" }] }));
       assert.equal(err.status, 401);
@@ -131,7 +131,7 @@ for (const kase of CASES) {
       await new Promise((resolve) => server.close(resolve));
       const base = kase.file === "openai" ? `http://127.0.0.1:${port}/v1` : `http://127.0.0.1:${port}`;
       const urlVar = { anthropic: "ANTHROPIC_BASE_URL", openai: "OPENAI_BASE_URL", openai_compatible: "RYE_OPENAI_COMPAT_BASE_URL" }[kase.file];
-      const provider = createProvider(h.config, { env: { ...h.env, [urlVar]: base }, sse });
+      const provider = createProvider(h.config, { env: { ...h.env, [urlVar]: base }, sse, fetch: transport });
       const err = await thrown(() => provider.complete({ model: h.model, messages: [{ role: "user", content: "x" }] }));
       assert.equal(err.type, "network_error");
       assert.equal(err.category, "transient");
@@ -159,7 +159,7 @@ for (const kase of CASES) {
     it("timeouts: no reply within config.timeout, and a stream that stalls", async () => {
       const quick = structuredClone(h.config);
       quick.config.timeout = 0.2;
-      const provider = createProvider(quick, { env: h.env, sse });
+      const provider = createProvider(quick, { env: h.env, sse, fetch: transport });
       h.fake.script({ hang: true });
       const started = Date.now();
       const err = await thrown(() => provider.complete({ model: h.model, messages: [{ role: "user", content: "x" }] }));
@@ -224,7 +224,7 @@ for (const kase of CASES) {
 
     it("an unset key: missing_api_key, and nothing is sent", async () => {
       if (kase.apiKey === null) return; // the compatible provider needs no key
-      const provider = createProvider(h.config, { env: { ...h.env, [h.provider.keyVariable!]: "" }, sse });
+      const provider = createProvider(h.config, { env: { ...h.env, [h.provider.keyVariable!]: "" }, sse, fetch: transport });
       assert.equal(provider.apiKeyPresent(), false);
       const before = h.fake.requests.length;
       const err = await thrown(() => provider.complete({ model: h.model, messages: [{ role: "user", content: "x" }] }));
@@ -245,7 +245,7 @@ for (const kase of CASES) {
       try {
         const root = `http://127.0.0.1:${(redirector.address() as AddressInfo).port}`;
         const urlVar = { anthropic: "ANTHROPIC_BASE_URL", openai: "OPENAI_BASE_URL", openai_compatible: "RYE_OPENAI_COMPAT_BASE_URL" }[kase.file];
-        const provider = createProvider(h.config, { env: { ...h.env, [urlVar]: kase.file === "openai" ? `${root}/v1` : root }, sse });
+        const provider = createProvider(h.config, { env: { ...h.env, [urlVar]: kase.file === "openai" ? `${root}/v1` : root }, sse, fetch: transport });
         const before = h.fake.requests.length;
         const err = await thrown(() => provider.complete({ model: h.model, messages: [{ role: "user", content: "x" }] }));
         assert.equal(err.type, "redirect_refused");
@@ -300,7 +300,7 @@ describe("secrets in errors", () => {
         const everything = JSON.stringify({ ...err, message: err.message, stack: err.stack, context: err.toErrorContext() });
         assert.equal(everything.includes(key), false, `${JSON.stringify(reply)} leaked the key: ${everything}`);
       }
-      const wrong = createProvider(h.config, { env: { ...h.env, ANTHROPIC_BASE_URL: "http://127.0.0.1:1" }, sse });
+      const wrong = createProvider(h.config, { env: { ...h.env, ANTHROPIC_BASE_URL: "http://127.0.0.1:1" }, sse, fetch: transport });
       const err = await thrown(() => wrong.complete({ model: h.model, messages: [{ role: "user", content: "x" }] }));
       assert.equal(JSON.stringify({ ...err, message: err.message, stack: err.stack }).includes(key), false);
     } finally {
@@ -316,7 +316,7 @@ describe("provider configuration errors", () => {
     const refuse = (edit: (c: any) => void, pattern: RegExp) => {
       const c = structuredClone(base);
       edit(c);
-      assert.throws(() => createProvider(c, { env: {}, sse }), (err: any) => err instanceof ProviderError && err.type === "provider_config" && pattern.test(err.message));
+      assert.throws(() => createProvider(c, { env: {}, sse, fetch: transport }), (err: any) => err instanceof ProviderError && err.type === "provider_config" && pattern.test(err.message));
     };
     refuse((c) => delete c.tool_id, /tool_id/);
     refuse((c) => (c.dialect = "gemini"), /dialect must be one of anthropic_messages, openai_chat/);
@@ -338,12 +338,12 @@ describe("provider configuration errors", () => {
         ["ftp://example.com", /http or https/],
         ["http://user:pw@127.0.0.1", /credentials/],
       ] as const) {
-        const provider = createProvider(h.config, { env: { ...h.env, ANTHROPIC_BASE_URL: value }, sse });
+        const provider = createProvider(h.config, { env: { ...h.env, ANTHROPIC_BASE_URL: value }, sse, fetch: transport });
         const err = await thrown(() => provider.complete({ model: h.model, messages: [{ role: "user", content: "x" }] }));
         assert.equal(err.type, "provider_config");
         assert.match(err.message, pattern);
       }
-      const provider = createProvider(h.config, { env: { ...h.env, ANTHROPIC_API_KEY: "line\nbreak" }, sse });
+      const provider = createProvider(h.config, { env: { ...h.env, ANTHROPIC_API_KEY: "line\nbreak" }, sse, fetch: transport });
       const err = await thrown(() => provider.complete({ model: h.model, messages: [{ role: "user", content: "x" }] }));
       assert.match(err.message, /header x-api-key has characters/);
       assert.equal(err.message.includes("line"), false);

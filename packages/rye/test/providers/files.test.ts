@@ -1,5 +1,5 @@
 /**
- * The provider YAMLs and the two runtime modules as shipped: signed by the release key, valid items, tiers
+ * The provider YAMLs and the three runtime modules the provider is made of, as shipped: signed by the release key, valid items, tiers
  * fast/general/reasoning all priced; the modules import only node: builtins, so the runtime's loader can import
  * them from the verified bytes (a data: URL); and a provider file in the original's format still works.
  */
@@ -14,6 +14,7 @@ import { releasePublicKey } from "../../src/engine/release-key.ts";
 import { createProvider } from "../../../../.ai/tools/rye/agent/threads/provider.mjs";
 import * as sse from "../../../../.ai/tools/rye/agent/threads/sse.mjs";
 import { startFakeLlm } from "../fake-llm.ts";
+import { transport } from "./helpers.ts";
 import { PROVIDERS_DIR, THREADS_DIR } from "../runtime/files.ts";
 
 const release = keyResolverFrom([releasePublicKey()]);
@@ -34,7 +35,7 @@ describe("shipped provider YAMLs", () => {
       assert.equal(item.summary.executorId, "rye/core/primitives/http_client");
       const config = parseYaml(content) as Record<string, any>;
       assert.equal(config.tool_id, file.replace(/\.ya?ml$/, ""), "tool_id is the file name");
-      const provider = createProvider(config, { env: {}, sse });
+      const provider = createProvider(config, { env: {}, sse, fetch: transport });
       for (const tier of ["fast", "general", "reasoning"]) {
         const model = provider.resolveModel(tier);
         assert.ok(model, `${file} maps ${tier}`);
@@ -47,7 +48,8 @@ describe("shipped provider YAMLs", () => {
 });
 
 describe("runtime modules", () => {
-  for (const name of ["provider.mjs", "sse.mjs"]) {
+  const entry: Record<string, string> = { "provider.mjs": "createProvider", "sse.mjs": "createSseParser", "http.mjs": "fetch" };
+  for (const name of Object.keys(entry)) {
     it(`${name} is signed by the release key, a valid library item, and imports only node: builtins`, async () => {
       const path = join(THREADS_DIR, name);
       const content = await readFile(path, "utf8");
@@ -61,17 +63,17 @@ describe("runtime modules", () => {
       for (const match of content.matchAll(/^\s*import\s[^;]*?from\s+["']([^"']+)["']/gm)) assert.match(match[1]!, /^node:/, `${name} imports ${match[1]}`);
       // What the runtime's module loader does: import the verified bytes from a data: URL.
       const module = await import(`data:text/javascript;base64,${Buffer.from(content).toString("base64")}`);
-      assert.equal(typeof (name === "sse.mjs" ? module.createSseParser : module.createProvider), "function");
+      assert.equal(typeof module[entry[name]!], "function");
     });
   }
 
   it("the modules imported from data: URLs work together", async () => {
     const load = async (name: string) => import(`data:text/javascript;base64,${Buffer.from(await readFile(join(THREADS_DIR, name))).toString("base64")}`);
-    const [providerModule, sseModule] = await Promise.all([load("provider.mjs"), load("sse.mjs")]);
+    const [providerModule, sseModule, httpModule] = await Promise.all([load("provider.mjs"), load("sse.mjs"), load("http.mjs")]);
     const fake = await startFakeLlm("anthropic");
     try {
       const config = parseYaml(await readFile(join(PROVIDERS_DIR, "anthropic.yaml"), "utf8"));
-      const provider = providerModule.createProvider(config, { env: { ANTHROPIC_API_KEY: fake.apiKey!, ANTHROPIC_BASE_URL: fake.url }, sse: sseModule });
+      const provider = providerModule.createProvider(config, { env: { ANTHROPIC_API_KEY: fake.apiKey!, ANTHROPIC_BASE_URL: fake.url }, sse: sseModule, fetch: httpModule.fetch });
       fake.script({ text: "from a data: URL", usage: { input: 1, output: 1 } });
       assert.equal((await provider.complete({ model: "claude-sonnet-5-5", messages: [{ role: "user", content: "hi" }] })).text, "from a data: URL");
     } finally {
@@ -131,7 +133,7 @@ describe("the original's provider format", () => {
     const fake = await startFakeLlm("anthropic");
     try {
       config.config.url = `${fake.url}/v1/messages`;
-      const provider = createProvider(config, { env: { ANTHROPIC_API_KEY: fake.apiKey! }, sse });
+      const provider = createProvider(config, { env: { ANTHROPIC_API_KEY: fake.apiKey! }, sse, fetch: transport });
       assert.equal(provider.dialect, "anthropic_messages");
       assert.equal(provider.resolveModel("sonnet"), "claude-3-5-sonnet-20241022");
       fake.script({ toolCalls: [{ name: "rye_search", input: { query: "x" } }], usage: { input: 1000, output: 100 } });

@@ -6,11 +6,18 @@ import { parse as parseYaml } from "yaml";
 import type { ProviderError } from "../../../../.ai/tools/rye/agent/threads/provider.mjs";
 import { createProvider } from "../../../../.ai/tools/rye/agent/threads/provider.mjs";
 import * as sse from "../../../../.ai/tools/rye/agent/threads/sse.mjs";
+import * as httpTransport from "../../../../.ai/tools/rye/agent/threads/http.mjs";
 import type { FakeLlm, FakeLlmOptions, Protocol } from "../fake-llm.ts";
 import { startFakeLlm } from "../fake-llm.ts";
 import { PROVIDERS_DIR } from "../runtime/files.ts";
 
 export type Provider = ReturnType<typeof createProvider>;
+
+/**
+ * The transport the tests give the provider: the runtime's own (http.mjs, node:http), what thread_directive passes;
+ * `RYE_PROVIDER_TRANSPORT=fetch` runs the same tests on the global fetch instead.
+ */
+export const transport = (process.env.RYE_PROVIDER_TRANSPORT === "fetch" ? globalThis.fetch : httpTransport.fetch) as typeof globalThis.fetch;
 
 export interface ProviderCase {
   file: "anthropic" | "openai" | "openai_compatible";
@@ -57,7 +64,7 @@ export async function harness(kase: ProviderCase, options: HarnessOptions = {}):
   config.stream.enabled = options.stream ?? true;
   options.edit?.(config);
   const env: Record<string, string | undefined> = { ...kase.env(fake), ...options.env };
-  const provider = createProvider(config, { env, sse });
+  const provider = createProvider(config, { env, sse, fetch: transport });
   return { fake, provider, env, config, model: provider.tiers.general!, close: () => fake.close() };
 }
 

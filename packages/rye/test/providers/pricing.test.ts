@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { computeSpend, createProvider } from "../../../../.ai/tools/rye/agent/threads/provider.mjs";
 import * as sse from "../../../../.ai/tools/rye/agent/threads/sse.mjs";
-import { CASES, harness, providerYaml } from "./helpers.ts";
+import { CASES, harness, providerYaml, transport } from "./helpers.ts";
 
-const provider = async (file: string, env: Record<string, string> = {}) => createProvider(await providerYaml(file), { env, sse });
+const provider = async (file: string, env: Record<string, string> = {}) => createProvider(await providerYaml(file), { env, sse, fetch: transport });
 const cents = (usd: number) => Math.round(usd * 100);
 
 describe("tiers and model ids", () => {
@@ -41,7 +41,7 @@ describe("tiers and model ids", () => {
     assert.equal((await provider("openai_compatible")).keyVariable, "RYE_OPENAI_COMPAT_API_KEY");
     // The key is read when asked, not when the provider is made.
     const env: Record<string, string> = {};
-    const late = createProvider(await providerYaml("anthropic"), { env, sse });
+    const late = createProvider(await providerYaml("anthropic"), { env, sse, fetch: transport });
     assert.equal(late.apiKeyPresent(), false);
     env.ANTHROPIC_API_KEY = "set-later";
     assert.equal(late.apiKeyPresent(), true);

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:35:28Z:03c5619e2f2be1be9703803a1005e8884ff0fab90be9eb561963033b1677dc2d:skis9kwZvZ756xrF6-eNNvb6GqDGDTKavIxAdAq7w82dq88rznSF1e1HFoZ6HEOTu9LfIAbCnvW67SyK4FLSCg==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:03c5619e2f2be1be9703803a1005e8884ff0fab90be9eb561963033b1677dc2d:t9rUHxzKgx1gGNM1HfZr0mGYZx_q-BQCbiYutcHpea8LilnLtdOOwp5Th81dSw73MQBne3Z-X7-L8lUpBqNCAg==:334f126a02990a0c
 // @ts-check
 /**
  * The condition language of the runtime's data files (error classification, hook conditions) and `${…}`

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:35:28Z:d2b4758b6b62550ba550a910bbf7841afa8879fd5a30e4b5f17a745b3d1834a4:kAs9Otsm3iTdjnrjUHKFZ6njAKwhzGSQtATxmdj71eFsfbcCiGbCb_3q8U2rd2o_JE7DSU3gbUHc1GpXKvh9CA==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:d2b4758b6b62550ba550a910bbf7841afa8879fd5a30e4b5f17a745b3d1834a4:DzajG5qXGYhGAdGbtr10K3OrK8AztYZzB37BTbjYmMRm-9NJMqKqNeWNAx631mSZbPDIPrsbQITzC3xiEY_MCQ==:334f126a02990a0c
 // @ts-check
 /**
  * The runtime's configuration as data: `config/<name>.yaml` of this tool folder (resolved through the spaces,

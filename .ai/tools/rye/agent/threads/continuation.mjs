@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:49:19Z:566acffbbe1560aeade6078510e839050bcf258ee93e68e3721dca00416145de:LWkqczyfI2Ze-gaIY_vIXSVmDHzB5L6yfC50hTGrYMCcRbDUjgARgOW0grRHCPuVg1KcowZx9485oSsw-VoPBA==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:566acffbbe1560aeade6078510e839050bcf258ee93e68e3721dca00416145de:JnzxM3o6dzTd-sWVK1Wjr4FCSkMfVWPuaTkNgG_YdWaCsOpo07P6tB4GCkVSLUmZ_sowOEQSFSd_YmmQZQZaDw==:334f126a02990a0c
 // @ts-check
 /**
  * Continuing a thread in a new one (docs/agent-runtime.md §12): the conversation rebuilt from a transcript, its

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T14:46:00Z:4594a36b451dd986776a05254eaa78301e3cd7799338c4af468049854d052401:pssyBNC_hIC94fvRI_-SCNnuRkjUzcRMBxo4l75BZs5nJ5mc3Di8vDt_I7n-Bt8tT7nhctKRUV-1CrfFsZZ0Ag==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:4594a36b451dd986776a05254eaa78301e3cd7799338c4af468049854d052401:w_2QnpoHgDdCQww-Gy_9f_Qv9jWw1HgiWALT3LHYqNsJXRXs5bZPHMwHzAVyw-o4W88SMGW3Ap9FJLa9CD4ZDA==:334f126a02990a0c
 // @ts-check
 /**
  * The one path every tool call of the model takes: name → primary action, capability check (fail-closed,

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:35:28Z:d5c458b988864b3aaed805f7c83a657b61a099b8f455235c6107ba717bbb7fce:oxIofJKo-W28o0qVLGVHg7dqPm1g_pud319wldk5tcWVHXJfAXyfjFoOjPgFnHsucTQf4E6I7brSUQEBqeECAQ==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:d5c458b988864b3aaed805f7c83a657b61a099b8f455235c6107ba717bbb7fce:c9BJAoEBWUM8JlPbh_x-QiItDJlb6a9kCBW7f0zYlgMrsLu9uM02mzC7tigN7lF9E11wq3bzxB672P-5ol1eBg==:334f126a02990a0c
 // @ts-check
 /**
  * The safety harness of a thread: the capability check every tool call passes (fail-closed), the limits

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:55:37Z:beff942bc00520747dc3fafe1f9a49f6727390ccb9bd36a3e4d9bdb14a659bc1:vLuuHblnDe-ymxLmob7BBBAWXIgXLp8xCXysw-EFjTNgHZm0wvV7k8PwSN3uZzaIIDCnYKApGXgK1JMXCgAkDA==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:beff942bc00520747dc3fafe1f9a49f6727390ccb9bd36a3e4d9bdb14a659bc1:WfXeppymqOnshgC812FUgt2iuT8yuucWFbVbBt7DGEgG8vm8Tvjb2rz_hHp1Vb2vpNZVgRxBYX3vnkGA_YBuDA==:334f126a02990a0c
 // @ts-check
 /**
  * Orchestrator operations over agent threads (docs/agent-runtime.md §10): wait for threads (event-driven, with a

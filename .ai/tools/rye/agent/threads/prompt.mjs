@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:35:28Z:5b9fbcc14f69e9b2e8bf7fc81d1724dfbbcd9742d90c89c3a59dff03d86a25fb:y7qPxvm3_d1mToDgxxDaRI-bIlBytfYC1xDUqfVBwkmpI905L04N8hm3Qb9h7w6FYFoyU9nrh8Bs0vUxFOfDAQ==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:5b9fbcc14f69e9b2e8bf7fc81d1724dfbbcd9742d90c89c3a59dff03d86a25fb:6oSnF8M51z_iwihZXR3RXr6U0FgHQWqIFbKHXQLT9AOss6226Vz5g8hgCSWn40fUx9Au-ZpoyMlEVaKlhlNPBw==:334f126a02990a0c
 // @ts-check
 /**
  * What the model is given: the system prompt, the first message (hook context + the directive) and the four

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:35:28Z:df823653cd685e93761fd0c648ea720691abe877406bb53b8e34161e2ea54fb4:HYOCTf8IcCZE-7F5KQ3T9o9gaXVgZTC_g8OAyVxfPWdaQvRIFe2eYkrMROCoaxgQVDO-g90oojojHy-qfZMzCw==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:df823653cd685e93761fd0c648ea720691abe877406bb53b8e34161e2ea54fb4:LcgpubLOjooyOXmA-R_OvWuatVu1yb5D_w0fyFCHXil9VIpUWleNoXysxFaufIWODr3qCzS6g7R3h9KVw4dICg==:334f126a02990a0c
 // @ts-check
 /**
  * The LLM provider adapter: one provider YAML (`.ai/tools/rye/agent/providers/*.yaml`, parsed) becomes an object

@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T18:25:28Z:4e2e3f5e11476b325dbba59ea03a5aa8d911c4831ab7490474eb195d4effc678:Zd59AhElmupmJX5_e5c0ivJ7qR0JDq58AcnqnqSw3pFwnOYj4pUnn1TreqRgVBN20EHVtd5nlbccKKoqW6FoBA==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:4e2e3f5e11476b325dbba59ea03a5aa8d911c4831ab7490474eb195d4effc678:xFyCjSq8ibu1dIBgSd-Z7qRkCN9fpY2t-Yl_J6HWx31gp6RXbakD__wd1NLZPcAfesMG9EIQF3tZ42Xg_49qDg==:334f126a02990a0c
 // @ts-check
 /**
  * A thread, start to end: resolve the directive, capabilities, limits, model and budget; write the record;

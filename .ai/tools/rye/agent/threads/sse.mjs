@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T12:35:28Z:c515cb95db7da3adae5db4e82035ba0b61d354b85a0a51b10e03be40a70bedab:ni0iAmIt0Bb69ZRZ9bTTz3SukLGaxHDMhGc5ypxENql_QByVpo50i_P59djodQbPGsESGUle1_2UIkAc9ROABQ==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:c515cb95db7da3adae5db4e82035ba0b61d354b85a0a51b10e03be40a70bedab:FCO-Yaw-TbphSJ2X9vSZE7bPORTNWs5StB90XI-AvIbkIhh94m7RKx27Z1K0DWV5kYo1vkV60--zuor-XdGbDw==:334f126a02990a0c
 // @ts-check
 /**
  * Server-sent events: a push parser for the `text/event-stream` format (WHATWG HTML, "Parsing an event

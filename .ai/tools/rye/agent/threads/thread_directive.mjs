@@ -1,4 +1,4 @@
-// rye:signed:2026-11-25T18:59:52Z:2552e1b4eb1be23e8f7b54ba5e2c892150f0d348833c82db5d6f64a2915de263:lf2LfK8cOv-rDG-GNOnoqtaEJRiQIvVdt2idfOd47sV6GL8Z1ebg1dhZebytxE2mGr58lnmwJugcTLLmxBL9Cw==:d0cfc94e6739114a
+// rye:signed:2026-11-29T13:41:57Z:c82d0c254f07dad0da9fdad9eb25c44d5af3e016defe5bb900270771a711842e:jINh-OiJduPBteZBjSecA1zqO32zk4tJZyuOrR2SWEumDo8T_gaL29tnB9GfUkaap4Bd9beQsamy8lTlkTGQBA==:334f126a02990a0c
 // @ts-check
 /**
  * Runs a directive as an agent thread (docs/agent-runtime.md). The entry of the runtime: it reaches the
@@ -51,7 +51,7 @@ export const CONFIG_SCHEMA = {
 };
 
 /** Runtime modules, loaded in this order through the verified loader. */
-const MODULES = ["conditions", "config", "prompt", "harness", "dispatcher", "sse", "provider", "continuation", "runner"];
+const MODULES = ["conditions", "config", "prompt", "harness", "dispatcher", "sse", "http", "provider", "continuation", "runner"];
 
 /**
  * @param {any} sdk
@@ -71,8 +71,9 @@ async function loadRuntime(sdk, engine, env) {
       parseYaml: sdk.parseYaml,
     });
   }
+  // The provider's requests go through http.mjs (node:http), not the global fetch: undici is not loaded at all.
   const providers = (await sdk.listVerifiedItems(engine, "tool", "rye/agent/providers")).map((/** @type {any} */ item) =>
-    modules.provider.createProvider(sdk.parseYaml(item.content), { env, sse: modules.sse }),
+    modules.provider.createProvider(sdk.parseYaml(item.content), { env, sse: modules.sse, fetch: modules.http.fetch }),
   );
   return { modules, configs, providers };
 }
