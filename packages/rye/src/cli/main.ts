@@ -60,7 +60,8 @@ export async function buildProgram(ctx: CliContext, argv?: readonly string[], te
       writeOut: (s) => ctx.io.stdout(s),
       writeErr: (s) => ctx.io.stderr(s),
       // Run for another process (the search daemon): help is wrapped to that process's terminal, not this one's.
-      ...(terminal ? { getOutHelpWidth: () => terminal.outColumns, getErrHelpWidth: () => terminal.errColumns } : {}),
+      // (undefined, as commander's own default gives when not a terminal: its typings say number only.)
+      ...(terminal ? { getOutHelpWidth: () => terminal.outColumns as number, getErrHelpWidth: () => terminal.errColumns as number } : {}),
     });
   const named = argv?.[0];
   const only = named === undefined ? undefined : COMMAND_MODULES.find((m) => m.names.includes(named));

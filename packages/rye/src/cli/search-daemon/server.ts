@@ -48,7 +48,7 @@ function privateFolder(dir: string): void {
   const stat = lstatSync(dir);
   const uid = process.getuid?.();
   if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) {
-    throw new RyeError("PERMISSION_DENIED", `${dir} is not a folder of this user`, { hint: "Set XDG_STATE_HOME to a folder of your own." });
+    throw new RyeError("FORBIDDEN", `${dir} is not a folder of this user`, { hint: "Set XDG_STATE_HOME to a folder of your own." });
   }
   if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
