@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { DAEMON_VERSION, MAX_REQUEST_BYTES, PROTOCOL, socketPath } from "./protocol.ts";
+import { DAEMON_VERSION, MAX_REQUEST_BYTES, PROTOCOL, REQUEST_READ_MS, socketPath } from "./protocol.ts";
 
 const bin = fileURLToPath(new URL("../../../bin/rye.mjs", import.meta.url));
 
@@ -171,6 +171,17 @@ describe("search daemon", () => {
     const online1 = await rye(["search", "--registry-only", "alpha"], daemonEnv, projectA);
     assert.match(online1.stderr, /UNAVAILABLE/);
     assert.equal(await served(), before);
+  });
+
+  test("a connection that sends no whole request is dropped after REQUEST_READ_MS", async () => {
+    const socket = createConnection(socketPath(env));
+    socket.on("error", () => undefined);
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write('{"protocol":1');
+    const t = Date.now();
+    await new Promise((resolve) => socket.once("close", resolve));
+    const waited = Date.now() - t;
+    assert.ok(waited >= REQUEST_READ_MS - 100 && waited < REQUEST_READ_MS + 3000, `closed after ${waited} ms`);
   });
 
   test("a client whose state folder is not private to the user does not use the socket", async () => {

@@ -16,6 +16,10 @@ export const PROTOCOL = 1;
 export const DAEMON_VERSION: string = packageJson.version;
 /** Largest request line the daemon reads (argv, cwd and the environment); beyond it the request is refused. */
 export const MAX_REQUEST_BYTES = 256 * 1024;
+/** How long the daemon waits for a whole request line after a client connected (a local client writes it at once). */
+export const REQUEST_READ_MS = 2000;
+/** Connections the daemon holds at once; more wait in the kernel's backlog. */
+export const MAX_CONNECTIONS = 64;
 /** Largest answer the client reads; beyond it the client searches in-process. */
 export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 /** How long the client waits for the whole answer before searching in-process (RYE_SEARCH_DAEMON_TIMEOUT_MS). */

@@ -21,7 +21,7 @@ import { dirname, isAbsolute } from "node:path";
 import { RyeError } from "@rye/core";
 import { forgetSearchVerifications } from "../../search/index.ts";
 import { askDaemon } from "./client.ts";
-import { DAEMON_VERSION, isLocalSearch, MAX_REQUEST_BYTES, MAX_SOCKET_PATH, PROTOCOL, socketPath } from "./protocol.ts";
+import { DAEMON_VERSION, isLocalSearch, MAX_CONNECTIONS, MAX_REQUEST_BYTES, MAX_SOCKET_PATH, PROTOCOL, REQUEST_READ_MS, socketPath } from "./protocol.ts";
 
 export interface DaemonOptions {
   env: NodeJS.ProcessEnv;
@@ -79,16 +79,29 @@ export class SearchDaemon {
   async listen(): Promise<void> {
     if (this.path.length > MAX_SOCKET_PATH) throw new RyeError("BAD_REQUEST", `The search daemon's socket path is longer than ${MAX_SOCKET_PATH} bytes: ${this.path}`, { hint: "Set XDG_STATE_HOME to a shorter folder." });
     privateFolder(dirname(this.path));
-    const alive = await askDaemon(this.path, { op: "status" }, 2000).catch(() => null);
-    if (alive?.ok) throw new RyeError("CONFLICT", `A search daemon (rye ${DAEMON_VERSION}) already runs on ${this.path}`, { hint: "rye search-daemon status; rye search-daemon stop" });
-    // Nothing answers: a stale socket left by a daemon that was killed.
-    try {
-      unlinkSync(this.path);
-    } catch {
-      /* none */
-    }
-    const server = createServer((socket) => this.accept(socket));
+    // Half-open: the client ends its side once the request is sent; the answer still has to go back.
+    const server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
+    server.maxConnections = MAX_CONNECTIONS;
     this.server = server;
+    try {
+      await this.bind(server);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+      const alive = await askDaemon(this.path, { op: "status" }, 2000).catch(() => null);
+      if (alive) {
+        this.server = null;
+        throw new RyeError("CONFLICT", `A search daemon (rye ${DAEMON_VERSION}) already runs on ${this.path}`, { hint: "rye search-daemon status; rye search-daemon stop" });
+      }
+      // Nothing answers: a stale socket left by a daemon that was killed.
+      unlinkSync(this.path);
+      await this.bind(server);
+    }
+    chmodSync(this.path, 0o600);
+    this.touch();
+  }
+
+  /** Listens on the socket path, created 0600 (umask) in the 0700 folder. */
+  private async bind(server: Server): Promise<void> {
     const umask = process.umask(0o177);
     try {
       await new Promise<void>((resolve, reject) => {
@@ -101,8 +114,6 @@ export class SearchDaemon {
     } finally {
       process.umask(umask);
     }
-    chmodSync(this.path, 0o600);
-    this.touch();
   }
 
   /** Resolves once the daemon stopped (idle, stop request, signal). */
@@ -142,6 +153,11 @@ export class SearchDaemon {
       socket.end(`${JSON.stringify(answer)}\n`);
     };
     socket.on("error", () => socket.destroy());
+    // A client that connects and does not send a whole request in time is dropped (it holds a connection).
+    const readTimer = setTimeout(() => {
+      if (!answered) socket.destroy();
+    }, REQUEST_READ_MS);
+    socket.on("close", () => clearTimeout(readTimer));
     socket.on("data", (chunk: Buffer) => {
       if (answered) return;
       size += chunk.length;
@@ -154,6 +170,7 @@ export class SearchDaemon {
       const text = Buffer.concat(chunks).toString("utf8");
       const newline = text.indexOf("\n");
       if (newline < 0) return;
+      clearTimeout(readTimer);
       let request: Request;
       try {
         request = JSON.parse(text.slice(0, newline)) as Request;
@@ -201,6 +218,9 @@ export class SearchDaemon {
     const line = (text: string) => (text.endsWith("\n") ? text : `${text}\n`);
     // The same trusted keys may not hold for this request (another project, another environment): verify anew.
     forgetSearchVerifications();
+    // The client changed its files before it connected, so their inotify events were queued before this request:
+    // one turn of the event loop's poll phase delivers them to the watchers (watch.ts) before the search asks them.
+    await new Promise((resolve) => setImmediate(resolve));
     const { runCli } = await import("../main.ts");
     const code = await runCli([...argv], {
       io: { stdout: (text) => out.push([1, line(text)]), stderr: (text) => out.push([2, line(text)]) },
