@@ -93,11 +93,14 @@ after(async () => {
 });
 
 /** Runs `args` through the daemon and in-process; both must print the same bytes and exit alike, and the daemon must have answered. */
-async function sameAsInProcess(args: string[], cwd: string): Promise<Run> {
+function sameAsInProcess(args: string[], cwd: string): Promise<Run> {
+  return sameAsInProcessWith(args, cwd, env);
+}
+async function sameAsInProcessWith(args: string[], cwd: string, runEnv: NodeJS.ProcessEnv): Promise<Run> {
   const before = await served();
-  const viaDaemon = await rye(args, daemonEnv, cwd);
+  const viaDaemon = await rye(args, { ...runEnv, RYE_SEARCH_DAEMON: "1", RYE_SEARCH_DAEMON_DEBUG: "1" }, cwd);
   assert.equal(await served(), before + 1, `the daemon answered ${args.join(" ")} (stderr: ${viaDaemon.stderr})`);
-  const inProcess = await rye(args, env, cwd);
+  const inProcess = await rye(args, runEnv, cwd);
   assert.deepEqual(viaDaemon, inProcess, args.join(" "));
   return viaDaemon;
 }
@@ -152,6 +155,18 @@ describe("search daemon", () => {
     assert.doesNotMatch((await sameAsInProcess(["search", "--local", "zebra"], projectA)).stdout, /delta@/);
     await writeFile(join(home, ".ai", "knowledge", "notes", "mine.md"), knowledge("mine", "user note", "alpha shared words zebra"));
     assert.match((await sameAsInProcess(["search", "--local", "zebra"], projectA)).stdout, /mine@/);
+  });
+
+  test("signatures are verified per request, with the keys that request's environment trusts", async () => {
+    const signer = { ...env, USER_SPACE: join(base, "signer") };
+    assert.equal((await rye(["keygen"], signer, projectB)).code, 0);
+    const signed = await rye(["sign", join(projectB, ".ai", "knowledge", "notes", "gamma.md")], signer, projectB);
+    assert.equal(signed.code, 0, signed.stderr);
+    // The signer's user space trusts its key: ✓. Another user space (same project, same daemon) does not: !.
+    const trusted = await sameAsInProcessWith(["search", "--local", "gamma"], projectB, signer);
+    assert.match(trusted.stdout, /✓ knowledge notes\/gamma@/);
+    const untrusted = await sameAsInProcessWith(["search", "--local", "gamma"], projectB, env);
+    assert.match(untrusted.stdout, /! knowledge notes\/gamma@/);
   });
 
   test("refuses what it does not serve: registry searches, other versions, bad, foreign or oversized requests", async () => {
