@@ -188,7 +188,7 @@ describe("search daemon", () => {
     assert.equal(await served(), before);
   });
 
-  test("a connection that sends no whole request is dropped after REQUEST_READ_MS", async () => {
+  test("a connection that sends no whole request is dropped after REQUEST_READ_MS", { timeout: 15_000 }, async () => {
     const socket = createConnection(socketPath(env));
     socket.on("error", () => undefined);
     await new Promise((resolve) => socket.once("connect", resolve));
@@ -234,7 +234,7 @@ describe("falling back to the in-process search", () => {
     assert.ok(!existsSync(socketPath(env)), "a daemon stopped by SIGTERM removes its socket");
   });
 
-  test("a daemon that does not answer in RYE_SEARCH_DAEMON_TIMEOUT_MS: the search runs in-process", async () => {
+  test("a daemon that does not answer in RYE_SEARCH_DAEMON_TIMEOUT_MS: the search runs in-process", { timeout: 30_000 }, async () => {
     await mkdir(join(base, "state", "rye"), { recursive: true, mode: 0o700 });
     const accepted: Socket[] = [];
     const silent = createServer((socket) => void accepted.push(socket));
@@ -289,7 +289,7 @@ describe("rye search-daemon start | status | stop", () => {
     }
   });
 
-  test("the daemon exits after --idle-timeout seconds without a request and removes its socket", async () => {
+  test("the daemon exits after --idle-timeout seconds without a request and removes its socket", { timeout: 30_000 }, async () => {
     const { child, ready } = startDaemon(["--idle-timeout", "1"]);
     await ready;
     const t = Date.now();
