@@ -22,15 +22,25 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 const source = new URL("../src/cli/main.ts", import.meta.url);
-let cli;
-if (existsSync(source) && process.env.RYE_FROM_DIST !== "1") {
+const fromSource = existsSync(source) && process.env.RYE_FROM_DIST !== "1";
+if (fromSource) {
   const { register } = await import("tsx/esm/api");
   register();
-  cli = await import(source.href);
 } else {
   // V8's code cache for the bundle (Node ≥ 22.1; kept in the OS temp folder, checked against each file's
   // content): later starts skip compiling the JavaScript. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
   module.enableCompileCache?.();
-  cli = await import("../dist/cli.js");
 }
-process.exitCode = await cli.runCli(process.argv.slice(2));
+const argv = process.argv.slice(2);
+// Opt-in (docs/client.md, "Search daemon"): a local search asks this user's search daemon first, loading only
+// the small client (no CLI); null means no usable answer, and the search runs here as it always does.
+let served = null;
+if (process.env.RYE_SEARCH_DAEMON === "1" && argv[0] === "search") {
+  const client = fromSource ? await import(new URL("../src/cli/search-daemon/client.ts", import.meta.url).href) : await import("../dist/search-client.js");
+  served = await client.searchViaDaemon(argv);
+}
+if (served !== null) process.exitCode = served;
+else {
+  const cli = fromSource ? await import(source.href) : await import("../dist/cli.js");
+  process.exitCode = await cli.runCli(argv);
+}

@@ -103,7 +103,7 @@ await rm(join(root, "system"), { recursive: true, force: true });
 
 await build({
   ...common,
-  entry: { cli: "src/cli/main.ts", "sdk/v1": "src/sdk/v1.ts" },
+  entry: { cli: "src/cli/main.ts", "sdk/v1": "src/sdk/v1.ts", "search-client": "src/cli/search-daemon/client.ts" },
   // Types for the SDK entry, with @rye/core's inlined (it is not published on its own).
   dts: { resolve: ["@rye/core"], eager: true },
   outExtensions: () => ({ js: ".js", dts: ".d.ts" }),
@@ -237,6 +237,15 @@ if (executeHeavy.length > 0) {
 const eager = [...searchPath].flatMap((file) => [...chunks.get(file).code.matchAll(/^import\b[^;]*?["'](node:(?:crypto|child_process|readline(?:\/promises)?))["'];?$/gm)].map((m) => `${file}: ${m[1]}`));
 if (eager.length > 0) {
   console.error(`ryeos: a cold \`rye search\` would load a built-in it does not need:\n  ${eager.join("\n  ")}`);
+  process.exit(1);
+}
+
+// The search daemon's client (bin/rye.mjs loads it before the CLI when RYE_SEARCH_DAEMON=1) must stay small: its
+// own modules and the package version, nothing of the CLI, of @rye/core or of any library.
+const clientModules = [...closureOf("search-client.js")].flatMap((file) => chunks.get(file)?.moduleIds ?? [`(no chunk ${file})`]);
+const clientHeavy = clientModules.filter((id) => !/\/src\/cli\/search-daemon\/(?:client|protocol)\.ts$|\/packages\/rye\/package\.json$/.test(id));
+if (clientModules.length === 0 || clientHeavy.length > 0) {
+  console.error(`ryeos: the search daemon's client would load more than itself:\n  ${clientHeavy.slice(0, 5).join("\n  ") || "(no search-client.js)"}`);
   process.exit(1);
 }
 

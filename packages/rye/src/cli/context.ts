@@ -9,6 +9,8 @@ export class CliContext {
     readonly io: Io,
     readonly env: NodeJS.ProcessEnv,
     readonly cwd: string,
+    /** The process serves many runs (the search daemon): the engine watches the spaces (EngineOptions.longLived). */
+    readonly longLived = false,
   ) {}
 
   json(value: unknown): void {

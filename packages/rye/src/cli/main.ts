@@ -44,10 +44,11 @@ export const COMMAND_MODULES: readonly { names: readonly string[]; load: () => P
     },
   },
   { names: ["graph"], load: async () => (await import("./commands/graph.ts")).registerGraph },
+  { names: ["search-daemon"], load: async () => (await import("./commands/search-daemon.ts")).registerSearchDaemon },
 ];
 
 /** The program; with `argv`, only the module of the command it names when it names one (else every command, for help and errors). */
-export async function buildProgram(ctx: CliContext, argv?: readonly string[]): Promise<Command> {
+export async function buildProgram(ctx: CliContext, argv?: readonly string[], terminal?: Terminal): Promise<Command> {
   const program = new Command("rye")
     .description("rye: signed directives, tools and knowledge for AI agents")
     .version(RYE_VERSION)
@@ -55,7 +56,13 @@ export async function buildProgram(ctx: CliContext, argv?: readonly string[]): P
     // Subcommand options such as `bundle create --version` must not be taken for the root --version.
     .enablePositionalOptions()
     .exitOverride()
-    .configureOutput({ writeOut: (s) => ctx.io.stdout(s), writeErr: (s) => ctx.io.stderr(s) });
+    .configureOutput({
+      writeOut: (s) => ctx.io.stdout(s),
+      writeErr: (s) => ctx.io.stderr(s),
+      // Run for another process (the search daemon): help is wrapped to that process's terminal, not this one's.
+      // (undefined, as commander's own default gives when not a terminal: its typings say number only.)
+      ...(terminal ? { getOutHelpWidth: () => terminal.outColumns as number, getErrHelpWidth: () => terminal.errColumns as number } : {}),
+    });
   const named = argv?.[0];
   const only = named === undefined ? undefined : COMMAND_MODULES.find((m) => m.names.includes(named));
   const modules = only ? [only] : COMMAND_MODULES;
@@ -65,10 +72,25 @@ export async function buildProgram(ctx: CliContext, argv?: readonly string[]): P
   return program;
 }
 
+/** The terminal of the process a run prints for, when that is not this one: its columns (undefined: not a terminal). */
+export interface Terminal {
+  outColumns: number | undefined;
+  errColumns: number | undefined;
+}
+
+export interface RunOptions {
+  io?: Io;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** The process serves many runs (the search daemon): search watches the spaces instead of re-scanning them. */
+  longLived?: boolean;
+  terminal?: Terminal;
+}
+
 /** Runs the CLI and resolves to the exit code (never calls process.exit itself). */
-export async function runCli(argv: string[], options: { io?: Io; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<number> {
-  const ctx = new CliContext(options.io ?? processIo, options.env ?? process.env, options.cwd ?? process.cwd());
-  const program = await buildProgram(ctx, argv);
+export async function runCli(argv: string[], options: RunOptions = {}): Promise<number> {
+  const ctx = new CliContext(options.io ?? processIo, options.env ?? process.env, options.cwd ?? process.cwd(), options.longLived ?? false);
+  const program = await buildProgram(ctx, argv, options.terminal);
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (err) {

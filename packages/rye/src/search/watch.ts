@@ -1,5 +1,5 @@
 /**
- * Tells a long-lived process (the MCP server) that nothing under a type folder changed since its last scan,
+ * Tells a long-lived process (the MCP server, the opt-in search daemon) that nothing under a type folder changed since its last scan,
  * so a search can skip re-stat-ing every item file. It watches exactly the directories the last scan walked,
  * each with a non-recursive `fs.watch` (an inotify watch on Linux reports changes to the files in its folder,
  * including in-place edits). Node's recursive watch is not used: on Linux it is built from one watcher and one
@@ -8,7 +8,7 @@
  * A directory watched for the first time may have changed before its watch existed, so adding any watch
  * means "scan again"; only a scan that ran with every watch already in place can vouch for the next one.
  * Any event, an error or more directories than MAX_WATCHED_DIRS means "scan again". One-shot processes (the
- * CLI) never watch.
+ * CLI without the search daemon) never watch.
  */
 import type { FSWatcher } from "node:fs";
 import { watch } from "node:fs";

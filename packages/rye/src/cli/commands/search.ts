@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import type { CliContext } from "../context.ts";
 import { RyeError } from "@rye/core";
@@ -28,7 +29,8 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     .option("--json", "print JSON")
     .action(async (words: string[], opts: Record<string, string | boolean | undefined>) =>
       ctx.run(Boolean(opts.json), async () => {
-        const engine = await Engine.open({ projectPath: (opts.project as string | undefined) ?? ctx.cwd, env: ctx.env });
+        // Resolved against the run's cwd, not the process's: the search daemon runs searches for other processes.
+        const engine = await Engine.open({ projectPath: resolve(ctx.cwd, (opts.project as string | undefined) ?? "."), env: ctx.env, longLived: ctx.longLived });
         const fuzzy = opts.fuzzy === undefined ? undefined : { enabled: true, max_distance: opts.fuzzy === true ? 1 : parseInteger("fuzzy", opts.fuzzy as string, 1, 3)! };
         const limit = parseInteger("limit", opts.limit as string | undefined, 1, 100);
         const offset = parseInteger("offset", opts.offset as string | undefined, 0, 100000);
