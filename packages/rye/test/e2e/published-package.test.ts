@@ -149,6 +149,11 @@ test("npx -y ryeos --version prints the published version, installed from the np
   const files = await readdir(join(npxDir, install!, "node_modules", PACKAGE.name), { recursive: true });
   assert.ok(files.includes(join("dist", "cli.js")) && files.includes(join("system", ".ai", "tools", "rye", "registry", "registry.mjs")), files.join("\n"));
   assert.ok(!files.some((f) => f.startsWith(`src`) || f.endsWith(".ts") && !f.endsWith(".d.ts")), "no TypeScript sources ship");
+  // V8's compile cache went to the user's own folder (runners/compile-cache.mjs), private to them.
+  const cacheDir = join(env.HOME!, ".cache", "rye", "compile-cache");
+  assert.equal((await stat(cacheDir)).mode & 0o777, 0o700);
+  const [nodeVersion] = await readdir(cacheDir);
+  assert.ok(nodeVersion && (await readdir(join(cacheDir, nodeVersion))).length > 0, "the CLI's compiled code is cached there");
 });
 
 test("the installed package ships its system bundle's YAML parsed: every file is in dist/system-yaml.json, exactly as yaml parses it", async () => {
