@@ -4,7 +4,6 @@
 // - In a repository checkout (src/ is present): runs the TypeScript sources through tsx, so the repository's
 //   `rye` needs no build step; RYE_FROM_DIST=1 runs the build in dist/ instead (what the package ships).
 import { existsSync } from "node:fs";
-import module from "node:module";
 
 const [major] = process.versions.node.split(".").map(Number);
 if (major < 22) {
@@ -27,9 +26,9 @@ if (fromSource) {
   const { register } = await import("tsx/esm/api");
   register();
 } else {
-  // V8's code cache for the bundle (Node ≥ 22.1; kept in the OS temp folder, checked against each file's
-  // content): later starts skip compiling the JavaScript. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-  module.enableCompileCache?.();
+  // V8's code cache for the bundle (Node ≥ 22.1), in a folder only this user can write (see the module):
+  // later starts skip compiling the JavaScript. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+  (await import("../dist/runners/compile-cache.mjs")).enablePrivateCompileCache();
 }
 const argv = process.argv.slice(2);
 // Opt-in (docs/client.md, "Search daemon"): a local search asks this user's search daemon first, loading only

@@ -3,7 +3,6 @@
 // Calls the tool's `main(params, context)` (or its default export) and prints the result as one JSON document on
 // stdout. Anything the tool itself prints goes to stderr so that stdout stays parseable.
 import { existsSync, readFileSync, writeSync } from "node:fs";
-import module from "node:module";
 import { dirname, extname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -95,9 +94,10 @@ async function loadSdk(major = "1") {
         if (pkg.name !== "ryeos") break;
         const built = !relative(dir, runnerDir).startsWith("runners");
         if (built) {
-          // V8's code cache for the client's bundle, as bin/rye.mjs keeps it (checked against each file's content):
-          // a thread process imports the SDK, and compiling it again on every start was ~18% of its start-up (profiled).
-          module.enableCompileCache?.();
+          // V8's code cache for the client's bundle and the runtime modules, in the user's folder as bin/rye.mjs keeps
+          // it (compile-cache.mjs): a thread process imports the SDK, and compiling it again on every start was ~18%
+          // of its start-up (profiled).
+          (await import("./compile-cache.mjs")).enablePrivateCompileCache();
           const entry = pkg.exports?.[`./sdk/v${major}`];
           const target = typeof entry === "string" ? entry : entry?.import ?? entry?.default;
           if (!target) throw new Error(`The installed ryeos ${pkg.version} has no sdk/v${major} entry`);

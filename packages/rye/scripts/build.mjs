@@ -5,9 +5,11 @@
 //   dist/runners/                           the runtime runners: node-runner.mjs and python_function.py as they are,
 //                                           mcp-call.mjs bundled with the MCP SDK client
 //   dist/system-yaml.json                   the system bundle's YAML files parsed (sdk/parsed-yaml.ts)
+//   dist/system-validators.js               the system tools' parameter schemas compiled (execute/shipped-validators.ts)
 //   system/.ai/                             the system bundle: a byte-for-byte copy of the repository's signed .ai/
 //   THIRD_PARTY_LICENSES.md                 the licence text of every bundled third-party package
 // Usage: node scripts/build.mjs   (npm run build -w ryeos; `npm pack` and `npm publish` run it: `prepack`)
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFile, cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, sep } from "node:path";
@@ -118,7 +120,7 @@ await build({
 });
 
 await mkdir(join(root, "dist", "runners"), { recursive: true });
-for (const file of ["node-runner.mjs", "state-graph.mjs", "python_function.py"]) await copyFile(join(root, "runners", file), join(root, "dist", "runners", file));
+for (const file of ["node-runner.mjs", "compile-cache.mjs", "state-graph.mjs", "python_function.py"]) await copyFile(join(root, "runners", file), join(root, "dist", "runners", file));
 
 // The system bundle, copied byte for byte (its signatures cover the content; the engine verifies every item).
 for (const folder of ["directives", "tools", "knowledge"]) {
@@ -139,6 +141,20 @@ for (const rel of (await readdir(join(root, "system", ".ai"), { recursive: true 
   parsedYaml[createHash("sha256").update(text, "utf8").digest("hex")] = json;
 }
 await writeFile(join(root, "dist", "system-yaml.json"), JSON.stringify(parsedYaml));
+
+// The system tools' parameter validators, compiled ahead (src/execute/shipped-validators.ts): Ajv's standalone code,
+// generated from the copied bundle's tools by the same parser and options the engine uses, bundled with the Ajv
+// helpers it calls into one self-contained file.
+const validatorsSource = join(root, "dist", ".system-validators.src.mjs");
+execFileSync(process.execPath, ["--import", "tsx", join(root, "scripts", "system-validators.ts"), join(root, "system", ".ai", "tools"), validatorsSource], { cwd: root, stdio: "inherit" });
+await build({
+  ...common,
+  entry: { "system-validators": validatorsSource },
+  dts: false,
+  outExtensions: () => ({ js: ".js" }),
+  outputOptions: { codeSplitting: { groups: [] } },
+});
+await rm(validatorsSource);
 
 // Licence texts of the bundled packages (our own workspace packages are not under node_modules).
 const notices = ["# Third-party licences", "", "The files in `dist/` include code from these packages, under their own licences.", ""];
@@ -253,6 +269,13 @@ if (clientModules.length === 0 || clientHeavy.length > 0) {
 const mcpCallImports = chunks.get("runners/mcp-call.mjs")?.imports.filter((next) => chunks.has(next)) ?? ["(no runners/mcp-call.mjs)"];
 if (mcpCallImports.length > 0) {
   console.error(`ryeos: runners/mcp-call.mjs is not self-contained: it imports ${mcpCallImports.join(", ")}`);
+  process.exit(1);
+}
+
+// The precompiled validators are one file the CLI imports on a tool call: no chunk of the client with it.
+const validatorImports = chunks.get("system-validators.js")?.imports.filter((next) => chunks.has(next)) ?? ["(no system-validators.js)"];
+if (validatorImports.length > 0) {
+  console.error(`ryeos: system-validators.js is not self-contained: it imports ${validatorImports.join(", ")}`);
   process.exit(1);
 }
 

@@ -1,20 +1,38 @@
 /** JSON Schema enforcement of tool parameters (the original declared CONFIG_SCHEMA but never checked it). */
-import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
+import type { ErrorObject, Options, ValidateFunction } from "ajv";
 import { RyeError, sha256Hex } from "@rye/core";
+import { loadShippedValidators } from "./shipped-validators.ts";
 
-// Ajv loads with the first tool call, not with the engine: a thread process executes its directive (no schema) and
-// asks the model before it runs any tool. validateSchema: false skips checking each schema against the draft-07
-// meta-schema, whose own validator Ajv compiles on first use: ~50 ms of every cold process that executes a tool
-// (`rye thread run`, each thread process). Ajv still refuses a keyword whose value has the wrong type
-// (`type: "strnig"`, `required: "x"`, `maxLength: "5"`) when it compiles the schema; what goes unchecked are the
-// meta-schema's finer rules (e.g. a negative minLength).
-let ajv: Promise<Ajv> | undefined;
-const loadAjv = () => (ajv ??= import("ajv").then(({ Ajv }) => new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: false, validateSchema: false })));
+/**
+ * Ajv's options, shared with the build's precompiled validators (scripts/system-validators.ts): a validator
+ * generated with other options would not be the one Ajv compiles here.
+ * validateSchema: false skips checking each schema against the draft-07 meta-schema, whose own validator Ajv compiles
+ * on first use: ~50 ms of every cold process that executes a tool (`rye thread run`, each thread process). Ajv still
+ * refuses a keyword whose value has the wrong type (`type: "strnig"`, `required: "x"`, `maxLength: "5"`) when it
+ * compiles the schema; what goes unchecked are the meta-schema's finer rules (e.g. a negative minLength).
+ */
+export const AJV_OPTIONS = { allErrors: true, strict: false, useDefaults: true, coerceTypes: false, validateSchema: false } as const satisfies Options;
+
+/** The key of a compiled schema, here and in the build's table of precompiled ones: SHA-256 of its JSON, hex. */
+export function schemaKey(schema: unknown): string {
+  return sha256Hex(JSON.stringify(schema));
+}
+
+/** A tool's own parameter schema: `config_schema`/`CONFIG_SCHEMA`, or an `input_schema` extra. */
+export function parameterSchema(tool: { config_schema?: unknown; extras: Record<string, unknown> }): unknown {
+  return tool.config_schema ?? tool.extras.input_schema;
+}
+
+// Ajv loads with the first tool call whose schema the package did not ship compiled (a system tool's is, see
+// shipped-validators.ts), not with the engine: a thread process executes its directive (no schema) and asks the
+// model before it runs any tool.
+let ajv: Promise<import("ajv").Ajv> | undefined;
+const loadAjv = () => (ajv ??= import("ajv").then(({ Ajv }) => new Ajv(AJV_OPTIONS)));
 const compiled = new Map<string, ValidateFunction>();
 
 async function compile(schema: Record<string, unknown>): Promise<ValidateFunction> {
-  const key = sha256Hex(JSON.stringify(schema));
-  let fn = compiled.get(key);
+  const key = schemaKey(schema);
+  let fn = compiled.get(key) ?? (await loadShippedValidators()).get(key);
   if (!fn) {
     const instance = await loadAjv();
     try {

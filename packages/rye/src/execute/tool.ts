@@ -13,7 +13,7 @@ import type { ChainElementLock } from "./lockfile.ts";
 import { buildLockfile, checkLockfile, readLockfile, writeLockfile } from "./lockfile.ts";
 import { runHttpClient } from "./primitives/http-client.ts";
 import { runSubprocess } from "./primitives/subprocess.ts";
-import { validateParameters } from "./schema.ts";
+import { parameterSchema, validateParameters } from "./schema.ts";
 import { gateToolCall, securitySettings } from "../security/gate.ts";
 import { combineSandbox } from "./primitives/sandbox.ts";
 import { expandPlaceholders, templateArgv } from "./templating.ts";
@@ -74,11 +74,6 @@ function asRecord(value: unknown): Record<string, unknown> {
   return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
-/** The tool's own parameter schema: `config_schema`/`CONFIG_SCHEMA`, or an `input_schema` extra. */
-function parameterSchema(root: ChainElement): unknown {
-  return root.tool.config_schema ?? root.tool.extras.input_schema;
-}
-
 /** Config from the chain: primitive first, then runtimes, the tool's own config last. */
 function mergedConfig(chain: Chain): Record<string, unknown> {
   const config: Record<string, unknown> = {};
@@ -91,7 +86,7 @@ export async function executeTool(ctx: EngineContext, toolId: string, options: T
   const chain = await buildChain(ctx, toolId);
   const root = chain.elements[0]!;
   const version = String(root.tool.version);
-  const parameters = await validateParameters(parameterSchema(root), options.parameters, toolId);
+  const parameters = await validateParameters(parameterSchema(root.tool), options.parameters, toolId);
   const summary = lockElements(chain);
   // The security gate, before anything of the tool runs (docs/security.md).
   const gate = await gateToolCall(ctx, { toolId: root.itemId, extras: root.tool.extras, parameters, ...(options.generation !== undefined ? { generation: options.generation } : {}), ...(options.approved ? { approved: true } : {}) });

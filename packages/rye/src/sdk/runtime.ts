@@ -12,6 +12,7 @@ import type { EngineOptions } from "../engine/context.ts";
 import { assertVerified, readItemText } from "../engine/read.ts";
 import type { SpaceName } from "../spaces/spaces.ts";
 import { listItemFiles, resolveItem } from "../spaces/spaces.ts";
+import { importVerified } from "./verified-modules.ts";
 
 export interface VerifiedItem {
   type: ItemType;
@@ -91,9 +92,8 @@ export async function readConfigOverride(engine: Pick<Engine, "ctx">, name: stri
 export async function importVerifiedModule(engine: Engine, itemId: string): Promise<{ module: Record<string, unknown>; item: VerifiedItem }> {
   const item = await readVerifiedItem(engine, "tool", itemId);
   if (!/\.(mjs|js)$/.test(item.path)) throw new RyeError("VALIDATION_FAILED", `${item.path} is not an ES module (.mjs or .js)`);
-  const url = `data:text/javascript;base64,${Buffer.from(item.content, "utf8").toString("base64")}`;
   try {
-    return { module: (await import(url)) as Record<string, unknown>, item };
+    return { module: await importVerified(item.content), item };
   } catch (err) {
     throw new RyeError("VALIDATION_FAILED", `The runtime module ${itemId} (${item.path}) cannot be loaded: ${err instanceof Error ? err.message : String(err)}`, {
       hint: "Runtime modules may import only node: builtins; everything else arrives as a parameter.",

@@ -16,7 +16,8 @@
  *      (whoami, with the credentials stored by step 2) proves the shipped system bundle, runners and
  *      compiled SDK entry work together;
  *   5. `npx -y ryeos thread run` of a directive the user signed, against a local server speaking the
- *      Anthropic Messages API: the shipped agent runtime loads through the compiled SDK entry.
+ *      Anthropic Messages API: the shipped agent runtime loads through the compiled SDK entry, and the CLI checks
+ *      `thread_directive`'s parameters with the validator the build compiled (Ajv's compiler never loads).
  */
 import "@rye/core/node";
 import assert from "node:assert/strict";
@@ -26,7 +27,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, posix } from "node:path";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -148,6 +149,11 @@ test("npx -y ryeos --version prints the published version, installed from the np
   const files = await readdir(join(npxDir, install!, "node_modules", PACKAGE.name), { recursive: true });
   assert.ok(files.includes(join("dist", "cli.js")) && files.includes(join("system", ".ai", "tools", "rye", "registry", "registry.mjs")), files.join("\n"));
   assert.ok(!files.some((f) => f.startsWith(`src`) || f.endsWith(".ts") && !f.endsWith(".d.ts")), "no TypeScript sources ship");
+  // V8's compile cache went to the user's own folder (runners/compile-cache.mjs), private to them.
+  const cacheDir = join(env.HOME!, ".cache", "rye", "compile-cache");
+  assert.equal((await stat(cacheDir)).mode & 0o777, 0o700);
+  const [nodeVersion] = await readdir(cacheDir);
+  assert.ok(nodeVersion && (await readdir(join(cacheDir, nodeVersion))).length > 0, "the CLI's compiled code is cached there");
 });
 
 test("the installed package ships its system bundle's YAML parsed: every file is in dist/system-yaml.json, exactly as yaml parses it", async () => {
@@ -281,7 +287,20 @@ test("npx -y ryeos thread run: the shipped agent runtime runs a signed directive
     const signed = await run(NPX, ["-y", PACKAGE.name, "sign", ".ai/directives/team/greet.md"], { cwd: project });
     assert.equal(signed.code, 0, signed.stderr);
 
-    const threadEnv = { ANTHROPIC_API_KEY: llm.apiKey!, ANTHROPIC_BASE_URL: llm.url };
+    // Every Node process records the files it imported (the CLI, the thread process, and npx's own).
+    const probeLog = join(scratch, "imports.log");
+    const probe = join(scratch, "imports-probe.mjs");
+    await writeFile(
+      probe,
+      `import { registerHooks } from "node:module";
+import { appendFileSync } from "node:fs";
+const urls = new Set();
+let dataUrls = 0;
+registerHooks({ resolve(specifier, context, next) { const r = next(specifier, context); if (r.url.startsWith("file:")) urls.add(r.url); if (r.url.startsWith("data:")) dataUrls++; return r; } });
+process.on("exit", () => appendFileSync(${JSON.stringify(probeLog)}, JSON.stringify({ argv: process.argv.slice(1), urls: [...urls], dataUrls }) + "\\n"));
+`,
+    );
+    const threadEnv = { ANTHROPIC_API_KEY: llm.apiKey!, ANTHROPIC_BASE_URL: llm.url, NODE_OPTIONS: `--import=${pathToFileURL(probe).href}` };
     const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(NPX, ["-y", PACKAGE.name, "thread", "run", "team/greet", "--json"], { cwd: project, env: { ...env, ...threadEnv }, timeout: 120_000, shell: process.platform === "win32" }, (err, stdout, stderr) =>
         resolve({ code: err ? 1 : 0, stdout, stderr }),
@@ -295,6 +314,20 @@ test("npx -y ryeos thread run: the shipped agent runtime runs a signed directive
     assert.match(JSON.stringify(llm.requests[1]!.body.messages), /Hello from the registry/, "the pulled knowledge reached the model");
     const record = JSON.parse(await readFile(join(project, ".ai", "threads", out.thread_id, "thread.json"), "utf8"));
     assert.equal(record.status, "completed");
+
+    const processes = (await readFile(probeLog, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { argv: string[]; urls: string[]; dataUrls: number });
+    const cli = processes.filter((p) => p.urls.some((u) => u.endsWith(`/node_modules/${PACKAGE.name}/dist/cli.js`)));
+    const thread = processes.filter((p) => p.argv.some((a) => a.endsWith("thread_directive.mjs")));
+    assert.equal(cli.length, 1, `the CLI was probed: ${JSON.stringify(processes.map((p) => p.argv))}`);
+    assert.equal(thread.length, 1, `the thread process was probed: ${JSON.stringify(processes.map((p) => p.argv))}`);
+    assert.ok(cli[0]!.urls.some((u) => u.endsWith("/dist/system-validators.js")), "the CLI checked thread_directive's parameters with the shipped validators");
+    // The runtime modules came from their verified bytes through the module hooks (sdk/verified-modules.ts), not
+    // as data: URLs (which reach this probe's resolve hook; the rye-verified: ones are answered before it).
+    assert.equal(thread[0]!.dataUrls, 0, "the thread process imported its runtime modules from data: URLs");
+    for (const [name, p] of [["the CLI", cli[0]!], ["the thread process", thread[0]!]] as const) {
+      const withAjv = p.urls.filter((u) => /node_modules\/ajv\/dist\/compile\//.test(readFileSync(fileURLToPath(u), "utf8")));
+      assert.deepEqual(withAjv, [], `${name} loaded Ajv's compiler`);
+    }
   } finally {
     await llm.close();
   }
