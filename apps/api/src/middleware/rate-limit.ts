@@ -6,7 +6,6 @@
 import type { MiddlewareHandler } from "hono";
 import { RyeError } from "@rye/core";
 import type { AppEnv } from "../env.ts";
-import { BatchedWindowCounters } from "../services/batched-window-counters.ts";
 import { MemoryWindowCounters, type WindowCount, type WindowCounters } from "../services/window-counters.ts";
 
 export interface RateLimitOptions {
@@ -47,14 +46,9 @@ export function rateLimiter(options: RateLimitOptions): (method: string, caller:
     const write = method !== "GET" && method !== "HEAD" && method !== "OPTIONS";
     const limit = write ? options.writes : options.reads;
     const key = `rl:${scope}:${write ? "w" : "r"}:${caller}`;
-    // In memory the count needs no promise: the PGlite hot path stays as cheap as before.
-    if (counters instanceof MemoryWindowCounters) return verdict(write, limit, counters.hitNow(key, windowMs));
-    // Batched (PostgreSQL): no promise either while the hit is within what may be judged before the store answers.
-    if (counters instanceof BatchedWindowCounters) {
-      const counted = counters.hitNow(key, windowMs, limit);
-      return counted instanceof Promise ? counted.then((entry) => verdict(write, limit, entry)) : verdict(write, limit, counted);
-    }
-    return counters.hit(key, windowMs).then((entry) => verdict(write, limit, entry));
+    // A store that can count without a promise (in memory; batched, within its cap) keeps the hot path free of one.
+    const counted = counters.hitNow ? counters.hitNow(key, windowMs, limit) : counters.hit(key, windowMs);
+    return counted instanceof Promise ? counted.then((entry) => verdict(write, limit, entry)) : verdict(write, limit, counted);
   };
 }
 

@@ -32,6 +32,11 @@ export interface WindowCounters {
   peek(key: string): Promise<WindowCount>;
   /** Forgets `key`'s window (a correct password clears its failed attempts). */
   clear(key: string): Promise<void>;
+  /**
+   * Counts one hit without a promise when the store can answer at once (in memory; batched within its cap), for the
+   * rate limiter's hot path; `limit` is the key's limit, which a store may use to bound what it judges unconfirmed.
+   */
+  hitNow?(key: string, windowMs: number, limit?: number): WindowCount | Promise<WindowCount>;
   /** Writes what the store keeps unwritten and stops its timers (the server calls it before closing the database). */
   close?(): Promise<void>;
 }
@@ -175,4 +180,3 @@ export function windowCountersFor(db: Database, options: { store?: "database" | 
   const store = options.store ?? (db.kind === "postgres" ? "database" : "memory");
   return store === "database" ? new PostgresWindowCounters(db, Date.now, options.onSweepError) : new MemoryWindowCounters();
 }
-
