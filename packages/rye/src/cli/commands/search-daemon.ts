@@ -1,17 +1,22 @@
 import type { Command } from "commander";
 import { RyeError } from "@rye/core";
 import type { CliContext } from "../context.ts";
-import { askDaemon, unsafeSocket } from "../search-daemon/client.ts";
+import { askDaemon, type DaemonAnswer, unsafeSocket } from "../search-daemon/client.ts";
 import { DEFAULT_IDLE_SECONDS, socketPath } from "../search-daemon/protocol.ts";
 import { parseInteger } from "./common.ts";
 
 /** How long `start` waits for the daemon it spawned to answer. */
 const START_WAIT_MS = 10_000;
 
-async function status(env: NodeJS.ProcessEnv): Promise<Record<string, unknown> | null> {
+/** The daemon's answer to `op`, or null when none answers on a socket of this user's. */
+async function ask(env: NodeJS.ProcessEnv, op: "status" | "stop", timeoutMs: number): Promise<DaemonAnswer | null> {
   const path = socketPath(env);
   if (unsafeSocket(path)) return null;
-  const answer = await askDaemon(path, { op: "status" }, 2000).catch(() => null);
+  return askDaemon(path, { op }, timeoutMs).catch(() => null);
+}
+
+async function status(env: NodeJS.ProcessEnv): Promise<Record<string, unknown> | null> {
+  const answer = await ask(env, "status", 2000);
   return answer?.ok && answer.status ? answer.status : null;
 }
 
@@ -61,8 +66,7 @@ export function registerSearchDaemon(program: Command, ctx: CliContext): void {
     .description("stop this user's search daemon")
     .action(async () =>
       ctx.run(false, async () => {
-        const path = socketPath(ctx.env);
-        const answer = unsafeSocket(path) ? null : await askDaemon(path, { op: "stop" }, 5000).catch(() => null);
+        const answer = await ask(ctx.env, "stop", 5000);
         if (!answer?.ok) {
           ctx.io.stdout("no search daemon runs");
           return;

@@ -41,7 +41,7 @@ export function socketPath(env: NodeJS.ProcessEnv): string {
 }
 
 /** Options of `rye search` that take a value (the next word is theirs, not a flag). */
-const VALUE_OPTIONS = new Set(["-t", "--type", "-s", "--source", "-c", "--category", "-n", "--limit", "--offset", "-p", "--project", "--min-quality", "--sort"]);
+export const VALUE_OPTIONS: ReadonlySet<string> = new Set(["-t", "--type", "-s", "--source", "-c", "--category", "-n", "--limit", "--offset", "-p", "--project", "--min-quality", "--sort"]);
 /** Options that send the search to a registry even with --local. */
 const REGISTRY_OPTIONS = /^--(?:registry-only|min-quality|sort)(?:=|$)/;
 

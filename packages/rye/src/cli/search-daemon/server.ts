@@ -167,6 +167,8 @@ export class SearchDaemon {
         return;
       }
       chunks.push(chunk);
+      // The request ends at its newline: nothing to read before a chunk carries one.
+      if (!chunk.includes(0x0a)) return;
       const text = Buffer.concat(chunks).toString("utf8");
       const newline = text.indexOf("\n");
       if (newline < 0) return;
