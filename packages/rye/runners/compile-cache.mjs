@@ -4,7 +4,7 @@
 // the bytes it verified). Not Node's default folder (the OS temp folder, shared by every user of the machine):
 // Node accepts a cache entry whose header names the source's length and CRC-32, and V8 then runs the cached code
 // without comparing it with the source, so whoever can write the folder chooses what a verified module runs
-// (src/sdk/compile-cache.test.ts forges one). In the user's own folder, that takes write access to the user's
+// (src/sdk/verified-modules.test.ts forges one). In the user's own folder, that takes write access to the user's
 // files, which already gives the user space's items and trust store. A folder that this user does not own, or that
 // others can write, gets no cache. NODE_COMPILE_CACHE (Node enables that folder itself) and
 // NODE_DISABLE_COMPILE_CACHE=1 are the user's choice and left alone.

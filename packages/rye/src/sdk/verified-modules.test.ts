@@ -5,12 +5,13 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { compileCacheDir, enablePrivateCompileCache, privateToUser } from "../../runners/compile-cache.mjs";
+import { searchIndexDir } from "../spaces/paths.ts";
 import { dataUrlOf } from "./verified-modules.ts";
 
 const exec = promisify(execFile);
@@ -92,6 +93,14 @@ console.log((await import("rye-verified:x")).x);`,
   good.copy(forged, 12, 12, 16);
   await writeFile(await entry(a), forged);
   assert.equal(await importWith(a, verifiedSource), "attacker", "Node and V8 accepted the forged entry (if this fails, they now check the source itself)");
+});
+
+test("the compile cache sits beside the search index: compile-cache.mjs restates the user space's cache base (it cannot import it)", () => {
+  const home = homedir();
+  for (const env of [{}, { USER_SPACE: "~" }, { USER_SPACE: "~/space" }, { USER_SPACE: "/srv/rye-user" }, { USER_SPACE: "relative/space" }, { XDG_CACHE_HOME: "/var/cache/u" }, { XDG_CACHE_HOME: "/var/cache/u", USER_SPACE: "~/space" }]) {
+    assert.equal(compileCacheDir(env), join(dirname(searchIndexDir(env)!), "compile-cache"), JSON.stringify(env));
+  }
+  assert.equal(compileCacheDir({}), join(home, ".cache", "rye", "compile-cache"));
 });
 
 test("the compile cache goes to the user's own folder, and not to one that others can write", async () => {
