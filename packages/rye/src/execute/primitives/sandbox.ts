@@ -6,8 +6,10 @@
  *   (ISOLATION_UNAVAILABLE) unless the request says it is optional. Nothing is ever claimed that does not hold.
  */
 import { execFileSync } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
 import type { SandboxSpec } from "@rye/core";
 import { RyeError } from "@rye/core";
+import { pathCandidates, pathFromEnv } from "../../fs/platform.ts";
 
 export interface SandboxPlan {
   command: string;
@@ -19,17 +21,23 @@ export interface SandboxPlan {
 }
 
 const which = new Map<string, string | null>();
+/** `program`'s path on PATH (absolute entries only, as `findOnPath`), looked up once per PATH value without a shell. */
 function find(program: string): string | null {
-  if (!which.has(program)) {
-    let path: string | null = null;
-    try {
-      path = execFileSync("sh", ["-c", `command -v ${program}`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() || null;
-    } catch {
-      path = null;
-    }
-    which.set(program, path);
+  const pathValue = pathFromEnv(process.env);
+  const key = `${pathValue ?? ""}\0${program}`;
+  if (!which.has(key)) {
+    const found = pathCandidates(program, pathValue, process.env).find((candidate) => {
+      try {
+        if (!statSync(candidate).isFile()) return false;
+        accessSync(candidate, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    which.set(key, found ?? null);
   }
-  return which.get(program)!;
+  return which.get(key)!;
 }
 
 /** Whether bubblewrap can actually start here (installed, and user namespaces allowed). Checked once per process. */
