@@ -1,7 +1,8 @@
-// The migrated template behind openTestDatabase("postgres"): copies are migrated without migrating each one, the
-// template is built once however many processes ask at the same time, and a failed build leaves nothing behind.
+// The migrated templates behind openTestDatabase: on PostgreSQL, copies are migrated without migrating each one, the
+// template is built once however many processes ask at the same time, and a failed build leaves nothing behind;
+// on PGlite, the cached tarball is gunzipped once per process instead of once per database.
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -9,6 +10,7 @@ import pg from "pg";
 import { migrate } from "./migrate.ts";
 import { readMigrations } from "./migrations-dir.ts";
 import { migrationsDir } from "./paths.ts";
+import { migratedPgliteTemplate } from "./pglite-template.ts";
 import { createMigratedPostgresDatabase, ensureTemplate, templateDatabaseName } from "./postgres-template.ts";
 import { pgSession } from "./sql-session.ts";
 import { openTestDatabase, skipWithoutPostgres } from "./testing.ts";
@@ -105,6 +107,28 @@ describe("the migrated PostgreSQL template for test databases", { skip: skipWith
       assert.equal(first.length, readMigrations(migrationsDir).length);
       assert.deepEqual(await ids(b), first);
       assert.ok((await databaseNames()).includes(templateDatabaseName()));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe("the migrated PGlite template for test databases", () => {
+  test("kept gzipped in the temp dir, handed to PGlite as a plain tar (gunzipped once per process, not per database)", async () => {
+    const blob = await migratedPgliteTemplate();
+    assert.equal(blob.type, "application/x-tar");
+    const bytes = new Uint8Array(await blob.arrayBuffer());
+    assert.equal(Buffer.from(bytes.subarray(257, 262)).toString("latin1"), "ustar", "a tar header, not gzip");
+    assert.equal(await migratedPgliteTemplate(), blob, "one copy per process");
+    const cached = readdirSync(tmpdir()).filter((f) => /^rye-pglite-template-[0-9a-f]{24}\.tar\.gz$/.test(f));
+    assert.ok(cached.some((f) => { const head = readFileSync(join(tmpdir(), f)).subarray(0, 2); return head[0] === 0x1f && head[1] === 0x8b; }), "the cached file is gzip");
+    const [a, b] = [await openTestDatabase("pglite"), await openTestDatabase("pglite")];
+    try {
+      for (const db of [a, b]) {
+        const { rows } = await db.raw.query<{ n: number }>(`SELECT count(*)::int AS n FROM "_prisma_migrations"`);
+        assert.equal(rows[0]!.n, readMigrations(migrationsDir).length);
+      }
     } finally {
       await a.close();
       await b.close();
