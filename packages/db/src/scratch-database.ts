@@ -11,15 +11,16 @@ import pg from "pg";
 export const DROP_GRACE_MS = 3_000;
 
 /**
- * An empty database `rye_test_<random>` on the server of `serverUrl` (default `DATABASE_URL`; not migrated).
+ * An empty database `rye_test_<random>` on the server of `serverUrl` (default `DATABASE_URL`; not migrated), or a copy
+ * of `template` (postgres-template.ts: a migrated one).
  * Each suite makes its own, so no suite depends on another's database. Before `drop()`, close what connects to it
  * (`await endPool(pool)`, `await client.end()`): drop waits up to DROP_GRACE_MS for sessions to end, then forces.
  */
-export async function createScratchPostgresDatabase(serverUrl = process.env.DATABASE_URL): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createScratchPostgresDatabase(serverUrl = process.env.DATABASE_URL, template?: string): Promise<{ url: string; drop(): Promise<void> }> {
   if (!serverUrl) throw new Error("a PostgreSQL test database needs DATABASE_URL (see skipWithoutPostgres())");
   const server = serverUrl;
   const name = `rye_test_${randomBytes(8).toString("hex")}`;
-  await onServer(server, (admin) => admin.query(`CREATE DATABASE "${name}"`));
+  await onServer(server, (admin) => admin.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ""}`));
   const url = new URL(server);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => onServer(server, (admin) => dropDatabase(admin, name)) };

@@ -4,9 +4,10 @@ import { createPglite } from "./pglite.ts";
 import { migratedPgliteTemplate } from "./pglite-template.ts";
 import { skipUnless } from "../../../scripts/test-requirements.ts";
 import { endPool } from "./end-pool.ts";
+import { createMigratedPostgresDatabase } from "./postgres-template.ts";
 import { createScratchPostgresDatabase } from "./scratch-database.ts";
 
-export { createScratchPostgresDatabase, endPool };
+export { createMigratedPostgresDatabase, createScratchPostgresDatabase, endPool };
 
 /** PostgreSQL-backed tests run when `DATABASE_URL` names a server (CI sets it; `npm test` starts one). */
 export function postgresAvailable(): boolean {
@@ -23,7 +24,8 @@ export function skipWithoutPostgres(): string | false {
 
 /**
  * A fresh, migrated, isolated database; `close()` destroys it.
- * - "postgres": `CREATE DATABASE rye_test_<random>` on the server of `DATABASE_URL`, dropped on close.
+ * - "postgres": `CREATE DATABASE rye_test_<random>` on the server of `DATABASE_URL`, a copy of the server's migrated
+ *   template (see postgres-template.ts), dropped on close.
  * - "pglite": in memory, loaded from a migrated template (see pglite-template.ts) instead of initdb.
  * Default: "postgres" when available, else "pglite".
  */
@@ -33,7 +35,7 @@ export async function openTestDatabase(kind: DatabaseKind = postgresAvailable() 
 }
 
 async function openPostgresTestDatabase(): Promise<Database> {
-  const scratch = await createScratchPostgresDatabase();
+  const scratch = await createMigratedPostgresDatabase();
   let db: Database;
   try {
     db = await openDatabase({ databaseUrl: scratch.url });
