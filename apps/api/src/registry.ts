@@ -1,7 +1,9 @@
 /** Opens everything a registry process needs (database, keys, auth) — shared by the server, the operator CLI and tests. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Database, OpenDatabaseOptions } from "@rye/db";
-import { DataDirInUseError, openDatabase } from "@rye/db";
+import { DataDirInUseError, MEMORY, openDatabase } from "@rye/db";
 import { RyeError } from "@rye/core";
 import { ApiTokenAuthenticator } from "./auth/api-tokens.ts";
 import { AccessTokenRevocations } from "./auth/access-token-revocations.ts";
@@ -20,8 +22,33 @@ import { windowCountersFor } from "./services/window-counters.ts";
 
 export const REGISTRY_VERSION = "0.1.0";
 
+/**
+ * Where the registry's keys live: $RYE_REGISTRY_KEY_DIR, else `<data dir>/keys`. An in-memory registry
+ * (`RYE_DATA_DIR=memory://`) has no data directory: its keys are as short-lived as its database, in a private
+ * temporary folder of this process (0700, removed when it exits), so a restart is a new registry with a new key;
+ * a PostgreSQL registry outlives its process and needs RYE_REGISTRY_KEY_DIR then.
+ */
 export function keyDirOf(config: RegistryConfig, env: NodeJS.ProcessEnv): string {
-  return resolve(env.RYE_REGISTRY_KEY_DIR ?? join(config.dataDir, "keys"));
+  if (env.RYE_REGISTRY_KEY_DIR) return resolve(env.RYE_REGISTRY_KEY_DIR);
+  if (config.dataDir === MEMORY) {
+    if (env.DATABASE_URL) {
+      throw new RyeError("BAD_REQUEST", "Invalid registry configuration: RYE_DATA_DIR=memory:// leaves a PostgreSQL registry (DATABASE_URL) no folder for its keys", {
+        hint: "Set RYE_REGISTRY_KEY_DIR to a folder the registry keeps, or RYE_DATA_DIR to a folder (docs/deployment.md).",
+      });
+    }
+    return ephemeralKeyDir();
+  }
+  return resolve(join(config.dataDir, "keys"));
+}
+
+let ephemeralKeys: string | undefined;
+function ephemeralKeyDir(): string {
+  if (!ephemeralKeys) {
+    const dir = mkdtempSync(join(tmpdir(), "rye-registry-keys-")); // created 0700
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    ephemeralKeys = dir;
+  }
+  return ephemeralKeys;
 }
 
 /** The registry's database: PostgreSQL at $DATABASE_URL, else the embedded PGlite in the data directory. */

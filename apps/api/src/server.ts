@@ -9,6 +9,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import type { Hono } from "hono";
+import { MEMORY } from "@rye/db";
 import { createApp } from "./app.ts";
 import { FrontAnswers } from "./front/answers.ts";
 import type { RegistryConfig } from "./config.ts";
@@ -81,7 +82,8 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
   server.listen(config.port, process.env.HOST ?? "0.0.0.0");
   await once(server, "listening");
   const port = (server.address() as AddressInfo).port;
-  await writeAdminFile(config.dataDir, { url: `http://127.0.0.1:${port}`, secret: deps.adminSecret! }).catch((err: Error) =>
+  // An in-memory registry has no data directory to announce its admin endpoint in (the operator CLI refuses memory://).
+  if (config.dataDir !== MEMORY) await writeAdminFile(config.dataDir, { url: `http://127.0.0.1:${port}`, secret: deps.adminSecret! }).catch((err: Error) =>
     logger.log("warn", "could not write the admin endpoint file; the operator CLI will need the server stopped", { error: err.message }),
   );
   const webhooks = webhookDispatcherFor(deps);
@@ -94,7 +96,7 @@ export async function serveRegistry(prepared: PreparedRegistry, listener: NodeLi
     (closing ??= drainServer(server, tracked.inFlight, { lifecycle: deps.lifecycle, logger, ...config.shutdown })
       .then(() => webhooks.stop())
       .then(() => rechecker.stop())
-      .then(() => removeAdminFile(config.dataDir, deps.adminSecret))
+      .then(() => (config.dataDir === MEMORY ? undefined : removeAdminFile(config.dataDir, deps.adminSecret)))
       // Pending download counts are written before the database closes.
       .then(() => deps.reads.close())
       // Rate-limit hits counted in this process and not yet written, likewise.

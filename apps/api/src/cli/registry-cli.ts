@@ -5,7 +5,7 @@
  */
 import "@rye/core/node";
 import { Command, CommanderError, Option } from "commander";
-import type { Database } from "@rye/db";
+import { type Database, MEMORY } from "@rye/db";
 import { isErrorCode, RyeError, toErrorEnvelope } from "@rye/core";
 import type { RegistryConfig } from "../config.ts";
 import { loadConfig } from "../config.ts";
@@ -20,10 +20,24 @@ import { systemSafetyRules } from "../services/safety-rules.ts";
 
 type Out = (s: string) => void;
 
-/** The registry's database for a command that works on it directly; the embedded one is refused while a server holds it. */
+/**
+ * The registry's database for a command that works on it directly. An in-memory one (RYE_DATA_DIR=memory://) lives
+ * inside the server's process: opening it here would make an empty one, and what the command wrote would be lost.
+ */
+async function operatorDatabase(config: RegistryConfig, env: NodeJS.ProcessEnv): Promise<Database> {
+  if (env.DATABASE_URL) return openRegistryDatabase({ databaseUrl: env.DATABASE_URL });
+  if (config.dataDir === MEMORY) {
+    throw new RyeError("BAD_REQUEST", "RYE_DATA_DIR=memory:// is a database inside the server's own process: operator commands cannot reach it", {
+      hint: "Run the registry on a data folder (RYE_DATA_DIR=<folder>) or PostgreSQL (DATABASE_URL) to manage it with `npm run registry`.",
+    });
+  }
+  return openRegistryDatabase({ dataDir: config.dataDir });
+}
+
+/** operatorDatabase, with the embedded one refused while a server holds it. */
 async function openOperatorDatabase(config: RegistryConfig, env: NodeJS.ProcessEnv, why: string, hint: string): Promise<Database> {
   try {
-    return await openRegistryDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: config.dataDir });
+    return await operatorDatabase(config, env);
   } catch (err) {
     if (err instanceof RyeError && err.code === "DATA_DIR_IN_USE") throw new RyeError("DATA_DIR_IN_USE", `The embedded database is in use and ${why}`, { hint });
     throw err;
@@ -147,7 +161,7 @@ export async function runRegistryCli(argv: string[], env: NodeJS.ProcessEnv = pr
     .description("mark a registry key revoked (clients refuse it from then on)")
     .addOption(new Option("--reason <text>", "why (published in /v1/keys)").makeOptionMandatory())
     .action(async (fingerprint: string, opts: { reason: string }) => {
-      const db = await openRegistryDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: config.dataDir });
+      const db = await operatorDatabase(config, env);
       try {
         await revokeRegistryKey(db, fingerprint, opts.reason);
         print({ status: "revoked", fingerprint });
@@ -159,7 +173,7 @@ export async function runRegistryCli(argv: string[], env: NodeJS.ProcessEnv = pr
     .command("list")
     .description("list registry keys")
     .action(async () => {
-      const db = await openRegistryDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: config.dataDir });
+      const db = await operatorDatabase(config, env);
       try {
         const rows = await db.prisma.registryKey.findMany({ orderBy: { validFrom: "asc" } });
         for (const k of rows) out(`${k.fingerprint}  from ${k.validFrom.toISOString()}${k.validUntil ? ` until ${k.validUntil.toISOString()}` : " (active)"}${k.revokedAt ? ` REVOKED: ${k.revocationReason}` : ""}`);
