@@ -12,7 +12,8 @@
  * `health`, GET /health — so the p99 beside proofs can be read against what sharing the machine alone costs (two
  * cores for the server, PostgreSQL and the load generator running both loads). `proofs-elsewhere` (opt-in): the same
  * random proofs served by a second server process on the same database (its own event loop and heap, the same
- * cores), with that process's CPU time per proof. BENCH_PROOF_CONNECTIONS: the proofs' connections alone.
+ * cores), with that process's CPU time per proof. BENCH_PROOF_CONNECTIONS: the proofs' connections alone;
+ * BENCH_PROOF_RATE: a cap on the proofs' requests per second in both proof lanes (equal proof work in each).
  * BENCH_WARM_TILES=1 reads every full level-0 tile once after the server starts (a tile cache large enough to hold
  * them, RYE_TLOG_TILE_CACHE, then starts full).
  * BENCH_LANE_SIGNAL=1 sends the server SIGUSR2 before and after each lane (warm-up included), for a server run with
@@ -42,6 +43,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 25);
 const WARM_TILES = process.env.BENCH_WARM_TILES === "1";
 // The proofs' own connections (default BENCH_CONNECTIONS): with one build at a time, all but one of them wait.
 const PROOF_CONNECTIONS = Number(process.env.BENCH_PROOF_CONNECTIONS ?? CONNECTIONS);
+// A cap on the proofs' requests per second (0: none), the same for the proof lane and `proofs-elsewhere`, so the two
+// compare the same proof work in the server's process and in another one.
+const PROOF_RATE = Number(process.env.BENCH_PROOF_RATE ?? 0);
 const CONTROLS = (process.env.BENCH_CONTROL ?? "pull,health").split(",").filter(Boolean);
 for (const c of CONTROLS) if (c !== "pull" && c !== "health" && c !== "proofs-elsewhere") throw new Error(`BENCH_CONTROL: pull, health or proofs-elsewhere, not ${c}`);
 const LANE_SIGNAL = process.env.BENCH_LANE_SIGNAL === "1";
@@ -109,7 +113,7 @@ try {
           pinnedPath ??= new URL((await publishBenchItem(api.url, ["1.0.0"])).pinned).pathname + "?version=1.0.0";
           const size = ((await (await fetch(`${api.url}/v1/tlog/checkpoint`)).text()).split("\n")[1] ?? "").trim();
           const proofPath = () => `/v1/tlog/proof/inclusion?index=${Math.floor(Math.random() * Number(size))}&tree_size=${size}`;
-          const load = (path?: () => string, connections = CONNECTIONS) => loadFigures(path ? api.url : `${api.url}${pinnedPath}`, { connections, seconds: SECONDS, discardBodies: true, ...(path ? { path } : {}) });
+          const load = (path?: () => string, connections = CONNECTIONS, overallRate = 0) => loadFigures(path ? api.url : `${api.url}${pinnedPath}`, { connections, seconds: SECONDS, discardBodies: true, overallRate, ...(path ? { path } : {}) });
           if (WARM_TILES) {
             // Every full level-0 tile read once, so a cache that can hold them all starts full, as after a while in production.
             const tiles = Math.floor(Number(size) / TILE_WIDTH);
@@ -130,14 +134,14 @@ try {
             }
           };
           const alone = await lane("alone", () => load());
-          const [beside, proofs] = await lane("beside proofs", () => Promise.all([load(), load(proofPath, PROOF_CONNECTIONS)]));
+          const [beside, proofs] = await lane("beside proofs", () => Promise.all([load(), load(proofPath, PROOF_CONNECTIONS, PROOF_RATE)]));
           const controls: Run["controls"] = [];
           for (const control of CONTROLS) {
             if (control === "proofs-elsewhere") {
               // The same proofs served by a second server process on the same database: the machine's share of them.
               const other = await startApiProcess({ DATABASE_URL: scratch.url, RYE_CHECKPOINT_EVERY_ENTRIES: "1", RYE_RATE_LIMIT_STORE: store, ...server.env }, { entry: server.entry });
               try {
-                const [pulls, elsewhere] = await lane(`beside ${control}`, () => Promise.all([load(), loadFigures(other.url, { connections: PROOF_CONNECTIONS, seconds: SECONDS, discardBodies: true, path: proofPath, serverPid: other.pid })]));
+                const [pulls, elsewhere] = await lane(`beside ${control}`, () => Promise.all([load(), loadFigures(other.url, { connections: PROOF_CONNECTIONS, seconds: SECONDS, discardBodies: true, path: proofPath, serverPid: other.pid, overallRate: PROOF_RATE })]));
                 controls.push({ control, beside: pulls, load: elsewhere });
               } finally {
                 await other.stop();
