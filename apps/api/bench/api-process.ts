@@ -11,6 +11,7 @@ const root = fileURLToPath(new URL("../../../", import.meta.url));
 
 export interface ApiProcess {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -59,6 +60,7 @@ export async function startApiProcess(env: NodeJS.ProcessEnv, options: ApiProces
   }
   return {
     url,
+    pid: child.pid!,
     async stop() {
       await stopChild(child);
       if (dataDir) await rm(dataDir, { recursive: true, force: true });

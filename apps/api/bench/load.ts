@@ -15,12 +15,13 @@ export interface Figures {
 
 /**
  * `seconds` of load on `url` with `connections`, after a 2 s warm-up (JIT, pools, caches). `path`, when given, picks
- * each request's path (and query) on the same origin, so a load can spread over many resources.
+ * each request's path (and query) on the same origin, so a load can spread over many resources. `overallRate`, when
+ * given, caps the requests per second over all connections (an open-loop load of that rate, at most).
  */
-export async function loadFigures(url: string, options: { connections: number; seconds: number; headers?: Record<string, string>; path?: () => string; discardBodies?: boolean; serverPid?: number }): Promise<Figures> {
-  const { connections, seconds, headers = {}, path, discardBodies = false, serverPid } = options;
+export async function loadFigures(url: string, options: { connections: number; seconds: number; headers?: Record<string, string>; path?: () => string; discardBodies?: boolean; serverPid?: number; overallRate?: number }): Promise<Figures> {
+  const { connections, seconds, headers = {}, path, discardBodies = false, serverPid, overallRate } = options;
   const requests = path ? [{ method: "GET" as const, setupRequest: (req: autocannon.Request) => ({ ...req, path: path() }) }] : undefined;
-  const common = { url, connections, headers, ...(requests ? { requests } : {}), ...(discardBodies ? { setupClient: discardBodiesOf } : {}) };
+  const common = { url, connections, headers, ...(requests ? { requests } : {}), ...(discardBodies ? { setupClient: discardBodiesOf } : {}), ...(overallRate ? { overallRate } : {}) };
   await autocannon({ ...common, duration: 2 });
   const cpuBefore = serverPid === undefined ? Number.NaN : await cpuMs(serverPid);
   const r = await autocannon({ ...common, duration: seconds });

@@ -7,8 +7,17 @@
  * RYE_RATE_LIMIT_STORE) and each server of BENCH_SERVERS (`name=path/to/main.js[+VAR=value…],…`, default the
  * current build only; the variables are that server's environment): the server is started on that database, a pinned pull runs alone at BENCH_CONNECTIONS (25), then the same
  * pull beside random inclusion proofs at BENCH_CONNECTIONS each, BENCH_SECONDS (4) each after autocannon's warm-up.
+ * Control lanes (BENCH_CONTROL, default `pull,health`; empty for none): the same pinned pull beside an equal load
+ * (BENCH_CONNECTIONS) of something that is not a proof — `pull`, the pinned pull itself from a second load generator;
+ * `health`, GET /health — so the p99 beside proofs can be read against what sharing the machine alone costs (two
+ * cores for the server, PostgreSQL and the load generator running both loads). `proofs-elsewhere` (opt-in): the same
+ * random proofs served by a second server process on the same database (its own event loop and heap, the same
+ * cores), with that process's CPU time per proof. BENCH_PROOF_CONNECTIONS: the proofs' connections alone;
+ * BENCH_PROOF_RATE: a cap on the proofs' requests per second in both proof lanes (equal proof work in each).
  * BENCH_WARM_TILES=1 reads every full level-0 tile once after the server starts (a tile cache large enough to hold
  * them, RYE_TLOG_TILE_CACHE, then starts full).
+ * BENCH_LANE_SIGNAL=1 sends the server SIGUSR2 before and after each lane (warm-up included), for a server run with
+ * an instrumenting `--import` (in its NODE_OPTIONS) that prints and resets its figures on that signal.
  * Prints one line per run (with the load average) and a JSON line of every run at the end.
  * PostgreSQL: DATABASE_URL, else a throwaway cluster.
  * Run: node --import tsx apps/api/bench/tlog-beside-proofs.bench.ts
@@ -32,6 +41,14 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 25);
 const WARM_TILES = process.env.BENCH_WARM_TILES === "1";
+// The proofs' own connections (default BENCH_CONNECTIONS): with one build at a time, all but one of them wait.
+const PROOF_CONNECTIONS = Number(process.env.BENCH_PROOF_CONNECTIONS ?? CONNECTIONS);
+// A cap on the proofs' requests per second (0: none), the same for the proof lane and `proofs-elsewhere`, so the two
+// compare the same proof work in the server's process and in another one.
+const PROOF_RATE = Number(process.env.BENCH_PROOF_RATE ?? 0);
+const CONTROLS = (process.env.BENCH_CONTROL ?? "pull,health").split(",").filter(Boolean);
+for (const c of CONTROLS) if (c !== "pull" && c !== "health" && c !== "proofs-elsewhere") throw new Error(`BENCH_CONTROL: pull, health or proofs-elsewhere, not ${c}`);
+const LANE_SIGNAL = process.env.BENCH_LANE_SIGNAL === "1";
 const STORES = (process.env.BENCH_STORES ?? "database,memory").split(",");
 // `name=path[+VAR=value…]`: a built server and settings of its own (e.g. +RYE_TLOG_TILE_CACHE=4096).
 const SERVERS = (process.env.BENCH_SERVERS ?? "current=apps/api/dist/main.js").split(",").map((s) => {
@@ -63,6 +80,8 @@ interface Run {
   alone: Figures;
   beside: Figures;
   proofs: Figures;
+  /** The pinned pull beside each control load, and that load's own figures. */
+  controls: { control: string; beside: Figures; load: Figures }[];
 }
 
 await ensureServerBuild("api", (m) => console.log(m));
@@ -94,7 +113,7 @@ try {
           pinnedPath ??= new URL((await publishBenchItem(api.url, ["1.0.0"])).pinned).pathname + "?version=1.0.0";
           const size = ((await (await fetch(`${api.url}/v1/tlog/checkpoint`)).text()).split("\n")[1] ?? "").trim();
           const proofPath = () => `/v1/tlog/proof/inclusion?index=${Math.floor(Math.random() * Number(size))}&tree_size=${size}`;
-          const load = (path?: () => string) => loadFigures(path ? api.url : `${api.url}${pinnedPath}`, { connections: CONNECTIONS, seconds: SECONDS, discardBodies: true, ...(path ? { path } : {}) });
+          const load = (path?: () => string, connections = CONNECTIONS, overallRate = 0) => loadFigures(path ? api.url : `${api.url}${pinnedPath}`, { connections, seconds: SECONDS, discardBodies: true, overallRate, ...(path ? { path } : {}) });
           if (WARM_TILES) {
             // Every full level-0 tile read once, so a cache that can hold them all starts full, as after a while in production.
             const tiles = Math.floor(Number(size) / TILE_WIDTH);
@@ -102,11 +121,40 @@ try {
               await Promise.all(Array.from({ length: Math.min(64, tiles - from) }, (_, i) => fetch(`${api.url}/v1/tlog/${tilePath(0, from + i)}`).then((r) => r.arrayBuffer())));
             }
           }
-          const alone = await load();
-          const [beside, proofs] = await Promise.all([load(), load(proofPath)]);
-          const run = { server: server.name, store, round, load_average: Number(loadavg()[0]!.toFixed(1)), alone, beside, proofs };
+          const lane = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+            if (!LANE_SIGNAL) return run();
+            process.kill(api.pid, "SIGUSR2");
+            await new Promise((r) => setTimeout(r, 100));
+            console.log(`  lane ${name}:`);
+            try {
+              return await run();
+            } finally {
+              process.kill(api.pid, "SIGUSR2");
+              await new Promise((r) => setTimeout(r, 100));
+            }
+          };
+          const alone = await lane("alone", () => load());
+          const [beside, proofs] = await lane("beside proofs", () => Promise.all([load(), load(proofPath, PROOF_CONNECTIONS, PROOF_RATE)]));
+          const controls: Run["controls"] = [];
+          for (const control of CONTROLS) {
+            if (control === "proofs-elsewhere") {
+              // The same proofs served by a second server process on the same database: the machine's share of them.
+              const other = await startApiProcess({ DATABASE_URL: scratch.url, RYE_CHECKPOINT_EVERY_ENTRIES: "1", RYE_RATE_LIMIT_STORE: store, ...server.env }, { entry: server.entry });
+              try {
+                const [pulls, elsewhere] = await lane(`beside ${control}`, () => Promise.all([load(), loadFigures(other.url, { connections: PROOF_CONNECTIONS, seconds: SECONDS, discardBodies: true, path: proofPath, serverPid: other.pid, overallRate: PROOF_RATE })]));
+                controls.push({ control, beside: pulls, load: elsewhere });
+              } finally {
+                await other.stop();
+              }
+              continue;
+            }
+            const [pulls, other] = await lane(`beside ${control}`, () => Promise.all([load(), control === "pull" ? load() : load(() => "/health")]));
+            controls.push({ control, beside: pulls, load: other });
+          }
+          const run = { server: server.name, store, round, load_average: Number(loadavg()[0]!.toFixed(1)), alone, beside, proofs, controls };
           runs.push(run);
-          console.log(`${server.name.padEnd(8)} ${store.padEnd(8)} round ${round} load ${run.load_average}: alone ${formatFigures(alone)} | beside ${formatFigures(beside)} | proofs ${formatFigures(proofs)}`);
+          console.log(`${server.name.padEnd(8)} ${store.padEnd(8)} round ${round} load ${run.load_average}: alone ${formatFigures(alone)} | beside proofs ${formatFigures(beside)} | proofs ${formatFigures(proofs)}`);
+          for (const c of controls) console.log(`${"".padEnd(37)}beside ${c.control.padEnd(6)} ${formatFigures(c.beside)} | ${c.control} ${formatFigures(c.load)}`);
         } finally {
           await api.stop();
         }

@@ -45,6 +45,9 @@ const envSchema = z.object({
   RYE_PULL_CACHE_BYTES: int(64 * 1024 * 1024),
   // Full Merkle tiles kept in memory (8 KiB each); 0 turns the cache off. Bound: MAX_TILE_CACHE_TILES (512 MiB).
   RYE_TLOG_TILE_CACHE: z.coerce.number().int().min(0).max(65_536, "at most 65536 tiles (512 MiB)").default(1024),
+  // Inclusion and consistency proofs a process builds per second for GET /v1/tlog/proof/* (a pull's own proof is not
+  // counted); 0: no cap. Default: PROOF_BUILDS_PER_SECOND of services/log-proofs.ts (not imported: config stays light).
+  RYE_TLOG_PROOF_RATE: z.coerce.number().int().min(0).max(100_000, "at most 100000 proofs a second (0: no cap)").default(50),
   // The embedded database's page cache; 1024 is MAX_PGLITE_SHARED_BUFFERS_MB of @rye/db (not imported: the website
   // role reads this config without loading the database packages).
   RYE_PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(1024, "at most 1024 MB (PGlite's memory is at most 2 GB)").optional(),
@@ -170,8 +173,11 @@ export interface RegistryConfig {
    * in-process cache of pull answers holds at most `pullCacheEntries` answers and `pullCacheBytes` bytes.
    */
   reads: { downloadFlushMs: number; pullCacheEntries: number; pullCacheBytes: number };
-  /** The transparency log (services/log-tree.ts): how many full tiles (immutable, 8 KiB each) a process keeps in memory. */
-  tlog: { tileCacheTiles: number };
+  /**
+   * The transparency log: how many full tiles (immutable, 8 KiB each) a process keeps in memory (services/log-tree.ts),
+   * and how many proofs asked on their own it starts building per second (services/log-proofs.ts; 0: no cap).
+   */
+  tlog: { tileCacheTiles: number; proofBuildsPerSecond: number };
   /** Upstream identity providers, local accounts switch, sign-in cookie secret. */
   upstream: UpstreamAuthConfig;
   /** RYE_ROLE: what `npm start` serves in this process. */
@@ -275,7 +281,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RegistryConfig
       pollMs: e.RYE_WEBHOOK_POLL_MS,
     },
     reads: { downloadFlushMs: e.RYE_DOWNLOAD_FLUSH_MS, pullCacheEntries: e.RYE_PULL_CACHE_ENTRIES, pullCacheBytes: e.RYE_PULL_CACHE_BYTES },
-    tlog: { tileCacheTiles: e.RYE_TLOG_TILE_CACHE },
+    tlog: { tileCacheTiles: e.RYE_TLOG_TILE_CACHE, proofBuildsPerSecond: e.RYE_TLOG_PROOF_RATE },
     upstream: loadUpstreamAuthConfig(env),
     verification: {
       dnsServers: e.RYE_DNS_RESOLVER,

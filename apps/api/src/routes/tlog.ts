@@ -10,7 +10,7 @@ import { contractRouter, refuseWith } from "../contract/router.ts";
 import type { CheckpointPolicy } from "../services/checkpoints.ts";
 import { checkpointContext, currentCheckpointRow } from "../services/checkpoints.ts";
 import type { AppDeps } from "../services/deps.ts";
-import { consistencyProofFor, inclusionProofFor } from "../services/log-proofs.ts";
+import { configureProofRate, consistencyProofFor, inclusionProofFor } from "../services/log-proofs.ts";
 import { configureTileCache, readEntryBundle, readTile } from "../services/log-tree.ts";
 
 export const TLOG_PREFIX = "/v1/tlog";
@@ -106,6 +106,7 @@ async function tileBytes(deps: AppDeps, level: number, index: number, width: num
 
 export function tlogRoutes(deps: AppDeps, options: { checkpoints?: Partial<CheckpointPolicy> } = {}) {
   configureTileCache(deps.db.prisma, deps.config.tlog.tileCacheTiles);
+  configureProofRate(deps.db.prisma, deps.config.tlog.proofBuildsPerSecond);
   return contractRouter()
     .openapi(tlogInfoRoute, async (c) => {
       const origin = logOrigin(deps.config.publicUrl);

@@ -68,10 +68,34 @@ test("a build that fails frees its slot for the next one", async () => {
   assert.equal(limit.active, 0);
 });
 
-test("a limit needs at least one slot and a whole number of waiters", () => {
+test("a limit needs at least one slot, a whole number of waiters and a rate of 0 or more", () => {
   assert.throws(() => new BuildLimit(0, 1), RangeError);
   assert.throws(() => new BuildLimit(1, -1), RangeError);
   assert.throws(() => new BuildLimit(1.5, 1), RangeError);
+  assert.throws(() => new BuildLimit(1, 1, "builds", -1), RangeError);
+  assert.throws(() => new BuildLimit(1, 1, "builds", Number.NaN), RangeError);
+});
+
+test("with `perSecond`, work that is not urgent starts at most that often, even one at a time; urgent work does not wait for it", async () => {
+  const limit = new BuildLimit(2, 10, "builds", 4);
+  const starts: number[] = [];
+  const t0 = performance.now();
+  await Promise.all([0, 1, 2].map(() => limit.run(async () => void starts.push(performance.now() - t0))));
+  // The k-th at least k × 250 ms after the first (a timer may fire a millisecond early; a late one does not push the
+  // next start back: the rate is kept, not each gap), though two slots were free.
+  assert.ok(starts[1]! - starts[0]! >= 248 && starts[2]! - starts[0]! >= 498, `starts at ${starts.map((s) => s.toFixed(0)).join(", ")} ms`);
+  const next = limit.run(async () => performance.now());
+  const urgent = await limit.run(async () => performance.now(), { urgent: true });
+  assert.ok(urgent < (await next), "the urgent work started while the next one waited out the spacing");
+});
+
+test("a refusal asks the caller to retry after a second (Retry-After on the 503)", async () => {
+  const limit = new BuildLimit(1, 0);
+  const g = gate();
+  const first = limit.run(() => g.opened);
+  await assert.rejects(limit.run(async () => {}), (err: { details?: { retry_after?: number } }) => err.details?.retry_after === 1);
+  g.open();
+  await first;
 });
 
 test("urgent work waits ahead of the rest, in its own order, and is never refused", async () => {

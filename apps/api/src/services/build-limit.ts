@@ -8,21 +8,34 @@
  * 255 nodes per tile it finds uncached, so an unbounded number of them fills the database pool and the event loop,
  * and every other request (a cached pull's one small read) queues behind them.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { RyeError } from "@rye/core";
+
+/** Seconds a refused caller is asked to wait (Retry-After). */
+export const BUILD_LIMIT_RETRY_AFTER_S = 1;
 
 export class BuildLimit {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   /** How many of `waiting`, at its front, are urgent. */
   private urgentWaiting = 0;
+  /** When the next work that is not urgent may start (performance.now()), with `perSecond`. */
+  private nextStart = 0;
 
+  /**
+   * `perSecond` (0: no cap) spaces the starts of work that is not urgent at least 1/perSecond s apart: with work that
+   * is mostly this process's CPU, it bounds the share of the event loop (and of the machine) that work takes, whatever
+   * the number of callers. A slot waits out the spacing before its work starts; urgent work never waits for it.
+   */
   constructor(
     readonly atOnce: number,
     readonly maxWaiting: number,
     private readonly what = "builds",
+    public perSecond = 0,
   ) {
     if (!Number.isSafeInteger(atOnce) || atOnce < 1) throw new RangeError(`${what}: at least one at once, not ${atOnce}`);
     if (!Number.isSafeInteger(maxWaiting) || maxWaiting < 0) throw new RangeError(`${what}: a whole number may wait, not ${maxWaiting}`);
+    if (!Number.isFinite(perSecond) || perSecond < 0) throw new RangeError(`${what}: a rate of 0 (none) or more per second, not ${perSecond}`);
   }
 
   /** Runs `work` when a slot is free; UNAVAILABLE when it is not urgent and `maxWaiting` callers already wait. */
@@ -32,6 +45,7 @@ export class BuildLimit {
       if (!options.urgent && this.waiting.length >= this.maxWaiting) {
         throw new RyeError("UNAVAILABLE", `Too many ${this.what} at once: ${this.atOnce} running and ${this.waiting.length} waiting`, {
           hint: "The registry is busy building proofs; retry in a moment.",
+          details: { retry_after: BUILD_LIMIT_RETRY_AFTER_S },
         });
       }
       // The slot is handed over by the caller that frees it (running stays the same).
@@ -41,6 +55,12 @@ export class BuildLimit {
       });
     }
     try {
+      if (this.perSecond > 0 && !options.urgent) {
+        const now = performance.now();
+        const at = Math.max(now, this.nextStart);
+        this.nextStart = at + 1000 / this.perSecond;
+        if (at > now) await sleep(at - now);
+      }
       return await work();
     } finally {
       const next = this.waiting.shift();

@@ -4,7 +4,9 @@ import { test } from "node:test";
 import { fromBase64, leafHash, logLeaf, memoryNodeReader, treeHash, verifyConsistency, verifyInclusion } from "@rye/core";
 import { openDatabase } from "@rye/db";
 import { createScratchPostgresDatabase, skipWithoutPostgres } from "@rye/db/testing";
-import { consistencyProofFor, inclusionProofFor, PROOF_BUILDS_AT_ONCE, PROOF_BUILDS_WAITING } from "./log-proofs.ts";
+import type { RyeError } from "@rye/core";
+import { loadConfig } from "../config.ts";
+import { configureProofRate, consistencyProofFor, inclusionProofFor, PROOF_BUILDS_AT_ONCE, PROOF_BUILDS_PER_SECOND, PROOF_BUILDS_WAITING } from "./log-proofs.ts";
 import { configureTileCache } from "./log-tree.ts";
 import { appendLogEntry } from "./publish-log.ts";
 
@@ -72,6 +74,7 @@ test("proof builds run a bounded number at once: one request too many is refused
   const db = await openDatabase({ databaseUrl: scratch.url });
   try {
     configureTileCache(db.prisma, 16);
+    configureProofRate(db.prisma, 0); // the rate is the next test's: here only the slots and the waiting list
     const size = 48;
     for (let i = 0; i < size; i++) await db.prisma.$transaction((tx) => appendLogEntry(tx, "publish", { n: i }));
     // Every proof distinct, none built yet: PROOF_BUILDS_AT_ONCE run, PROOF_BUILDS_WAITING wait, the rest are refused.
@@ -86,6 +89,8 @@ test("proof builds run a bounded number at once: one request too many is refused
     const refused = results.filter((r) => r.status === "rejected");
     assert.equal(refused.length, 10);
     for (const r of refused) assert.equal((r as PromiseRejectedResult).reason.code, "UNAVAILABLE");
+    // The error middleware turns retry_after into Retry-After on the 503.
+    for (const r of refused) assert.equal((r as PromiseRejectedResult).reason.details?.retry_after, 1);
     assert.ok(results.slice(0, capacity).every((r) => r.status === "fulfilled"));
     assert.equal((await urgent).proof.length > 0, true);
 
@@ -95,5 +100,44 @@ test("proof builds run a bounded number at once: one request too many is refused
   } finally {
     await db.close();
     await scratch.drop();
+  }
+});
+
+test("proofs asked on their own start at most RYE_TLOG_PROOF_RATE a second; a pull's own proof does not wait for the rate", { skip: skipWithoutPostgres() }, async () => {
+  const scratch = await createScratchPostgresDatabase();
+  const db = await openDatabase({ databaseUrl: scratch.url });
+  try {
+    const size = 20;
+    for (let i = 0; i < size; i++) await db.prisma.$transaction((tx) => appendLogEntry(tx, "publish", { n: i }));
+    configureTileCache(db.prisma, 16);
+    configureProofRate(db.prisma, 1);
+    const done: string[] = [];
+    const started = performance.now();
+    const asks = [0, 1, 2].map((i) => inclusionProofFor(db.prisma, i, size).then(() => done.push(`own ${i}`)));
+    const pulls = inclusionProofFor(db.prisma, 9, size, { urgent: true }).then(() => done.push("pull's"));
+    await Promise.all([...asks, pulls]);
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed >= 1990, `three proofs at 1 a second take at least 2 s, not ${elapsed.toFixed(0)} ms`);
+    assert.deepEqual(done.slice(0, 2).sort(), ["own 0", "pull's"], "the pull's proof is built before the second proof asked on its own may start");
+
+    // 0: no cap (and a kept proof is never rate-limited: it is not built again).
+    configureTileCache(db.prisma, 16);
+    configureProofRate(db.prisma, 0);
+    const quick = performance.now();
+    await Promise.all([3, 4, 5, 6].map((i) => inclusionProofFor(db.prisma, i, size)));
+    assert.ok(performance.now() - quick < 1000, "without a cap four proofs do not wait a second each");
+    assert.throws(() => configureProofRate(db.prisma, -1), RangeError);
+  } finally {
+    await db.close();
+    await scratch.drop();
+  }
+});
+
+test("RYE_TLOG_PROOF_RATE sets the proofs a process starts per second: default PROOF_BUILDS_PER_SECOND, 0 no cap, at most 100000, else a clear error", () => {
+  assert.equal(loadConfig({}).tlog.proofBuildsPerSecond, PROOF_BUILDS_PER_SECOND);
+  assert.equal(loadConfig({ RYE_TLOG_PROOF_RATE: "0" }).tlog.proofBuildsPerSecond, 0);
+  assert.equal(loadConfig({ RYE_TLOG_PROOF_RATE: "100000" }).tlog.proofBuildsPerSecond, 100_000);
+  for (const bad of ["100001", "-1", "1.5", "lots"]) {
+    assert.throws(() => loadConfig({ RYE_TLOG_PROOF_RATE: bad }), (err: RyeError) => err.code === "BAD_REQUEST" && /RYE_TLOG_PROOF_RATE/.test(err.message), bad);
   }
 });

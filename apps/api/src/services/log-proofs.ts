@@ -8,9 +8,9 @@
  * entry at the same checkpoint over and over. A transaction's client, or a process without a tile cache, keeps none.
  *
  * Building a proof the process does not keep reads PostgreSQL and hashes; at most PROOF_BUILDS_AT_ONCE run at once
- * per process (build-limit.ts), a pull's own first, and concurrent requests for the same proof share one build, so a
- * flood of proofs of random entries waits its turn instead of holding the database pool and the event loop from every
- * other request.
+ * per process (build-limit.ts), a pull's own first, those asked on their own at most PROOF_BUILDS_PER_SECOND a second,
+ * and concurrent requests for the same proof share one build, so a flood of proofs of random entries waits its turn
+ * instead of holding the database pool and the event loop (and the machine's CPU) from every other request.
  */
 import { consistencyProofRanges, inclusionProofRanges, type Range, RyeError, subtreeHash, tilesForRanges, toBase64 } from "@rye/core";
 import type { Prisma } from "@rye/db";
@@ -31,6 +31,14 @@ export const PROOF_CACHE_BYTES = 8 * 1024 * 1024;
  */
 export const PROOF_BUILDS_AT_ONCE = 1;
 export const PROOF_BUILDS_WAITING = 256;
+/**
+ * Proofs asked on their own that a process starts building per second, by default (RYE_TLOG_PROOF_RATE; 0: no cap).
+ * One build at a time still ran them back to back, 100–200 a second at 1 000 000 entries, each 3–9 ms of this
+ * process's CPU: on two cores a cached pull beside 25 connections of them had a p99 of 41–203 ms. At 50 a second
+ * it was 17–25 ms (docs/benchmarks.md, "Where the pull waits beside proofs"). Callers past the cap wait (up to
+ * PROOF_BUILDS_WAITING, then 503 with Retry-After); monitors read tiles, and a proof is cacheable for a year.
+ */
+export const PROOF_BUILDS_PER_SECOND = 50;
 
 interface Proof {
   leaf: string;
@@ -45,6 +53,20 @@ interface ProofState {
 }
 
 const proofStates = new WeakMap<object, ProofState>();
+const proofRates = new WeakMap<object, number>();
+
+/**
+ * How many proofs asked on their own `prisma`'s process starts building per second (0: no cap); before its first
+ * proof (routes/tlog.ts, from RYE_TLOG_PROOF_RATE), or later for the builds that start after it. Unset:
+ * PROOF_BUILDS_PER_SECOND.
+ */
+export function configureProofRate(prisma: Tx, perSecond: number): void {
+  if (!Number.isFinite(perSecond) || perSecond < 0) throw new RangeError(`a proof rate is 0 (no cap) or more per second, not ${perSecond}`);
+  proofRates.set(prisma, perSecond);
+  const tiles = tileCacheOf(prisma);
+  const state = tiles && proofStates.get(tiles);
+  if (state) state.limit.perSecond = perSecond;
+}
 
 /** The proof cache and build limit of `prisma`'s process-wide client; none for a transaction's client. */
 function proofStateOf(prisma: Tx): ProofState | undefined {
@@ -55,7 +77,7 @@ function proofStateOf(prisma: Tx): ProofState | undefined {
     state = {
       cache: tiles.maxTiles === 0 ? undefined : new Lru({ maxEntries: PROOF_CACHE_ENTRIES, maxBytes: PROOF_CACHE_BYTES }),
       building: new Map(),
-      limit: new BuildLimit(PROOF_BUILDS_AT_ONCE, PROOF_BUILDS_WAITING, "proof builds"),
+      limit: new BuildLimit(PROOF_BUILDS_AT_ONCE, PROOF_BUILDS_WAITING, "proof builds", proofRates.get(prisma) ?? PROOF_BUILDS_PER_SECOND),
     };
     proofStates.set(tiles, state);
   }

@@ -221,6 +221,39 @@ test("a proof reads a cached full tile with its inner nodes, hashed once; the ti
   }
 });
 
+test("proofs of old entries keep no nodes of full tiles (looked up in the expanded tile): only the log's edge is kept", { skip: skipWithoutPostgres() }, async () => {
+  const scratch = await createScratchPostgresDatabase();
+  const db = await openDatabase({ databaseUrl: scratch.url });
+  try {
+    // Four full level-0 tiles and 9 entries at the edge, the tree built from the entry rows (no chain needed).
+    const size = 4 * TILE_WIDTH + 9;
+    await db.raw.query(`INSERT INTO publish_log_entries ("index", kind, payload, prev_hash, entry_hash)
+      SELECT i, 'publish', jsonb_build_object('n', i), repeat('0', 64), lpad(to_hex(i), 64, '0') FROM generate_series(0, $1::int - 1) AS i`, [size]);
+    await db.prisma.tlogTile.deleteMany({});
+    assert.equal(await catchUpTree(db, LOG_LOCK_ID), size);
+    const rows = await db.prisma.publishLogEntry.findMany({ orderBy: { index: "asc" } });
+    const memory = memoryNodeReader(rows.map((r) => leafHash(logLeaf({ index: Number(r.index), kind: r.kind, payload: r.payload }))));
+    const cache = configureTileCache(db.prisma, 16);
+    const prove = async (index: number) => {
+      const stored = inclusionProof(index, size, await storedNodeReader(db.prisma, tilesForRanges(inclusionProofRanges(index, size)))).map(toHex);
+      assert.deepEqual(stored, inclusionProof(index, size, memory).map(toHex), `entry ${index}`);
+    };
+    await prove(size - 1);
+    const edge = cache.nodeCount;
+    assert.ok(edge > 0, "the edge's nodes are kept");
+    await prove(0);
+    // Entry 0's audit path inside its tile: nodes (1, 1) … (7, 1), lookups in the expanded tile, not kept again.
+    for (let level = 1; level < 8; level++) assert.equal(cache.node(level, 1), undefined, `node (${level}, 1)`);
+    for (let index = 7; index < 4 * TILE_WIDTH; index += 7) await prove(index);
+    // At most the nodes of the partial level-1 tile (its 4 hashes: 3 nodes above them) join the edge's.
+    assert.ok(cache.nodeCount <= edge + 3, `${cache.nodeCount} nodes kept after 147 proofs of old entries (the edge alone: ${edge})`);
+    for (let index = 0; index < size; index += 31) await prove(index);
+  } finally {
+    await db.close();
+    await scratch.drop();
+  }
+});
+
 test("a full entry bundle is served from memory once read; a partial one always from the database", { skip: skipWithoutPostgres() }, async () => {
   const scratch = await createScratchPostgresDatabase();
   const db = await openDatabase({ databaseUrl: scratch.url });

@@ -301,8 +301,15 @@ export async function storedNodeReader(prisma: Tx, tiles: readonly TileId[], opt
   if (!cache) return read;
   // A node above a tile's stored level, hashed from a partial tile (at the log's edge, where every proof passes), is
   // as final as its leaves: kept, so the edge is not hashed again for each proof. The tile itself is still read.
+  // A node inside a full tile is a lookup in the expanded tile, so it is not kept: keeping the ~15 such nodes of
+  // every proof of a random entry churned the node cache (young objects promoted, then dropped: garbage
+  // collection on the event loop every pull shares).
   return (level, index) => {
-    if (level % TILE_HEIGHT === 0) return read(level, index);
+    const within = level % TILE_HEIGHT;
+    if (within === 0) return read(level, index);
+    const tile = { level: (level - within) / TILE_HEIGHT, index: Math.floor(index / 2 ** (TILE_HEIGHT - within)) };
+    const bytes = found.get(key(tile))?.length;
+    if (bytes === FULL_TILE_BYTES || bytes === EXPANDED_TILE_BYTES) return read(level, index);
     const kept = cache.node(level, index);
     if (kept) return kept;
     const hash = read(level, index);
