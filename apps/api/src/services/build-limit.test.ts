@@ -89,6 +89,19 @@ test("with `perSecond`, work that is not urgent starts at most that often, even 
   assert.ok(urgent < (await next), "the urgent work started while the next one waited out the spacing");
 });
 
+test("with `perSecond` and one slot, urgent work is not held by the spacing of the work before it, and those waiting it out count toward `maxWaiting`", async () => {
+  const limit = new BuildLimit(1, 2, "builds", 4);
+  const t0 = performance.now();
+  await limit.run(async () => {});
+  // The next two wait out 250 and 500 ms of spacing; a third would be one waiter too many.
+  const paced = [limit.run(async () => performance.now() - t0), limit.run(async () => performance.now() - t0)];
+  await assert.rejects(limit.run(async () => {}), (err: { code?: string }) => err.code === "UNAVAILABLE");
+  const urgent = await limit.run(async () => performance.now() - t0, { urgent: true });
+  assert.ok(urgent < 100, `the urgent work started at ${urgent.toFixed(0)} ms, not after the spacing (250 ms)`);
+  const [second, third] = await Promise.all(paced);
+  assert.ok(second! >= 248 && third! >= 498, `the paced ones at ${second!.toFixed(0)} and ${third!.toFixed(0)} ms`);
+});
+
 test("a refusal asks the caller to retry after a second (Retry-After on the 503)", async () => {
   const limit = new BuildLimit(1, 0);
   const g = gate();

@@ -21,11 +21,14 @@ export class BuildLimit {
   private urgentWaiting = 0;
   /** When the next work that is not urgent may start (performance.now()), with `perSecond`. */
   private nextStart = 0;
+  /** Callers that are not urgent, waiting out the spacing before they ask for a slot (counted in `maxWaiting`). */
+  private pacing = 0;
 
   /**
    * `perSecond` (0: no cap) spaces the starts of work that is not urgent at least 1/perSecond s apart: with work that
    * is mostly this process's CPU, it bounds the share of the event loop (and of the machine) that work takes, whatever
-   * the number of callers. A slot waits out the spacing before its work starts; urgent work never waits for it.
+   * the number of callers. A caller waits out the spacing before it asks for a slot, so urgent work never waits for
+   * it, not even behind a slot held by one that does.
    */
   constructor(
     readonly atOnce: number,
@@ -40,14 +43,23 @@ export class BuildLimit {
 
   /** Runs `work` when a slot is free; UNAVAILABLE when it is not urgent and `maxWaiting` callers already wait. */
   async run<T>(work: () => Promise<T>, options: { urgent?: boolean } = {}): Promise<T> {
+    if (!options.urgent && this.perSecond > 0) {
+      if (this.pacing + this.waiting.length >= this.maxWaiting) throw this.refusal();
+      const now = performance.now();
+      const at = Math.max(now, this.nextStart);
+      this.nextStart = at + 1000 / this.perSecond;
+      if (at > now) {
+        this.pacing++;
+        try {
+          await sleep(at - now);
+        } finally {
+          this.pacing--;
+        }
+      }
+    }
     if (this.running < this.atOnce) this.running++;
     else {
-      if (!options.urgent && this.waiting.length >= this.maxWaiting) {
-        throw new RyeError("UNAVAILABLE", `Too many ${this.what} at once: ${this.atOnce} running and ${this.waiting.length} waiting`, {
-          hint: "The registry is busy building proofs; retry in a moment.",
-          details: { retry_after: BUILD_LIMIT_RETRY_AFTER_S },
-        });
-      }
+      if (!options.urgent && this.waiting.length >= this.maxWaiting) throw this.refusal();
       // The slot is handed over by the caller that frees it (running stays the same).
       await new Promise<void>((resolve) => {
         if (options.urgent) this.waiting.splice(this.urgentWaiting++, 0, resolve);
@@ -55,12 +67,6 @@ export class BuildLimit {
       });
     }
     try {
-      if (this.perSecond > 0 && !options.urgent) {
-        const now = performance.now();
-        const at = Math.max(now, this.nextStart);
-        this.nextStart = at + 1000 / this.perSecond;
-        if (at > now) await sleep(at - now);
-      }
       return await work();
     } finally {
       const next = this.waiting.shift();
@@ -68,6 +74,13 @@ export class BuildLimit {
       if (next) next();
       else this.running--;
     }
+  }
+
+  private refusal(): RyeError {
+    return new RyeError("UNAVAILABLE", `Too many ${this.what} at once: ${this.atOnce} running and ${this.waiting.length + this.pacing} waiting`, {
+      hint: "The registry is busy building proofs; retry in a moment.",
+      details: { retry_after: BUILD_LIMIT_RETRY_AFTER_S },
+    });
   }
 
   get active(): number {
