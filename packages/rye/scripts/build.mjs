@@ -120,7 +120,7 @@ await build({
 });
 
 await mkdir(join(root, "dist", "runners"), { recursive: true });
-for (const file of ["node-runner.mjs", "compile-cache.mjs", "state-graph.mjs", "python_function.py"]) await copyFile(join(root, "runners", file), join(root, "dist", "runners", file));
+for (const file of ["node-runner.mjs", "compile-cache.mjs", "zod-jitless.mjs", "state-graph.mjs", "python_function.py"]) await copyFile(join(root, "runners", file), join(root, "dist", "runners", file));
 
 // The system bundle, copied byte for byte (its signatures cover the content; the engine verifies every item).
 for (const folder of ["directives", "tools", "knowledge"]) {
