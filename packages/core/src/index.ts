@@ -17,6 +17,7 @@ export * from "./parsers/hooks.ts";
 export * from "./capabilities/index.ts";
 export * from "./parsers/knowledge.ts";
 export * from "./parsers/tool.ts";
+export * from "./parsers/shipped-yaml.ts";
 export * from "./validate/item.ts";
 export * from "./bundle/manifest.ts";
 export * from "./canonical-json.ts";

@@ -22,6 +22,8 @@ for (const stream of [process.stdout, process.stderr]) {
 
 const source = new URL("../src/cli/main.ts", import.meta.url);
 const fromSource = existsSync(source) && process.env.RYE_FROM_DIST !== "1";
+// Zod without its JIT: this process exits before compiled parsers would pay for themselves (see the module).
+(await import(fromSource ? "../runners/zod-jitless.mjs" : "../dist/runners/zod-jitless.mjs")).preferJitlessZod();
 if (fromSource) {
   const { register } = await import("tsx/esm/api");
   register();

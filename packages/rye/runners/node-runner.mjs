@@ -6,7 +6,12 @@ import { existsSync, readFileSync, writeSync } from "node:fs";
 import { dirname, extname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
+import { preferJitlessZod } from "./zod-jitless.mjs";
+
 const TYPESCRIPT_EXTENSIONS = new Set([".ts", ".mts", ".cts", ".tsx"]);
+
+// A short-lived process: zod (the SDK's, or the tool's own zod 4) parses without compiling code (see the module).
+preferJitlessZod();
 
 const resultOut = process.stdout.write.bind(process.stdout);
 process.stdout.write = process.stderr.write.bind(process.stderr);

@@ -57,7 +57,7 @@ const lazyCommanderChildProcess = {
 };
 
 /** @rye/core's modules free of zod, yaml and the XML parser (they may import only each other and @noble). */
-const CORE_BASE = /[\\/]packages[\\/]core[\\/]src[\\/](?:(?:errors|text|hash|semver|item-types|registry-types|canonical-json|client-package|skills[\\/]skill-name)\.ts|(?:crypto|signature|node)[\\/])/;
+const CORE_BASE = /[\\/]packages[\\/]core[\\/]src[\\/](?:(?:errors|text|hash|semver|item-types|registry-types|canonical-json|client-package|skills[\\/]skill-name|parsers[\\/]shipped-yaml)\.ts|(?:crypto|signature|node)[\\/])/;
 
 /** @rye/core's registry side and its index (see codeSplitting below), and the rest of core but node-gc.ts. */
 const CORE_REGISTRY = /[\\/]packages[\\/]core[\\/]src[\\/](?:index\.ts$|(?:contracts|review|skills|quality|bundle|registry)[\\/])/;
@@ -120,22 +120,28 @@ await build({
 });
 
 await mkdir(join(root, "dist", "runners"), { recursive: true });
-for (const file of ["node-runner.mjs", "compile-cache.mjs", "state-graph.mjs", "python_function.py"]) await copyFile(join(root, "runners", file), join(root, "dist", "runners", file));
+for (const file of ["node-runner.mjs", "compile-cache.mjs", "zod-jitless.mjs", "state-graph.mjs", "python_function.py"]) await copyFile(join(root, "runners", file), join(root, "dist", "runners", file));
 
 // The system bundle, copied byte for byte (its signatures cover the content; the engine verifies every item).
 for (const folder of ["directives", "tools", "knowledge"]) {
   await cp(join(repoRoot, ".ai", folder), join(root, "system", ".ai", folder), { recursive: true });
 }
 
-// The system bundle's YAML files shipped parsed (src/sdk/parsed-yaml.ts): SHA-256 of each file's exact text → the
-// JSON of what `yaml`'s parse gives for it. A file whose parse does not survive JSON unchanged fails the build.
+// The system bundle's YAML files shipped parsed (src/sdk/shipped-yaml-table.ts): SHA-256 of each file's exact text →
+// the JSON of what `yaml`'s parse gives for it. A file whose parse does not survive JSON unchanged fails the build,
+// as does one that @rye/core's tool parser (parsers/tool.ts, which takes these values too) would read differently
+// with its own options.
 const parsedYaml = {};
-for (const rel of (await readdir(join(root, "system", ".ai"), { recursive: true })).filter((f) => f.endsWith(".yaml")).sort()) {
+for (const rel of (await readdir(join(root, "system", ".ai"), { recursive: true })).filter((f) => /\.ya?ml$/.test(f)).sort()) {
   const text = await readFile(join(root, "system", ".ai", rel), "utf8");
   const value = parseYaml(text);
   const json = JSON.stringify(value);
   if (!isDeepStrictEqual(JSON.parse(json), value)) {
     console.error(`ryeos: system/.ai/${rel} does not parse to plain JSON data; it cannot be shipped parsed`);
+    process.exit(1);
+  }
+  if (!isDeepStrictEqual(parseYaml(text, { schema: "core", maxAliasCount: 64 }), value)) {
+    console.error(`ryeos: system/.ai/${rel} parses differently with the tool parser's options; it cannot be shipped parsed`);
     process.exit(1);
   }
   parsedYaml[createHash("sha256").update(text, "utf8").digest("hex")] = json;

@@ -10,6 +10,7 @@ import { parse as parseYaml } from "yaml";
 import { RyeError } from "../errors.ts";
 import { extensionOf, stemOf } from "../item-types.ts";
 import { toolBody } from "../signature/line.ts";
+import { shippedYamlValue } from "./shipped-yaml.ts";
 import { extractJsExports } from "./js-literal.ts";
 import { extractPythonAssignments } from "./python-literal.ts";
 
@@ -96,10 +97,12 @@ function fromShellHeader(body: string, tool: ParsedTool): void {
   }
 }
 
-function fromYaml(body: string, tool: ParsedTool): void {
-  let data: unknown;
+function fromYaml(body: string, tool: ParsedTool, rawContent: string): void {
+  // A shipped file's value is that of its whole text, signature comment included: the same mapping (the build
+  // checks these options give the same value for every shipped file).
+  let data: unknown = shippedYamlValue(rawContent);
   try {
-    data = parseYaml(body, { schema: "core", maxAliasCount: 64 });
+    data ??= parseYaml(body, { schema: "core", maxAliasCount: 64 });
   } catch (err) {
     throw new RyeError("PARSE_FAILED", `Invalid YAML: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
   }
@@ -141,7 +144,7 @@ export function parseTool(rawContent: string, path: string): ParsedTool {
       fromShellHeader(body, tool);
       break;
     case "yaml":
-      fromYaml(body, tool);
+      fromYaml(body, tool, rawContent);
       break;
   }
   return tool;

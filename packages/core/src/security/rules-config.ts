@@ -4,15 +4,16 @@
  */
 import { parse as parseYaml } from "yaml";
 import { RyeError } from "../errors.ts";
+import { shippedYamlValue } from "../parsers/shipped-yaml.ts";
 import { canonicalJson } from "../canonical-json.ts";
 import { sha256Hex } from "../hash.ts";
 import { compileRules, type CompiledRule } from "./gate.ts";
 
 /** The body of a signed YAML config item (its signature line is a YAML comment) as a mapping. */
 export function configItemBody(content: string, what: string): Record<string, unknown> {
-  let data: unknown;
+  let data: unknown = shippedYamlValue(content);
   try {
-    data = parseYaml(content) as unknown;
+    data ??= parseYaml(content) as unknown;
   } catch (err) {
     throw new RyeError("VALIDATION_FAILED", `${what} is not valid YAML: ${(err as Error).message.split("\n")[0]}`);
   }

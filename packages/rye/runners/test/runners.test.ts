@@ -1,12 +1,13 @@
 /** The runners as the runtimes start them: real child processes through the subprocess primitive. */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdtemp, realpath } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { skipWithoutProgram } from "../../../../scripts/test-requirements.ts";
@@ -56,6 +57,23 @@ describe("node-runner", () => {
     assert.match(errorOf(await runNodeTool("echo.mjs", "{not json")).message, /not valid JSON/);
     assert.match(errorOf(await runNodeTool("missing.mjs", {})).message, /Cannot find module|ERR_MODULE_NOT_FOUND/);
     assert.match(errorOf(await run(process.execPath, [NODE_RUNNER], {})).message, /Usage/);
+  });
+});
+
+describe("zod without its JIT in rye's short-lived processes", () => {
+  test("node-runner turns zod's code generation off before the tool (or the SDK) loads zod", async () => {
+    const result = await runNodeTool("zod-config.mjs", {});
+    assert.equal(result.success, true, result.stderr);
+    assert.deepEqual(result.data, { jitless: true, generated: 0 });
+  });
+
+  test("zod adopts the configuration set before it loads; a choice made before is kept", async () => {
+    const helper = JSON.stringify(pathToFileURL(join(RUNNERS, "zod-jitless.mjs")).href);
+    const zod = JSON.stringify(import.meta.resolve("zod"));
+    const probe = (before: string) =>
+      execFileSync(process.execPath, ["--input-type=module", "-e", `${before}; (await import(${helper})).preferJitlessZod(); const { z } = await import(${zod}); process.stdout.write(JSON.stringify(z.config().jitless ?? null))`], { encoding: "utf8" });
+    assert.equal(probe(""), "true");
+    assert.equal(probe("globalThis.__zod_globalConfig = { jitless: false }"), "false");
   });
 });
 

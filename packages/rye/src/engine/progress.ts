@@ -6,7 +6,7 @@
  *
  * A report names its phase (`key`): bytes of one download, steps of a tool. Within a phase `done` only grows.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import { CallStorage } from "./call-storage.ts";
 
 export interface ProgressReport {
   /** The phase: e.g. `download <url>` or `tool`. */
@@ -18,7 +18,7 @@ export interface ProgressReport {
 
 export type ProgressListener = (report: ProgressReport) => void;
 
-const listeners = new AsyncLocalStorage<ProgressListener>();
+const listeners = new CallStorage<ProgressListener>();
 
 /** Runs `body` with `listener` hearing every progress report made inside it. */
 export function withProgress<T>(listener: ProgressListener | undefined, body: () => Promise<T>): Promise<T> {

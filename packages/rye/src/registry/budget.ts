@@ -13,10 +13,10 @@
  * remembered on the budget: when the call then fails because the item is missing or cannot be verified without
  * the registry, the caller gets the registry's TIMEOUT / UNAVAILABLE instead, which says what to fix.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { RyeError } from "@rye/core";
 import { progressListener, reportProgress } from "../engine/progress.ts";
 import { DEFAULT_REGISTRY_DEADLINE_MS, MAX_REGISTRY_DEADLINE_MS, validDeadlineMs } from "./deadline-limits.ts";
+import { CallStorage } from "../engine/call-storage.ts";
 
 export const REGISTRY_DEADLINE_VARIABLE = "RYE_REGISTRY_DEADLINE_MS";
 /** How often a call waiting on a registry reports progress (MCP `notifications/progress`). */
@@ -42,7 +42,7 @@ interface BudgetState {
   ticker: NodeJS.Timeout | undefined;
 }
 
-const budgets = new AsyncLocalStorage<BudgetState>();
+const budgets = new CallStorage<BudgetState>();
 
 function invalidLength(raw: unknown, where: string): RyeError {
   return new RyeError("BAD_REQUEST", `${where}=${JSON.stringify(raw)} is not a whole number of milliseconds between 1 and ${MAX_REGISTRY_DEADLINE_MS}`, {

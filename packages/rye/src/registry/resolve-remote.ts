@@ -7,7 +7,6 @@
  * A cached file that the project lock pins is checked against the pin on every lookup (offline):
  * a changed file is INTEGRITY_MISMATCH, naming the file and the fix.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import { readFile } from "node:fs/promises";
 import type { ItemType } from "@rye/core";
 import { isSemver, RyeError, sha256Hex, validateNamespace } from "@rye/core";
@@ -19,6 +18,7 @@ import { noteSwallowedRegistryFailure } from "./budget.ts";
 import type { InstallRequest } from "./install.ts";
 import type { LockEntry } from "./project-lock.ts";
 import { getLockEntry, projectLockPath } from "./project-lock.ts";
+import { CallStorage } from "../engine/call-storage.ts";
 
 // The pull path (install.ts, cache.ts: the registry client, key pinning, the API contracts' schemas) loads when an
 // item is pulled or a cached one checked, not with every executor chain: a thread process resolves only local items
@@ -60,7 +60,7 @@ export function looksLikeRegistryId(id: string): boolean {
 }
 
 // Notices (first-use key pins, rotations) raised while an engine call runs, for its result.
-const noticeSink = new AsyncLocalStorage<string[]>();
+const noticeSink = new CallStorage<string[]>();
 
 /** Runs `body` collecting the registry notices raised inside it. */
 export async function collectRegistryNotices<T>(body: () => Promise<T>): Promise<{ result: T; notices: string[] }> {

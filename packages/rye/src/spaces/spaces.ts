@@ -3,6 +3,7 @@
  * system (the bundle shipped with rye). Resolution order is project > user > system, and item ids are
  * the same in every space: the path under `.ai/<type folder>/` without extension.
  */
+import { statSync } from "node:fs";
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import type { ItemType } from "@rye/core";
@@ -137,13 +138,16 @@ export async function findItemFile(space: Space, type: ItemType, itemId: string)
   const base = typeDir(space, type);
   for (const extension of extensionsFor(type)) {
     const path = join(base, `${itemId}${extension}`);
+    // A missing candidate is the common case (up to 9 tool extensions in the project and user spaces before the
+    // system space), and an awaited stat's ENOENT error costs ~50 µs of CPU to build: ~100 of them per thread start,
+    // profiled. A synchronous stat answers "missing" without an error, in microseconds.
     let info;
     try {
-      info = await stat(path);
+      info = statSync(path, { throwIfNoEntry: false });
     } catch {
       continue;
     }
-    if (!info.isFile()) continue;
+    if (!info?.isFile()) continue;
     await assertInside(space.root, path);
     return { space, type, itemId, path, extension };
   }

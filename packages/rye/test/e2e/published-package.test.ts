@@ -297,7 +297,7 @@ import { appendFileSync } from "node:fs";
 const urls = new Set();
 let dataUrls = 0;
 registerHooks({ resolve(specifier, context, next) { const r = next(specifier, context); if (r.url.startsWith("file:")) urls.add(r.url); if (r.url.startsWith("data:")) dataUrls++; return r; } });
-process.on("exit", () => appendFileSync(${JSON.stringify(probeLog)}, JSON.stringify({ argv: process.argv.slice(1), urls: [...urls], dataUrls }) + "\\n"));
+process.on("exit", () => appendFileSync(${JSON.stringify(probeLog)}, JSON.stringify({ argv: process.argv.slice(1), urls: [...urls], dataUrls, zodJitless: globalThis.__zod_globalConfig?.jitless ?? null }) + "\\n"));
 `,
     );
     const threadEnv = { ANTHROPIC_API_KEY: llm.apiKey!, ANTHROPIC_BASE_URL: llm.url, NODE_OPTIONS: `--import=${pathToFileURL(probe).href}` };
@@ -315,7 +315,7 @@ process.on("exit", () => appendFileSync(${JSON.stringify(probeLog)}, JSON.string
     const record = JSON.parse(await readFile(join(project, ".ai", "threads", out.thread_id, "thread.json"), "utf8"));
     assert.equal(record.status, "completed");
 
-    const processes = (await readFile(probeLog, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { argv: string[]; urls: string[]; dataUrls: number });
+    const processes = (await readFile(probeLog, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { argv: string[]; urls: string[]; dataUrls: number; zodJitless: boolean | null });
     const cli = processes.filter((p) => p.urls.some((u) => u.endsWith(`/node_modules/${PACKAGE.name}/dist/cli.js`)));
     const thread = processes.filter((p) => p.argv.some((a) => a.endsWith("thread_directive.mjs")));
     assert.equal(cli.length, 1, `the CLI was probed: ${JSON.stringify(processes.map((p) => p.argv))}`);
@@ -325,6 +325,8 @@ process.on("exit", () => appendFileSync(${JSON.stringify(probeLog)}, JSON.string
     // as data: URLs (which reach this probe's resolve hook; the rye-verified: ones are answered before it).
     assert.equal(thread[0]!.dataUrls, 0, "the thread process imported its runtime modules from data: URLs");
     for (const [name, p] of [["the CLI", cli[0]!], ["the thread process", thread[0]!]] as const) {
+      // Short-lived: zod parsed without generating code (runners/zod-jitless.mjs).
+      assert.equal(p.zodJitless, true, `${name} left zod's JIT on`);
       const withAjv = p.urls.filter((u) => /node_modules\/ajv\/dist\/compile\//.test(readFileSync(fileURLToPath(u), "utf8")));
       assert.deepEqual(withAjv, [], `${name} loaded Ajv's compiler`);
     }
