@@ -58,7 +58,11 @@ function loopbackConfig(shipped: string, frontendPort: number, api: number[], we
   config = config.replace(/^\s+server-template api 2 api:3000$/m, api.map((p, i) => `    server api${i} 127.0.0.1:${p}`).join("\n"));
   config = config.replace(/^\s+server-template web 1 web:3000$/m, web.map((p, i) => `    server web${i} 127.0.0.1:${p}`).join("\n"));
   config = config.replace(/^\s+log stdout.*$/m, "");
+  // With checks every 100 ms, a check's own timeout would be 100 ms too (haproxy uses `inter` when `timeout check` is
+  // unset): on a loaded machine a slow answer then took a healthy replica out (503 "no server is available").
+  config = config.replace(/^(\s+)timeout connect 5s$/m, "$1timeout connect 5s\n$1timeout check 5s");
   assert.doesNotMatch(config, /server-template|resolvers|:8080/, "every Docker-only line was replaced");
+  assert.match(config, /timeout check 5s/);
   return config;
 }
 
@@ -87,6 +91,16 @@ describe("infra/haproxy.cfg in front of loopback replicas", { skip }, () => {
       assert.equal(haproxy.exitCode, null, `haproxy exited: ${stderr}`);
       await new Promise((r) => setTimeout(r, 50));
     }
+    // Both API replicas in the rotation (their first checks passed) before any test counts where requests go.
+    const answers = new Set<string>();
+    for (let i = 0; answers.size < 2; i++) {
+      assert.ok(i < 400, `both API replicas did not come up behind haproxy: ${[...answers].join(", ")} ${stderr}`);
+      const answer = await fetch(`${url}/v1/search`).then((r) => r.text(), () => "");
+      if (answer.startsWith("api-")) answers.add(answer);
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    apiA.seen.length = 0;
+    apiB.seen.length = 0;
   });
 
   after(async () => {
