@@ -5,6 +5,7 @@
 //   dist/runners/                           the runtime runners: node-runner.mjs and python_function.py as they are,
 //                                           mcp-call.mjs bundled with the MCP SDK client
 //   dist/system-yaml.json                   the system bundle's YAML files parsed (sdk/parsed-yaml.ts)
+//   dist/system-js-exports.json             its JavaScript tools' export metadata (sdk/shipped-js-exports-table.ts)
 //   dist/system-validators.js               the system tools' parameter schemas compiled (execute/shipped-validators.ts)
 //   system/.ai/                             the system bundle: a byte-for-byte copy of the repository's signed .ai/
 //   THIRD_PARTY_LICENSES.md                 the licence text of every bundled third-party package
@@ -57,7 +58,7 @@ const lazyCommanderChildProcess = {
 };
 
 /** @rye/core's modules free of zod, yaml and the XML parser (they may import only each other and @noble). */
-const CORE_BASE = /[\\/]packages[\\/]core[\\/]src[\\/](?:(?:errors|text|hash|semver|item-types|registry-types|canonical-json|client-package|skills[\\/]skill-name|parsers[\\/]shipped-yaml)\.ts|(?:crypto|signature|node)[\\/])/;
+const CORE_BASE = /[\\/]packages[\\/]core[\\/]src[\\/](?:(?:errors|text|hash|semver|item-types|registry-types|canonical-json|client-package|skills[\\/]skill-name|parsers[\\/](?:shipped-yaml|shipped-js-exports))\.ts|(?:crypto|signature|node)[\\/])/;
 
 /** @rye/core's registry side and its index (see codeSplitting below), and the rest of core but node-gc.ts. */
 const CORE_REGISTRY = /[\\/]packages[\\/]core[\\/]src[\\/](?:index\.ts$|(?:contracts|review|skills|quality|bundle|registry)[\\/])/;
@@ -147,6 +148,10 @@ for (const rel of (await readdir(join(root, "system", ".ai"), { recursive: true 
   parsedYaml[createHash("sha256").update(text, "utf8").digest("hex")] = json;
 }
 await writeFile(join(root, "dist", "system-yaml.json"), JSON.stringify(parsedYaml));
+
+// The system bundle's JavaScript tools' `export const` metadata shipped read (src/sdk/shipped-js-exports-table.ts),
+// by @rye/core's own reader: the tool parser takes it instead of tokenizing those very bytes in every process.
+execFileSync(process.execPath, ["--import", "tsx", join(root, "scripts", "system-js-exports.ts"), join(root, "system", ".ai", "tools"), join(root, "dist", "system-js-exports.json")], { cwd: root, stdio: "inherit" });
 
 // The system tools' parameter validators, compiled ahead (src/execute/shipped-validators.ts): Ajv's standalone code,
 // generated from the copied bundle's tools by the same parser and options the engine uses, bundled with the Ajv

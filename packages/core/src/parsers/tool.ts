@@ -10,6 +10,7 @@ import { parse as parseYaml } from "yaml";
 import { RyeError } from "../errors.ts";
 import { extensionOf, stemOf } from "../item-types.ts";
 import { toolBody } from "../signature/line.ts";
+import { shippedJsExports } from "./shipped-js-exports.ts";
 import { shippedYamlValue } from "./shipped-yaml.ts";
 import { extractJsExports } from "./js-literal.ts";
 import { extractPythonAssignments } from "./python-literal.ts";
@@ -135,7 +136,8 @@ export function parseTool(rawContent: string, path: string): ParsedTool {
     }
     case "javascript":
     case "typescript": {
-      const { values, errors } = extractJsExports(body);
+      // A shipped file's exports are those of its whole text, signature comment included (the build reads its body).
+      const { values, errors } = shippedJsExports(rawContent) ?? extractJsExports(body);
       fromCode(values, tool);
       tool.warnings.push(...errors);
       break;

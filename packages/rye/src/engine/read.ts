@@ -1,14 +1,17 @@
 /** Reading an item file: size limit, UTF-8, parse and verify. */
 import { readFile } from "node:fs/promises";
 import type { ParsedItem, VerifyResult } from "@rye/core";
-import { parseItem, RyeError, useShippedYaml, utf8Decode } from "@rye/core";
+import { parseItem, RyeError, useShippedJsExports, useShippedYaml, utf8Decode } from "@rye/core";
+import { shippedJsExportsValue } from "../sdk/shipped-js-exports-table.ts";
 import { shippedYamlValue } from "../sdk/shipped-yaml-table.ts";
 import type { ItemFile } from "../spaces/spaces.ts";
 import type { Verifier } from "./verification.ts";
 
 // The built package's system YAML files are shipped parsed: from here on (every path that reads items comes through
 // this module), @rye/core's tool and configuration readers take their values instead of parsing those very bytes.
+// Likewise the `export const` metadata of its JavaScript tools (the thread runtime's entry among them).
 useShippedYaml(shippedYamlValue);
+useShippedJsExports(shippedJsExportsValue);
 
 /** Items are documents and scripts, not data: 1 MiB is far above any real one. */
 export const MAX_ITEM_BYTES = 1024 * 1024;

@@ -39,6 +39,7 @@ import { startFakeLlm } from "../fake-llm.ts";
 import { directive, requestInfo } from "../threads.ts";
 import { parse as parseYamlText } from "yaml";
 import { readParsedYamlTable, yamlTextHash } from "../../src/sdk/parsed-yaml.ts";
+import { extractJsExports, toolBody } from "@rye/core";
 
 const exec = promisify(execFile);
 const PACKAGE_DIR = fileURLToPath(new URL("../../", import.meta.url));
@@ -172,6 +173,26 @@ test("the installed package ships its system bundle's YAML parsed: every file is
     const json = table.get(yamlTextHash(content));
     assert.ok(json !== undefined, `${file} is not in dist/system-yaml.json`);
     assert.deepEqual(JSON.parse(json), parseYamlText(content), file);
+  }
+  assert.equal(table.size, hashes.size, "nothing else is in the table");
+});
+
+test("the installed package ships its system JavaScript tools' exports read: every one is in dist/system-js-exports.json, as @rye/core reads it", async () => {
+  const npxDir = join(env.npm_config_cache!, "_npx");
+  const [install] = await readdir(npxDir);
+  const installedRoot = join(npxDir, install!, "node_modules", PACKAGE.name);
+  const table = readParsedYamlTable(join(installedRoot, "dist", "system-js-exports.json"));
+  assert.ok(table, "the package ships dist/system-js-exports.json");
+  const toolsDir = join(installedRoot, "system", ".ai", "tools");
+  const files = (await readdir(toolsDir, { recursive: true })).filter((f) => /\.(m?js|ts)$/.test(f));
+  assert.ok(files.some((f) => f.endsWith("thread_directive.mjs")), files.join("\n"));
+  const hashes = new Set<string>();
+  for (const file of files) {
+    const content = await readFile(join(toolsDir, file), "utf8");
+    hashes.add(yamlTextHash(content));
+    const json = table.get(yamlTextHash(content));
+    assert.ok(json !== undefined, `${file} is not in dist/system-js-exports.json`);
+    assert.deepEqual(JSON.parse(json), extractJsExports(toolBody(content)), file);
   }
   assert.equal(table.size, hashes.size, "nothing else is in the table");
 });
