@@ -58,7 +58,7 @@ const lazyCommanderChildProcess = {
 };
 
 /** @rye/core's modules free of zod, yaml and the XML parser (they may import only each other and @noble). */
-const CORE_BASE = /[\\/]packages[\\/]core[\\/]src[\\/](?:(?:errors|text|hash|semver|item-types|registry-types|canonical-json|client-package|skills[\\/]skill-name|parsers[\\/](?:shipped-yaml|shipped-js-exports))\.ts|(?:crypto|signature|node)[\\/])/;
+const CORE_BASE = /[\\/]packages[\\/]core[\\/]src[\\/](?:(?:errors|text|hash|semver|item-types|registry-types|canonical-json|client-package|skills[\\/]skill-name|parsers[\\/]shipped-readings)\.ts|(?:crypto|signature|node)[\\/])/;
 
 /** @rye/core's registry side and its index (see codeSplitting below), and the rest of core but node-gc.ts. */
 const CORE_REGISTRY = /[\\/]packages[\\/]core[\\/]src[\\/](?:index\.ts$|(?:contracts|review|skills|quality|bundle|registry)[\\/])/;

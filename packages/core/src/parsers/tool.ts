@@ -10,8 +10,7 @@ import { parse as parseYaml } from "yaml";
 import { RyeError } from "../errors.ts";
 import { extensionOf, stemOf } from "../item-types.ts";
 import { toolBody } from "../signature/line.ts";
-import { shippedJsExports } from "./shipped-js-exports.ts";
-import { shippedYamlValue } from "./shipped-yaml.ts";
+import { shippedJsExports, shippedYamlValue } from "./shipped-readings.ts";
 import { extractJsExports } from "./js-literal.ts";
 import { extractPythonAssignments } from "./python-literal.ts";
 

@@ -4,7 +4,7 @@
  */
 import { parse as parseYaml } from "yaml";
 import { RyeError } from "../errors.ts";
-import { shippedYamlValue } from "../parsers/shipped-yaml.ts";
+import { shippedYamlValue } from "../parsers/shipped-readings.ts";
 import { canonicalJson } from "../canonical-json.ts";
 import { sha256Hex } from "../hash.ts";
 import { compileRules, type CompiledRule } from "./gate.ts";

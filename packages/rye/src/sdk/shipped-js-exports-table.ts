@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { JsExports } from "@rye/core";
 import { LAYOUT } from "../package-layout.ts";
 import type { ParsedYamlTable } from "./shipped-yaml-table.ts";
-import { readParsedYamlTable, tableValue } from "./shipped-yaml-table.ts";
+import { shippedTableAt, tableValue } from "./shipped-yaml-table.ts";
 
 /** Where the build writes the table, in the built package. */
 export const JS_EXPORTS_FILE = join(LAYOUT.root, "dist", "system-js-exports.json");
@@ -20,10 +20,9 @@ export function jsExportsValue(table: ParsedYamlTable | null, text: string): JsE
   return value as JsExports;
 }
 
-let shipped: ParsedYamlTable | null | undefined;
+const shippedJsExportsTable = shippedTableAt(JS_EXPORTS_FILE);
 
 /** The shipped exports of `text`, else undefined (what @rye/core's `useShippedJsExports` takes); no table in a checkout. */
 export function shippedJsExportsValue(text: string): JsExports | undefined {
-  if (shipped === undefined) shipped = LAYOUT.fromSource ? null : readParsedYamlTable(JS_EXPORTS_FILE);
-  return jsExportsValue(shipped, text);
+  return jsExportsValue(shippedJsExportsTable(), text);
 }

@@ -37,13 +37,14 @@ export function tableValue(table: ParsedYamlTable | null, text: string): unknown
   return json === undefined ? undefined : (JSON.parse(json) as unknown);
 }
 
-let shipped: ParsedYamlTable | null | undefined;
-
-/** The built package's table (read on first use); null in a checkout. */
-export function shippedYamlTable(): ParsedYamlTable | null {
-  if (shipped === undefined) shipped = LAYOUT.fromSource ? null : readParsedYamlTable(PARSED_YAML_FILE);
-  return shipped;
+/** The built package's table in `file`, read on its first use; null in a checkout (the sources have no tables). */
+export function shippedTableAt(file: string): () => ParsedYamlTable | null {
+  let table: ParsedYamlTable | null | undefined;
+  return () => (table === undefined ? (table = LAYOUT.fromSource ? null : readParsedYamlTable(file)) : table);
 }
+
+/** The built package's YAML table (read on first use); null in a checkout. */
+export const shippedYamlTable = shippedTableAt(PARSED_YAML_FILE);
 
 /** The shipped value of `text`, else undefined (what @rye/core's `useShippedYaml` takes). */
 export function shippedYamlValue(text: string): unknown {
