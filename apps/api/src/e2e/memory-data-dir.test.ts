@@ -3,21 +3,17 @@
  * keys are as short-lived as its database), and the operator CLI refuses it instead of writing to an empty copy.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { existsSync, statSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { isErrorCode } from "@rye/core";
 import { runRegistryCli } from "../cli/registry-cli.ts";
 import { loadConfig } from "../config.ts";
 import { keyDirOf } from "../registry.ts";
 import { freePort } from "../../test/free-port.ts";
-
-const API = fileURLToPath(new URL("..", import.meta.url));
+import { spawnRegistry } from "../../test/registry-process.ts";
 
 test("an in-memory registry keeps its keys in a private temporary folder of its process, removed when it exits, and writes nothing in its working directory", { timeout: 120_000 }, async (t) => {
   const cwd = await mkdtemp(join(tmpdir(), "rye-memory-cwd-"));
@@ -27,17 +23,9 @@ test("an in-memory registry keeps its keys in a private temporary folder of its 
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), RYE_DATA_DIR: "memory://", RYE_LOG_LEVEL: "warn", TMPDIR: privateTmp };
   delete env.DATABASE_URL;
   delete env.RYE_REGISTRY_KEY_DIR;
-  const server = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), join(API, "main.ts")], { cwd, env, stdio: ["ignore", "ignore", "pipe"] });
-  let serverErr = "";
-  server.stderr.on("data", (d) => (serverErr += d));
+  const registry = await spawnRegistry(env, cwd);
   try {
-    const base = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 90_000;
-    while (!(await fetch(`${base}/health`).then((r) => r.ok, () => false))) {
-      assert.ok(Date.now() < deadline, `the server did not start: ${serverErr}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const keys = (await (await fetch(`${base}/v1/keys`)).json()) as { active: string };
+    const keys = (await (await fetch(`${registry.url}/v1/keys`)).json()) as { active: string };
     assert.match(keys.active, /^[0-9a-f]{16}$/);
     assert.deepEqual(await readdir(cwd), [], "nothing is written where the registry was started (before: a folder named 'memory:')");
     const held = (await readdir(privateTmp)).filter((name) => name.startsWith("rye-registry-keys-"));
@@ -45,8 +33,7 @@ test("an in-memory registry keeps its keys in a private temporary folder of its 
     assert.equal(statSync(join(privateTmp, held[0]!)).mode & 0o777, 0o700);
     assert.ok(existsSync(join(privateTmp, held[0]!, "private_key.pem")));
   } finally {
-    server.kill("SIGTERM");
-    if (server.exitCode === null) await once(server, "exit");
+    await registry.stop();
   }
   assert.deepEqual((await readdir(privateTmp)).filter((name) => name.startsWith("rye-registry-keys-")), [], "the keys go with the process");
   assert.deepEqual(await readdir(cwd), []);

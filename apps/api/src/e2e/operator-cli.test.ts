@@ -4,7 +4,6 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,6 +11,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { freePort } from "../../test/free-port.ts";
+import { spawnRegistry } from "../../test/registry-process.ts";
 
 const API = fileURLToPath(new URL("..", import.meta.url));
 
@@ -32,16 +32,9 @@ test("operator commands work while npm start runs on PGlite, and after it stops"
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), RYE_DATA_DIR: dataDir, RYE_LOG_LEVEL: "warn" };
   delete env.DATABASE_URL;
-  const server = spawn(process.execPath, ["--import", "tsx", join(API, "main.ts")], { env, stdio: ["ignore", "pipe", "pipe"] });
-  let serverErr = "";
-  server.stderr.on("data", (d) => (serverErr += d));
+  const registry = await spawnRegistry(env);
   try {
-    const base = `http://127.0.0.1:${port}`;
-    const deadline = Date.now() + 90_000;
-    while (!(await fetch(`${base}/health`).then((r) => r.ok, () => false))) {
-      assert.ok(Date.now() < deadline, `the server did not start: ${serverErr}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const base = registry.url;
     while (!existsSync(join(dataDir, "admin.json"))) await new Promise((r) => setTimeout(r, 50));
 
     const user = await run("cli/registry-cli.ts", ["users", "create", "erin", "--email", "erin@example.test", "--password-stdin"], env, "a long enough password\n");
@@ -81,8 +74,7 @@ test("operator commands work while npm start runs on PGlite, and after it stops"
     const refused = await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${secret}` } });
     assert.equal(refused.status, 401);
   } finally {
-    server.kill("SIGTERM");
-    await once(server, "exit");
+    await registry.stop();
   }
   assert.equal(existsSync(join(dataDir, "admin.json")), false, "the admin endpoint file is removed on shutdown");
   const offline = await run("cli/registry-cli.ts", ["users", "create", "frank", "--email", "frank@example.test"], env);
