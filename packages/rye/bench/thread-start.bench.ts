@@ -5,22 +5,26 @@
  *   - a child thread: the parent's model answer asking for it → the child's first request (target ≤ 3×)
  *   - `rye thread run` of a one-turn thread, end to end (the CLI process exits)         (target ≤ 6×)
  *   - the thread process's RSS when its first model request arrives, and its peak so far (target ≤ 60 MB)
- * The model is a local fake provider that answers at once (its time is ~0).
+ * The model is a local fake provider that answers at once (its time is ~0). Then where a start goes (phases marked by
+ * a preload, in runs of their own) and the floor lanes: each piece alone (`node -e 0`, the CLI's start, a process
+ * importing the SDK, the same from a V8 startup snapshot, a process with the CLI and the SDK loaded), and each target
+ * beside the least its design could cost.
  *
  *   npm run build -w ryeos && node --import tsx packages/rye/bench/thread-start.bench.ts [rounds=9]
  *   (RYE_FROM_DIST=0 runs the TypeScript sources through tsx instead. THREAD_BENCH_BEFORE=<dir> also runs another
  *   built package — a copy of an older build's bin/, dist/, system/, runners/, release/ and package.json — in the same
- *   rounds, for a before/after comparison from interleaved runs.)
+ *   rounds, for a before/after comparison from interleaved runs. THREAD_BENCH_PHASES=0 skips the phase runs.)
  */
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { readdir, readFile, rename } from "node:fs/promises";
+import { readdir, readFile, rename, rm } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RYE_BIN } from "../test/cli.ts";
 import type { RecordedLlmRequest } from "../test/fake-llm.ts";
 import { directive, requestInfo, threadBench } from "../test/threads.ts";
+import { buildSdkSnapshot } from "./sdk-snapshot.ts";
 
 const ROUNDS = Number(process.argv[2] ?? 9);
 const FROM_DIST = process.env.RYE_FROM_DIST !== "0";
@@ -50,6 +54,94 @@ function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
   return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+}
+
+const SDK_LOADED = "a process importing the SDK entry";
+const SDK_FROM_SNAPSHOT = "the same from a V8 startup snapshot (tried, not shipped)";
+const CLI_LOADED = "a process importing the CLI and the SDK entry";
+
+interface Mark {
+  pid: number;
+  ppid: number;
+  script: string;
+  tool: string;
+  what: string;
+  at: number;
+}
+type PhaseRow = [label: string, values: number[]];
+
+/**
+ * Where a start goes (THREAD_BENCH_PHASES=0 leaves it out): after the timed rounds, the same two runs again with a preload
+ * (thread-phase-marks.mjs) that marks each process's start, the end of the SDK entry's evaluation, spawns and HTTP
+ * requests. These runs are not the timed ones (the preload costs a little); their phases are medians over ROUNDS.
+ */
+async function measurePhases(bin: string): Promise<PhaseRow[]> {
+  const marksFile = join(bench.ws.root, "phase-marks.jsonl");
+  const marksEnv = { ...bench.env, RYE_FROM_DIST: FROM_DIST ? "1" : "0", RYE_BENCH_MARKS: marksFile, NODE_OPTIONS: `--import ${JSON.stringify(fileURLToPath(new URL("./thread-phase-marks.mjs", import.meta.url)))}` };
+  const cwd = bench.ws.projectDir;
+  const readMarks = async (): Promise<Mark[]> => (await readFile(marksFile, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as Mark);
+  const at = (marks: Mark[], pid: number, what: string) => marks.find((m) => m.pid === pid && m.what.startsWith(what))?.at ?? Number.NaN;
+  const rows = new Map<string, number[]>();
+  const add = (label: string, value: number) => rows.set(label, [...(rows.get(label) ?? []), value]);
+  for (let round = 0; round < ROUNDS; round++) {
+    await rm(marksFile, { force: true });
+    const from = bench.llm.requests.length;
+    await run([bin, "thread", "run", "bench/start/one", "--json"], marksEnv, cwd);
+    let marks = await readMarks();
+    const cli = marks.find((m) => m.script === "rye.mjs" && m.what === "origin")!;
+    const root = marks.find((m) => m.tool === "thread_directive.mjs" && m.what === "origin" && m.ppid === cli.pid)!;
+    const rootSpawn = at(marks, cli.pid, "spawn node-runner.mjs thread_directive.mjs");
+    const rootSdk = at(marks, root.pid, "sdk evaluated");
+    add("root: the CLI's start → it spawns the thread process", rootSpawn - cli.at);
+    add("root: spawn → the thread process starts (Node's own start)", root.at - rootSpawn);
+    add("root: the thread process's start → the SDK evaluated", rootSdk - root.at);
+    add("root: the SDK evaluated → its first model request", bench.llm.requests[from]!.at - rootSdk);
+
+    await rm(marksFile, { force: true });
+    const before = bench.llm.requests.length;
+    await run([bin, "thread", "run", "bench/start/spawner", "--json"], marksEnv, cwd);
+    marks = await readMarks();
+    const requests = bench.llm.requests.slice(before);
+    const parentFirst = requests.find((q) => requestInfo(q).directive === "spawner")!;
+    const kidFirst = requests.find((q) => requestInfo(q).directive === "kid")!;
+    const threadProcesses = marks.filter((m) => m.tool === "thread_directive.mjs" && m.what === "origin");
+    const kid = threadProcesses.find((m) => threadProcesses.some((p) => p.pid === m.ppid))!;
+    const kidSpawn = at(marks, kid.ppid, "spawn node-runner.mjs thread_directive.mjs");
+    const kidSdk = at(marks, kid.pid, "sdk evaluated");
+    add("child: the parent's model answer → it spawns the child", kidSpawn - parentFirst.at);
+    add("child: spawn → the child process starts (Node's own start)", kid.at - kidSpawn);
+    add("child: the child's start → the SDK evaluated", kidSdk - kid.at);
+    add("child: the SDK evaluated → its first model request", kidFirst.at - kidSdk);
+  }
+  return [...rows.entries()];
+}
+
+function printPhases(rows: PhaseRow[], base: number): void {
+  console.log(`phases of a start (${ROUNDS} runs with a marking preload, not the timed runs; p50 ms, ÷ node -e 0)`);
+  for (const [label, values] of rows) console.log(`  ${label.padEnd(62)} ${median(values).toFixed(0).padStart(6)} ${`${(median(values) / base).toFixed(1)}×`.padStart(8)}`);
+}
+
+/**
+ * Each target beside the least its design could cost, from the floor lanes of the same rounds: a thread is a fresh
+ * Node process that loads the SDK (the engine that verifies what it runs), and a root thread's CLI must load the
+ * engine too before it may run the verified chain.
+ */
+function printFloors(floors: { label: string; ms: number[]; rss: number[] }[], base: number): void {
+  const lane = (label: string) => floors.find((f) => f.label === label);
+  const ratio = (label: string) => {
+    const f = lane(label);
+    return f ? median(f.ms) / base : Number.NaN;
+  };
+  const x = (value: number) => (Number.isFinite(value) ? `${value.toFixed(1)}×` : "n/a");
+  const sdk = ratio(SDK_LOADED);
+  const snapshot = ratio(SDK_FROM_SNAPSHOT);
+  const cli = ratio(CLI_LOADED);
+  console.log("each target against the floor of its design (same rounds):");
+  console.log(`  child ≤ 3×: a fresh process with the SDK loaded alone is ${x(sdk)} (${x(snapshot)} from a startup snapshot), before the parent's dispatch and the child's own work`);
+  console.log(`  first request ≤ 4×: the CLI with its code loaded ${x(cli)} + a thread process with the SDK ${x(sdk)} = ${x(cli + sdk)}; the root thread in the CLI's own process would still be ≥ ${x(cli)}`);
+  console.log(`  end to end ≤ 6×: ≥ the first request's floor, ${x(cli + sdk)} (${x(cli)} in one process)`);
+  const rss = lane(SDK_LOADED)?.rss ?? [];
+  console.log(`  thread RSS ≤ 60 MB: a process with the SDK loaded holds ${rss.length ? median(rss).toFixed(0) : "n/a"} MB`);
 }
 
 const bench = await threadBench("anthropic");
@@ -89,12 +181,20 @@ try {
   // through fetch (undici). Each piece alone, in the same rounds; RSS as the process reports it at its end.
   const printRss = "process.stdout.write(String(process.memoryUsage().rss / 1048576))";
   const sdkEntry = FROM_DIST ? join(packageDir, "dist", "sdk", "v1.js") : join(packageDir, "src", "sdk", "v1.ts");
-  const floors = [
+  const cliEntry = FROM_DIST ? join(packageDir, "dist", "cli.js") : join(packageDir, "src", "cli", "main.ts");
+  const floors: { label: string; args: string[] }[] = [
     { label: "node -e 0 (RSS)", args: ["-e", printRss] },
     { label: "rye --help (the CLI's start)", args: [RYE_BIN, "--help"] },
-    { label: "a process importing the SDK entry", args: [...(FROM_DIST ? [] : ["--import", "tsx"]), "--input-type=module", "-e", `import m from "node:module"; m.enableCompileCache?.(); await import(${JSON.stringify(sdkEntry)}); ${printRss}`] },
+    { label: SDK_LOADED, args: [...(FROM_DIST ? [] : ["--import", "tsx"]), "--input-type=module", "-e", `import m from "node:module"; m.enableCompileCache?.(); await import(${JSON.stringify(sdkEntry)}); ${printRss}`] },
     { label: "a process that fetches once (undici loads)", args: ["-e", `fetch("http://127.0.0.1:9").catch(() => ${printRss})`] },
-  ].map((f) => ({ ...f, ms: [] as number[], rss: [] as number[] }));
+    { label: CLI_LOADED, args: [...(FROM_DIST ? [] : ["--import", "tsx"]), "--input-type=module", "-e", `import m from "node:module"; m.enableCompileCache?.(); await import(${JSON.stringify(cliEntry)}); await import(${JSON.stringify(sdkEntry)}); ${printRss}`] },
+  ];
+  // Tried, not shipped: the SDK's import from a V8 startup snapshot (sdk-snapshot.ts), the least a fresh process
+  // holding the SDK could cost. Only from the build (the snapshot bundles dist/).
+  const snapshot = FROM_DIST ? await buildSdkSnapshot(join(packageDir, "dist")) : { skipped: "only from the build (dist/)" };
+  if ("args" in snapshot) floors.push({ label: SDK_FROM_SNAPSHOT, args: snapshot.args });
+  else console.log(`floor lane skipped: ${snapshot.skipped}`);
+  const floorSeries = floors.map((f) => ({ ...f, ms: [] as number[], rss: [] as number[] }));
   // Each package keeps its own lockfiles: a tool chain that differs between the two (a changed runtime file) would
   // otherwise meet the other's lockfile (LOCKFILE_MISMATCH). Swapped by renames, outside the timed runs.
   const lockfiles = join(cwd, ".ai", "lockfiles");
@@ -112,7 +212,7 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     const b = await run(["-e", "0"], env, cwd);
     baseline.push(b.end - b.start);
-    for (const f of floors) {
+    for (const f of floorSeries) {
       const r = await run(f.args, env, cwd);
       f.ms.push(r.end - r.start);
       f.rss.push(Number(r.stdout.trim().split("\n").at(-1)));
@@ -141,6 +241,8 @@ try {
     }
   }
 
+  const phases = process.env.THREAD_BENCH_PHASES !== "0" ? await measurePhases(packages[0]!.bin) : null;
+
   const base = median(baseline);
   console.log(`thread start, ${FROM_DIST ? "built package (dist/)" : "sources (tsx)"}, fake provider answering at once, ${ROUNDS} rounds interleaved (node ${process.version}, load ${loadavg()[0]!.toFixed(2)})`);
   console.log(`${"".padEnd(56)} ${"p50 ms".padStart(8)} ${"max ms".padStart(8)} ${"÷ node -e 0".padStart(12)} ${"target".padStart(8)}`);
@@ -160,8 +262,10 @@ try {
     const peak = max(s.memory.map((m) => m.peak));
     console.log(`${label}thread process RSS at its first model request: ${rss.toFixed(0)} MB (p50), peak ${peak.toFixed(0)} MB; target ≤ 60 MB: ${peak <= 60 ? "met" : "NOT met"}`);
   }
+  if (phases) printPhases(phases, base);
   console.log("floor: each piece of a thread's start alone (same rounds)");
-  for (const f of floors) console.log(`  ${f.label.padEnd(54)} ${median(f.ms).toFixed(0).padStart(8)} ${max(f.ms).toFixed(0).padStart(8)} ${`${(median(f.ms) / base).toFixed(1)}×`.padStart(12)}   RSS ${Number.isFinite(median(f.rss)) ? `${median(f.rss).toFixed(0)} MB` : "-"}`);
+  for (const f of floorSeries) console.log(`  ${f.label.padEnd(54)} ${median(f.ms).toFixed(0).padStart(8)} ${max(f.ms).toFixed(0).padStart(8)} ${`${(median(f.ms) / base).toFixed(1)}×`.padStart(12)}   RSS ${Number.isFinite(median(f.rss)) ? `${median(f.rss).toFixed(0)} MB` : "-"}`);
+  printFloors(floorSeries, base);
 } finally {
   await bench.close();
 }
