@@ -266,6 +266,7 @@ try {
   console.log("floor: each piece of a thread's start alone (same rounds)");
   for (const f of floorSeries) console.log(`  ${f.label.padEnd(54)} ${median(f.ms).toFixed(0).padStart(8)} ${max(f.ms).toFixed(0).padStart(8)} ${`${(median(f.ms) / base).toFixed(1)}×`.padStart(12)}   RSS ${Number.isFinite(median(f.rss)) ? `${median(f.rss).toFixed(0)} MB` : "-"}`);
   printFloors(floorSeries, base);
+  if ("dispose" in snapshot) await snapshot.dispose();
 } finally {
   await bench.close();
 }
