@@ -43,7 +43,8 @@ function run(args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ sta
     const start = Date.now();
     execFile(process.execPath, args, { env, cwd, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       const end = Date.now();
-      if (err) reject(new Error(`${args.join(" ")}: ${err.message}\n${stderr}`));
+      // A `--json` command reports its error on stdout.
+      if (err) reject(new Error(`${args.join(" ")}: ${err.message}\n${stdout}\n${stderr}`));
       else resolve({ start, end, stdout });
     });
   });
@@ -241,6 +242,8 @@ try {
     }
   }
 
+  // The phases are this build's: its own lockfiles back in place (the last round may have ended with the other's).
+  if (process.env.THREAD_BENCH_PHASES !== "0") await useLockfilesOf(0);
   const phases = process.env.THREAD_BENCH_PHASES !== "0" ? await measurePhases(packages[0]!.bin) : null;
 
   const base = median(baseline);
