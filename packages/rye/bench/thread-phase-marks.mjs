@@ -1,7 +1,8 @@
 // Preloaded (`NODE_OPTIONS=--import …`) by thread-start.bench.ts (unless THREAD_BENCH_PHASES=0): each process appends
 // wall-clock marks (epoch ms, sub-millisecond) to RYE_BENCH_MARKS as JSON lines, so the bench can split a thread's
 // start into phases: the process's own start (performance.timeOrigin), the end of the SDK entry's evaluation, each
-// child process spawned and each HTTP request sent. `mono` is the monotonic clock in µs (a --cpu-prof profile's). Only for the bench; it changes nothing the processes do.
+// child process spawned and each HTTP request sent. `mono` is the monotonic clock in µs, a --cpu-prof profile's, to
+// find a phase's window in a profile. Only for the bench; it changes nothing the processes do.
 import { appendFileSync } from "node:fs";
 import module from "node:module";
 import { basename } from "node:path";

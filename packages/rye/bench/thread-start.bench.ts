@@ -72,9 +72,9 @@ interface Mark {
 type PhaseRow = [label: string, values: number[]];
 
 /**
- * Where a start goes (THREAD_BENCH_PHASES=0 leaves it out): after the timed rounds, the same two runs again with a preload
- * (thread-phase-marks.mjs) that marks each process's start, the end of the SDK entry's evaluation, spawns and HTTP
- * requests. These runs are not the timed ones (the preload costs a little); their phases are medians over ROUNDS.
+ * Where a start goes (THREAD_BENCH_PHASES=0 leaves it out): after the timed rounds, the same two runs again with a
+ * preload (thread-phase-marks.mjs) that marks each process's start, the end of the SDK entry's evaluation, spawns and
+ * HTTP requests. These runs are not the timed ones (the preload costs a little); their phases are medians over ROUNDS.
  */
 async function measurePhases(bin: string): Promise<PhaseRow[]> {
   const marksFile = join(bench.ws.root, "phase-marks.jsonl");
@@ -84,35 +84,33 @@ async function measurePhases(bin: string): Promise<PhaseRow[]> {
   const at = (marks: Mark[], pid: number, what: string) => marks.find((m) => m.pid === pid && m.what.startsWith(what))?.at ?? Number.NaN;
   const rows = new Map<string, number[]>();
   const add = (label: string, value: number) => rows.set(label, [...(rows.get(label) ?? []), value]);
-  for (let round = 0; round < ROUNDS; round++) {
+  /** A thread process's phases, from `since` (what its parent did before spawning it) to its first model request. */
+  const addThread = (marks: Mark[], thread: Mark, since: [label: string, at: number], firstRequest: number, kind: string) => {
+    const spawned = at(marks, thread.ppid, "spawn node-runner.mjs thread_directive.mjs");
+    const sdk = at(marks, thread.pid, "sdk evaluated");
+    add(since[0], spawned - since[1]);
+    add(`${kind}: spawn → its process starts (Node's own start)`, thread.at - spawned);
+    add(`${kind}: its process's start → the SDK evaluated`, sdk - thread.at);
+    add(`${kind}: the SDK evaluated → its first model request`, firstRequest - sdk);
+  };
+  const runMarked = async (directiveName: string) => {
     await rm(marksFile, { force: true });
     const from = bench.llm.requests.length;
-    await run([bin, "thread", "run", "bench/start/one", "--json"], marksEnv, cwd);
-    let marks = await readMarks();
-    const cli = marks.find((m) => m.script === "rye.mjs" && m.what === "origin")!;
-    const root = marks.find((m) => m.tool === "thread_directive.mjs" && m.what === "origin" && m.ppid === cli.pid)!;
-    const rootSpawn = at(marks, cli.pid, "spawn node-runner.mjs thread_directive.mjs");
-    const rootSdk = at(marks, root.pid, "sdk evaluated");
-    add("root: the CLI's start → it spawns the thread process", rootSpawn - cli.at);
-    add("root: spawn → the thread process starts (Node's own start)", root.at - rootSpawn);
-    add("root: the thread process's start → the SDK evaluated", rootSdk - root.at);
-    add("root: the SDK evaluated → its first model request", bench.llm.requests[from]!.at - rootSdk);
+    await run([bin, "thread", "run", `bench/start/${directiveName}`, "--json"], marksEnv, cwd);
+    const marks = await readMarks();
+    const requests = bench.llm.requests.slice(from);
+    const firstOf = (name: string) => requests.find((q) => requestInfo(q).directive === name)!.at;
+    return { marks, threads: marks.filter((m) => m.tool === "thread_directive.mjs" && m.what === "origin"), firstOf };
+  };
+  for (let round = 0; round < ROUNDS; round++) {
+    const one = await runMarked("one");
+    const cli = one.marks.find((m) => m.script === "rye.mjs" && m.what === "origin")!;
+    const root = one.threads.find((m) => m.ppid === cli.pid)!;
+    addThread(one.marks, root, ["root: the CLI's start → it spawns the thread process", cli.at], one.firstOf("one"), "root");
 
-    await rm(marksFile, { force: true });
-    const before = bench.llm.requests.length;
-    await run([bin, "thread", "run", "bench/start/spawner", "--json"], marksEnv, cwd);
-    marks = await readMarks();
-    const requests = bench.llm.requests.slice(before);
-    const parentFirst = requests.find((q) => requestInfo(q).directive === "spawner")!;
-    const kidFirst = requests.find((q) => requestInfo(q).directive === "kid")!;
-    const threadProcesses = marks.filter((m) => m.tool === "thread_directive.mjs" && m.what === "origin");
-    const kid = threadProcesses.find((m) => threadProcesses.some((p) => p.pid === m.ppid))!;
-    const kidSpawn = at(marks, kid.ppid, "spawn node-runner.mjs thread_directive.mjs");
-    const kidSdk = at(marks, kid.pid, "sdk evaluated");
-    add("child: the parent's model answer → it spawns the child", kidSpawn - parentFirst.at);
-    add("child: spawn → the child process starts (Node's own start)", kid.at - kidSpawn);
-    add("child: the child's start → the SDK evaluated", kidSdk - kid.at);
-    add("child: the SDK evaluated → its first model request", kidFirst.at - kidSdk);
+    const spawner = await runMarked("spawner");
+    const kid = spawner.threads.find((m) => spawner.threads.some((p) => p.pid === m.ppid))!;
+    addThread(spawner.marks, kid, ["child: the parent's model answer → it spawns the child", spawner.firstOf("spawner")], spawner.firstOf("kid"), "child");
   }
   return [...rows.entries()];
 }
@@ -146,6 +144,7 @@ function printFloors(floors: { label: string; ms: number[]; rss: number[] }[], b
 }
 
 const bench = await threadBench("anthropic");
+let disposeSnapshot = async () => {};
 try {
   const env = { ...bench.env, RYE_FROM_DIST: FROM_DIST ? "1" : "0" };
   const cwd = bench.ws.projectDir;
@@ -183,18 +182,27 @@ try {
   const printRss = "process.stdout.write(String(process.memoryUsage().rss / 1048576))";
   const sdkEntry = FROM_DIST ? join(packageDir, "dist", "sdk", "v1.js") : join(packageDir, "src", "sdk", "v1.ts");
   const cliEntry = FROM_DIST ? join(packageDir, "dist", "cli.js") : join(packageDir, "src", "cli", "main.ts");
+  /** A process that imports `entries` (with V8's compile cache, as rye's own processes have it) and prints its RSS. */
+  const importing = (...entries: string[]) => [
+    ...(FROM_DIST ? [] : ["--import", "tsx"]),
+    "--input-type=module",
+    "-e",
+    `import m from "node:module"; m.enableCompileCache?.(); ${entries.map((e) => `await import(${JSON.stringify(e)});`).join(" ")} ${printRss}`,
+  ];
   const floors: { label: string; args: string[] }[] = [
     { label: "node -e 0 (RSS)", args: ["-e", printRss] },
     { label: "rye --help (the CLI's start)", args: [RYE_BIN, "--help"] },
-    { label: SDK_LOADED, args: [...(FROM_DIST ? [] : ["--import", "tsx"]), "--input-type=module", "-e", `import m from "node:module"; m.enableCompileCache?.(); await import(${JSON.stringify(sdkEntry)}); ${printRss}`] },
+    { label: SDK_LOADED, args: importing(sdkEntry) },
     { label: "a process that fetches once (undici loads)", args: ["-e", `fetch("http://127.0.0.1:9").catch(() => ${printRss})`] },
-    { label: CLI_LOADED, args: [...(FROM_DIST ? [] : ["--import", "tsx"]), "--input-type=module", "-e", `import m from "node:module"; m.enableCompileCache?.(); await import(${JSON.stringify(cliEntry)}); await import(${JSON.stringify(sdkEntry)}); ${printRss}`] },
+    { label: CLI_LOADED, args: importing(cliEntry, sdkEntry) },
   ];
   // Tried, not shipped: the SDK's import from a V8 startup snapshot (sdk-snapshot.ts), the least a fresh process
   // holding the SDK could cost. Only from the build (the snapshot bundles dist/).
   const snapshot = FROM_DIST ? await buildSdkSnapshot(join(packageDir, "dist")) : { skipped: "only from the build (dist/)" };
-  if ("args" in snapshot) floors.push({ label: SDK_FROM_SNAPSHOT, args: snapshot.args });
-  else console.log(`floor lane skipped: ${snapshot.skipped}`);
+  if ("args" in snapshot) {
+    floors.push({ label: SDK_FROM_SNAPSHOT, args: snapshot.args });
+    disposeSnapshot = snapshot.dispose;
+  } else console.log(`floor lane skipped: ${snapshot.skipped}`);
   const floorSeries = floors.map((f) => ({ ...f, ms: [] as number[], rss: [] as number[] }));
   // Each package keeps its own lockfiles: a tool chain that differs between the two (a changed runtime file) would
   // otherwise meet the other's lockfile (LOCKFILE_MISMATCH). Swapped by renames, outside the timed runs.
@@ -242,9 +250,12 @@ try {
     }
   }
 
-  // The phases are this build's: its own lockfiles back in place (the last round may have ended with the other's).
-  if (process.env.THREAD_BENCH_PHASES !== "0") await useLockfilesOf(0);
-  const phases = process.env.THREAD_BENCH_PHASES !== "0" ? await measurePhases(packages[0]!.bin) : null;
+  let phases: PhaseRow[] | null = null;
+  if (process.env.THREAD_BENCH_PHASES !== "0") {
+    // The phases are this build's: its own lockfiles back in place (the last round may have ended with the other's).
+    await useLockfilesOf(0);
+    phases = await measurePhases(packages[0]!.bin);
+  }
 
   const base = median(baseline);
   console.log(`thread start, ${FROM_DIST ? "built package (dist/)" : "sources (tsx)"}, fake provider answering at once, ${ROUNDS} rounds interleaved (node ${process.version}, load ${loadavg()[0]!.toFixed(2)})`);
@@ -269,7 +280,7 @@ try {
   console.log("floor: each piece of a thread's start alone (same rounds)");
   for (const f of floorSeries) console.log(`  ${f.label.padEnd(54)} ${median(f.ms).toFixed(0).padStart(8)} ${max(f.ms).toFixed(0).padStart(8)} ${`${(median(f.ms) / base).toFixed(1)}×`.padStart(12)}   RSS ${Number.isFinite(median(f.rss)) ? `${median(f.rss).toFixed(0)} MB` : "-"}`);
   printFloors(floorSeries, base);
-  if ("dispose" in snapshot) await snapshot.dispose();
 } finally {
+  await disposeSnapshot();
   await bench.close();
 }
