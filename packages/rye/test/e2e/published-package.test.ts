@@ -157,44 +157,43 @@ test("npx -y ryeos --version prints the published version, installed from the np
   assert.ok(nodeVersion && (await readdir(join(cacheDir, nodeVersion))).length > 0, "the CLI's compiled code is cached there");
 });
 
-test("the installed package ships its system bundle's YAML parsed: every file is in dist/system-yaml.json, exactly as yaml parses it", async () => {
+/** Where npx installed the package (the one install of the npx cache). */
+async function installedPackageRoot(): Promise<string> {
   const npxDir = join(env.npm_config_cache!, "_npx");
   const [install] = await readdir(npxDir);
-  const installedRoot = join(npxDir, install!, "node_modules", PACKAGE.name);
-  const table = readParsedYamlTable(join(installedRoot, "dist", "system-yaml.json"));
-  assert.ok(table, "the package ships dist/system-yaml.json");
-  const systemDir = join(installedRoot, "system", ".ai");
-  const files = (await readdir(systemDir, { recursive: true })).filter((f) => f.endsWith(".yaml"));
-  assert.ok(files.some((f) => f.endsWith("anthropic.yaml")) && files.some((f) => f.endsWith("resilience.yaml")), files.join("\n"));
+  return join(npxDir, install!, "node_modules", PACKAGE.name);
+}
+
+/**
+ * A table the build ships in `dist/` (SHA-256 of a file's exact text → the JSON of its reading) holds every one of
+ * `files` under `dir`, each exactly as `read` reads it, and nothing else.
+ */
+async function assertShippedTable(tableName: string, dir: string, files: string[], read: (text: string) => unknown): Promise<void> {
+  const table = readParsedYamlTable(join(await installedPackageRoot(), "dist", tableName));
+  assert.ok(table, `the package ships dist/${tableName}`);
   const hashes = new Set<string>();
   for (const file of files) {
-    const content = await readFile(join(systemDir, file), "utf8");
+    const content = await readFile(join(dir, file), "utf8");
     hashes.add(yamlTextHash(content));
     const json = table.get(yamlTextHash(content));
-    assert.ok(json !== undefined, `${file} is not in dist/system-yaml.json`);
-    assert.deepEqual(JSON.parse(json), parseYamlText(content), file);
+    assert.ok(json !== undefined, `${file} is not in dist/${tableName}`);
+    assert.deepEqual(JSON.parse(json), read(content), file);
   }
   assert.equal(table.size, hashes.size, "nothing else is in the table");
+}
+
+test("the installed package ships its system bundle's YAML parsed: every file is in dist/system-yaml.json, exactly as yaml parses it", async () => {
+  const systemDir = join(await installedPackageRoot(), "system", ".ai");
+  const files = (await readdir(systemDir, { recursive: true })).filter((f) => f.endsWith(".yaml"));
+  assert.ok(files.some((f) => f.endsWith("anthropic.yaml")) && files.some((f) => f.endsWith("resilience.yaml")), files.join("\n"));
+  await assertShippedTable("system-yaml.json", systemDir, files, (text) => parseYamlText(text));
 });
 
 test("the installed package ships its system JavaScript tools' exports read: every one is in dist/system-js-exports.json, as @rye/core reads it", async () => {
-  const npxDir = join(env.npm_config_cache!, "_npx");
-  const [install] = await readdir(npxDir);
-  const installedRoot = join(npxDir, install!, "node_modules", PACKAGE.name);
-  const table = readParsedYamlTable(join(installedRoot, "dist", "system-js-exports.json"));
-  assert.ok(table, "the package ships dist/system-js-exports.json");
-  const toolsDir = join(installedRoot, "system", ".ai", "tools");
+  const toolsDir = join(await installedPackageRoot(), "system", ".ai", "tools");
   const files = (await readdir(toolsDir, { recursive: true })).filter((f) => /\.(m?js|ts)$/.test(f));
   assert.ok(files.some((f) => f.endsWith("thread_directive.mjs")), files.join("\n"));
-  const hashes = new Set<string>();
-  for (const file of files) {
-    const content = await readFile(join(toolsDir, file), "utf8");
-    hashes.add(yamlTextHash(content));
-    const json = table.get(yamlTextHash(content));
-    assert.ok(json !== undefined, `${file} is not in dist/system-js-exports.json`);
-    assert.deepEqual(JSON.parse(json), extractJsExports(toolBody(content)), file);
-  }
-  assert.equal(table.size, hashes.size, "nothing else is in the table");
+  await assertShippedTable("system-js-exports.json", toolsDir, files, (text) => extractJsExports(toolBody(text)));
 });
 
 test("npx -y ryeos login: device flow approved over HTTP, credentials stored in the new HOME", async () => {
